@@ -1,0 +1,63 @@
+//! The guest side of mesh-adopt: what a catalogue module's `adopt.wasm` is written with.
+//!
+//! A plugin implements [`Plugin`] and registers it with [`export!`]. The capabilities the host
+//! grants (carry, tell, inspect, fetch, say, the clock) are wrapped in [`host`] so that a failed
+//! call becomes a [`Refusal`] naming the call; [`provider`] is the register → build → issue →
+//! assign → prepare → push sequence every provider module shares; [`manifest`] and
+//! [`foundation`] read the two documents a plugin decides from.
+
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "adopter",
+        pub_export_macro: true,
+        export_macro_name: "__export_adopter",
+        default_bindings_module: "mesh_adopt_sdk::bindings",
+    });
+}
+
+pub mod foundation;
+pub mod host;
+pub mod manifest;
+pub mod provider;
+
+pub use bindings::mesh::adopt::types::{
+    CatalogSource, Container, Context, File, HostError, Options, Other, Plan, Refusal, Report, BundleResource,
+};
+
+/// A module's adoption rules.
+pub trait Plugin {
+    /// Decides, changing nothing, whether and how the module can be adopted. The host denies
+    /// every effect while this runs, so it may only read.
+    fn check(ctx: &Context) -> Result<Plan, Refusal>;
+    /// Adopts the module.
+    fn adopt(ctx: &Context) -> Result<Report, Refusal>;
+}
+
+/// Builds a refusal from a message; plugins return these instead of panicking, so the
+/// operator reads the reason rather than a trap.
+pub fn refuse(message: impl Into<String>) -> Refusal {
+    Refusal { message: message.into() }
+}
+
+#[doc(hidden)]
+pub struct Exported<P>(core::marker::PhantomData<P>);
+
+impl<P: Plugin> bindings::Guest for Exported<P> {
+    fn check(ctx: Context) -> Result<Plan, Refusal> {
+        P::check(&ctx)
+    }
+    fn adopt(ctx: Context) -> Result<Report, Refusal> {
+        P::adopt(&ctx)
+    }
+}
+
+/// Registers a [`Plugin`] as the component's exports: `mesh_adopt_sdk::export!(Postgres);`
+#[macro_export]
+macro_rules! export {
+    ($plugin:ty) => {
+        type __MeshAdoptExported = $crate::Exported<$plugin>;
+        $crate::bindings::__export_adopter!(__MeshAdoptExported with_types_in $crate::bindings);
+    };
+}
