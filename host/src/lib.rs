@@ -1,0 +1,18 @@
+//! mesh-adopt: runs each catalogue module's adoption plugin (`adopt.wasm`) in a sandbox and
+//! lets it adopt what genesis raised, through a mesh backend that is live or simulated.
+//!
+//! The library does the work; the `mesh-adopt` binary only parses arguments and prints.
+
+mod bindings;
+pub mod catalogue;
+pub mod cli;
+pub mod credentials;
+pub mod grants;
+mod imports;
+pub mod limits;
+pub mod mesh;
+pub mod run;
+pub mod runtime;
+pub mod transcript;
+
+pub use bindings::{BundleResource, CatalogSource, Context, Options, Plan, Refusal, Report};

@@ -1,1 +1,1 @@
-fn main() {}
+fn main() -> std::process::ExitCode { mesh_adopt::cli::main() }

@@ -1,0 +1,246 @@
+//! The `mesh-adopt` command line: parses arguments, runs the library, prints as it goes.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, Parser, Subcommand};
+
+use crate::catalogue::{Catalogue, Foundation};
+use crate::credentials::Credentials;
+use crate::limits::Limits;
+use crate::mesh::simulated::{SimSetup, SimulatedMesh};
+use crate::mesh::{ContainerChange, Mesh};
+use crate::run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
+use crate::runtime::PluginHost;
+use crate::transcript::{Event, Transcript};
+
+/// Adopt what genesis raised into catalogue modules, each by its own WebAssembly plugin.
+#[derive(Debug, Parser)]
+#[command(name = "mesh-adopt", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run each module's `check`: what adopting it would do, changing nothing.
+    Check(RunArgs),
+    /// Check and adopt each module in order, stopping at the first that does not succeed.
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Modules to adopt, in order [default: postgres nats mesh-vault].
+    modules: Vec<String>,
+    /// The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it.
+    #[arg(long, default_value = "catalogue")]
+    catalogue: PathBuf,
+    /// The foundation bundle genesis produced [default: <catalogue>/foundation.json].
+    #[arg(long)]
+    foundation: Option<PathBuf>,
+    /// Where genesis left its credentials [default: <catalogue>/genesis/credentials].
+    #[arg(long)]
+    credentials: Option<PathBuf>,
+    /// The node the modules are assigned to.
+    #[arg(long, default_value = "node-1")]
+    node: String,
+    /// The catalogue repository a builder clones, with an optional ref: REPO[@REF].
+    #[arg(long = "catalog-source", value_name = "REPO[@REF]")]
+    catalog_source: Option<String>,
+    /// How long to wait for the node after a push: 90, 90s, 5m.
+    #[arg(long, default_value = "120s", value_parser = parse_duration)]
+    wait: Duration,
+    /// Also print every host call the plugins make.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+/// Parses `90`, `90s`, `5m` or `1h` into a duration.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: u64 = number.parse().map_err(|_| format!("`{text}` is not a duration like 90s, 5m or 1h"))?;
+    let seconds = match unit {
+        "s" => value,
+        "m" => value * 60,
+        "h" => value * 3600,
+        _ => return Err(format!("`{text}` has an unknown unit `{unit}`: use s, m or h")),
+    };
+    Ok(Duration::from_secs(seconds))
+}
+
+/// Splits `REPO[@REF]`; an `@` followed by a host or path (as in `git@host:org/repo`) is part
+/// of the repository.
+pub fn parse_catalog_source(text: &str) -> (String, Option<String>) {
+    match text.rsplit_once('@') {
+        Some((repo, reference)) if !repo.is_empty() && !reference.is_empty() && !reference.contains([':', '/']) => {
+            (repo.to_string(), Some(reference.to_string()))
+        }
+        _ => (text.to_string(), None),
+    }
+}
+
+/// Runs the command line and turns the outcome into the process's exit code: 0 when every
+/// module succeeded, 1 when one was refused or an invariant broke, 2 when the run could not
+/// be made at all.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return report_error(&anyhow::anyhow!("failed to start the async runtime: {e}")),
+    };
+    match runtime.block_on(execute(cli)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(error) => report_error(&error),
+    }
+}
+
+fn report_error(error: &anyhow::Error) -> ExitCode {
+    let mut text = format!("error: {error}");
+    for cause in error.chain().skip(1) {
+        text.push_str(&format!("\n  Caused by: {cause}"));
+    }
+    eprintln!("{text}");
+    ExitCode::from(2)
+}
+
+async fn execute(cli: Cli) -> Result<bool> {
+    let (args, mode) = match cli.command {
+        Command::Check(args) => (args, Mode::Check),
+        Command::Run(args) => (args, Mode::Adopt),
+    };
+    let modules: Vec<String> = if args.modules.is_empty() {
+        PHASE_THREE.iter().map(|m| m.to_string()).collect()
+    } else {
+        args.modules.clone()
+    };
+    if !args.catalogue.is_dir() {
+        bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", args.catalogue.display());
+    }
+    let catalogue = Catalogue::at(&args.catalogue);
+    let foundation_path = args.foundation.clone().unwrap_or_else(|| args.catalogue.join("foundation.json"));
+    let foundation = Foundation::load(&foundation_path)?;
+    let credentials_path = args.credentials.clone().unwrap_or_else(|| args.catalogue.join("genesis/credentials"));
+    let mesh: Arc<dyn Mesh> = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.node)));
+    let verbose = args.verbose;
+    let transcript = Arc::new(Transcript::observed(Box::new(move |event| print_event(event, verbose))));
+    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+
+    println!("{} {} on {}", if mode == Mode::Check { "checking" } else { "adopting" }, modules.join(", "), mesh.summary());
+    let run = Run {
+        host: &host,
+        catalogue: &catalogue,
+        foundation: &foundation,
+        credentials: Arc::new(Credentials::open(&credentials_path)),
+        mesh,
+        transcript,
+        options: RunOptions {
+            node: args.node.clone(),
+            catalog_source: args.catalog_source.as_deref().map(parse_catalog_source),
+            wait: args.wait,
+        },
+        plugin_overrides: Vec::new(),
+    };
+    let report = run.run(&modules, mode).await;
+    print_summary(&report);
+    Ok(report.succeeded())
+}
+
+/// `m:ss` of mesh time, so the operator sees how long each step took on the mesh's clock.
+fn clock(at: Duration) -> String {
+    let s = at.as_secs();
+    format!("{:>2}:{:02}", s / 60, s % 60)
+}
+
+fn print_event(event: &Event, verbose: bool) {
+    let line = match event {
+        Event::Say { module, line, at } => format!("{} {module:>10} │ {line}", clock(*at)),
+        Event::SayCut { module, dropped_after } => {
+            format!("      {module:>10} │ (said more than {dropped_after} lines; the rest were dropped)")
+        }
+        Event::Call { module, phase, kind, detail, outcome, at } if verbose => {
+            let result = match outcome {
+                Ok(()) => "ok".to_string(),
+                Err(e) => e.clone(),
+            };
+            format!("{} {module:>10} ┆ {phase} {kind:?} {detail} → {result}", clock(*at))
+        }
+        Event::Call { .. } => return,
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    if !out.is_terminal() {
+        let _ = out.flush();
+    }
+}
+
+fn print_summary(report: &RunReport) {
+    println!("\nsummary");
+    for (module, outcome) in &report.modules {
+        let (word, text) = match outcome {
+            ModuleOutcome::Checked(plan) => {
+                let mut text = plan.summary.join("\n");
+                for command in &plan.commands {
+                    text.push_str(&format!("\n  tell {}", command.join(" ")));
+                }
+                ("ready", text)
+            }
+            ModuleOutcome::Adopted(summary) => ("adopted", summary.clone()),
+            ModuleOutcome::Refused { during, message } => ("refused", format!("(in {during}) {message}")),
+            ModuleOutcome::Failed(error) => ("failed", error.clone()),
+            ModuleOutcome::NotRun { because } => ("not run", because.clone()),
+        };
+        println!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
+    }
+    let mut kept = Vec::new();
+    let mut recreated = Vec::new();
+    let mut created = Vec::new();
+    let mut removed = Vec::new();
+    for change in &report.changes {
+        match change {
+            ContainerChange::Kept { name, image } => kept.push(format!("{name} ({image})")),
+            ContainerChange::Recreated { name, from, to } => recreated.push(format!("{name} ({from} → {to})")),
+            ContainerChange::Created { name, image } => created.push(format!("{name} ({image})")),
+            ContainerChange::Removed { name } => removed.push(name.clone()),
+        }
+    }
+    for (word, list) in [("kept", kept), ("recreated", recreated), ("created", created), ("removed", removed)] {
+        if !list.is_empty() {
+            println!("  {word:<12} {}", list.join(", "));
+        }
+    }
+    if report.violations.is_empty() {
+        println!("  invariants   all held");
+    } else {
+        for violation in &report.violations {
+            println!("  BROKEN       {violation}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_durations() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert!(parse_duration("5d").unwrap_err().contains("unknown unit"));
+    }
+
+    #[test]
+    fn splits_catalog_source_refs() {
+        assert_eq!(parse_catalog_source("https://h/cat.git@v2"), ("https://h/cat.git".into(), Some("v2".into())));
+        assert_eq!(parse_catalog_source("git@h:org/cat.git"), ("git@h:org/cat.git".into(), None));
+    }
+}

@@ -1,0 +1,175 @@
+//! The contract's imports, served to a plugin: every call is checked against the grants,
+//! bounded by the limits, recorded in the transcript and carried to the mesh.
+
+use std::time::{Duration, Instant};
+
+use wasmtime::component::Resource;
+
+use crate::bindings::HostError;
+use crate::bindings::mesh::adopt::{clock, control, log, machine, types};
+use crate::grants;
+use crate::mesh::{MeshError, Payload, SecretValue};
+use crate::runtime::RunState;
+use crate::transcript::{CallKind, Event};
+
+impl From<MeshError> for HostError {
+    fn from(error: MeshError) -> Self {
+        match error {
+            MeshError::Failed(m) => HostError::Failed(m),
+            MeshError::TimedOut(m) => HostError::TimedOut(m),
+            MeshError::Unavailable(m) => HostError::Unavailable(m),
+        }
+    }
+}
+
+fn error_words(error: &HostError) -> String {
+    match error {
+        HostError::Denied(m) => format!("denied: {m}"),
+        HostError::Failed(m) => format!("failed: {m}"),
+        HostError::TimedOut(m) => format!("timed out: {m}"),
+        HostError::Unavailable(m) => format!("unavailable: {m}"),
+    }
+}
+
+impl RunState {
+    /// Runs one host call: grants first, then the call itself, timed so the guest-time
+    /// deadline does not count the wait, then the record.
+    async fn serve<T>(
+        &mut self,
+        kind: CallKind,
+        detail: String,
+        call: impl AsyncFnOnce(&mut RunState) -> Result<T, HostError>,
+    ) -> Result<T, HostError> {
+        let entered = Instant::now();
+        let outcome = match grants::allow(self.phase, kind, &detail) {
+            Err(why) => Err(HostError::Denied(why)),
+            Ok(()) => call(self).await,
+        };
+        self.in_host += entered.elapsed();
+        self.env.transcript.record(Event::Call {
+            module: self.env.module.clone(),
+            phase: self.phase,
+            kind,
+            detail,
+            outcome: outcome.as_ref().map(|_| ()).map_err(error_words),
+            at: self.env.mesh.now(),
+        });
+        outcome
+    }
+}
+
+impl types::Host for RunState {}
+
+impl control::HostSecret for RunState {
+    async fn name(&mut self, secret: Resource<SecretValue>) -> String {
+        self.table().get(&secret).map(|s| s.name.clone()).unwrap_or_default()
+    }
+
+    async fn drop(&mut self, secret: Resource<SecretValue>) -> wasmtime::Result<()> {
+        self.table().delete(secret)?;
+        Ok(())
+    }
+}
+
+impl control::Host for RunState {
+    async fn credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
+        self.serve(CallKind::Credential, name.clone(), async |state| {
+            let value = state.env.credentials.read(&name).map_err(HostError::Unavailable)?;
+            state.table().push(value).map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
+        })
+        .await
+    }
+
+    async fn carry(&mut self, name: String, payload: control::Payload, remote: String) -> Result<(), HostError> {
+        let (payload, detail) = match payload {
+            control::Payload::Bytes(bytes) => {
+                let detail = format!("{name} ({} bytes) to {remote}", bytes.len());
+                (Ok(Payload::Bytes(bytes)), detail)
+            }
+            control::Payload::Secret(handle) => {
+                let secret = self.table().get(&handle).cloned();
+                let detail = format!("secret {name} to {remote}");
+                (secret.map(Payload::Secret).map_err(|e| HostError::Denied(format!("not a secret this plugin holds: {e}"))), detail)
+            }
+        };
+        self.serve(CallKind::Carry, detail, async |state| {
+            let payload = payload?;
+            Ok(state.env.mesh.carry(&name, payload, &remote).await?)
+        })
+        .await
+    }
+
+    async fn tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {
+        let size: usize = args.iter().map(String::len).sum();
+        let detail = if size > self.limits.tell_args_bytes {
+            format!("{} … ({size} bytes of arguments)", args.first().map(String::as_str).unwrap_or(""))
+        } else {
+            args.join(" ")
+        };
+        self.serve(CallKind::Tell, detail, async |state| {
+            if size > state.limits.tell_args_bytes {
+                return Err(HostError::Denied(format!(
+                    "the arguments are {size} bytes; a tell may carry at most {} (limits.tell_args_bytes)",
+                    state.limits.tell_args_bytes
+                )));
+            }
+            let timeout = Duration::from_secs(timeout_seconds.into()).min(state.limits.tell_timeout_ceiling);
+            Ok(state.env.mesh.tell(&args, timeout).await?)
+        })
+        .await
+    }
+}
+
+impl machine::Host for RunState {
+    async fn inspect(&mut self, container: String) -> Result<Option<machine::ContainerState>, HostError> {
+        self.serve(CallKind::Inspect, container.clone(), async |state| {
+            let found = state.env.mesh.inspect(&container).await?;
+            Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
+        })
+        .await
+    }
+
+    async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
+        self.serve(CallKind::Fetch, url.clone(), async |state| {
+            let response = state.env.mesh.fetch(&url).await?;
+            Ok(machine::Response { status: response.status, body: response.body })
+        })
+        .await
+    }
+}
+
+impl log::Host for RunState {
+    async fn say(&mut self, line: String) {
+        let module = self.env.module.clone();
+        self.said += 1;
+        if self.said > self.limits.say_lines {
+            if self.said == self.limits.say_lines + 1 {
+                self.env.transcript.record(Event::SayCut { module, dropped_after: self.limits.say_lines });
+            }
+            return;
+        }
+        let mut line = line;
+        if line.len() > self.limits.say_line_bytes {
+            let mut cut = self.limits.say_line_bytes;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            line.truncate(cut);
+            line.push_str(" … (cut)");
+        }
+        let at = self.env.mesh.now();
+        self.env.transcript.record(Event::Say { module, line, at });
+    }
+}
+
+impl clock::Host for RunState {
+    async fn now(&mut self) -> u64 {
+        self.env.mesh.now().as_millis() as u64
+    }
+
+    async fn sleep(&mut self, millis: u64) {
+        let entered = Instant::now();
+        self.env.mesh.sleep(Duration::from_millis(millis)).await;
+        self.in_host += entered.elapsed();
+    }
+}

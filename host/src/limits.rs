@@ -1,0 +1,34 @@
+//! Bounds on one plugin run, so a plugin cannot take the installer's memory, time or output.
+
+use std::time::Duration;
+
+/// Limits applied to every plugin run; the defaults suit phase three's plugins with room.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Linear memory a plugin may grow to.
+    pub memory_bytes: usize,
+    /// Time the plugin's own code may run, not counting time spent waiting on host calls
+    /// (a build can take twenty minutes; a plugin's logic takes milliseconds).
+    pub guest_time: Duration,
+    /// The longest a single `tell` may wait, whatever the plugin asks for.
+    pub tell_timeout_ceiling: Duration,
+    /// The longest a single line said may be; longer lines are cut.
+    pub say_line_bytes: usize,
+    /// How many lines one run may say before the rest are dropped.
+    pub say_lines: usize,
+    /// Total size of one `tell`'s arguments.
+    pub tell_args_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory_bytes: 64 << 20,
+            guest_time: Duration::from_secs(10),
+            tell_timeout_ceiling: Duration::from_secs(30 * 60),
+            say_line_bytes: 4 << 10,
+            say_lines: 1_000,
+            tell_args_bytes: 64 << 10,
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! The mesh a plugin acts on. Every import a plugin calls reaches the mesh through [`Mesh`],
+//! so the same plugin runs against the simulator, a live control plane, or a recording.
+
+use std::fmt;
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+pub mod simulated;
+
+pub use simulated::SimulatedMesh;
+
+/// A credential's bytes, held by the host. Its `Debug` never shows the value, so it cannot
+/// reach a log by accident.
+#[derive(Clone)]
+pub struct SecretValue {
+    /// The credential's name, safe to show.
+    pub name: String,
+    /// The value; only a mesh backend delivering it may read this.
+    pub bytes: Vec<u8>,
+}
+
+impl fmt::Debug for SecretValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SecretValue({}, <redacted>)", self.name)
+    }
+}
+
+/// What a plugin carries into the control plane.
+#[derive(Debug, Clone)]
+pub enum Payload {
+    /// Bytes the plugin had, such as its manifest.
+    Bytes(Vec<u8>),
+    /// A credential the host read for it.
+    Secret(SecretValue),
+}
+
+/// Why the mesh did not do what it was asked. The host maps these onto the contract's
+/// `host-error`, adding `denied` for what the grants refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MeshError {
+    /// The mesh answered no; the text is its answer.
+    Failed(String),
+    /// No answer within the call's timeout.
+    TimedOut(String),
+    /// What was asked for cannot be reached.
+    Unavailable(String),
+}
+
+impl fmt::Display for MeshError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MeshError::Failed(m) => write!(f, "failed: {m}"),
+            MeshError::TimedOut(m) => write!(f, "timed out: {m}"),
+            MeshError::Unavailable(m) => write!(f, "unavailable: {m}"),
+        }
+    }
+}
+
+/// What a container on the node runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerState {
+    pub image: String,
+    pub running: bool,
+}
+
+/// An HTTP answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    pub status: u16,
+    pub body: String,
+}
+
+/// What happened to a container on the node during a run, for the operator's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContainerChange {
+    /// Already running with the same spec: left be.
+    Kept { name: String, image: String },
+    /// Replaced with another spec.
+    Recreated { name: String, from: String, to: String },
+    /// Raised where there was none.
+    Created { name: String, image: String },
+    /// Taken away.
+    Removed { name: String },
+}
+
+impl ContainerChange {
+    /// The container the change happened to.
+    pub fn name(&self) -> &str {
+        match self {
+            ContainerChange::Kept { name, .. }
+            | ContainerChange::Recreated { name, .. }
+            | ContainerChange::Created { name, .. }
+            | ContainerChange::Removed { name } => name,
+        }
+    }
+}
+
+/// A rule the mesh must keep whatever a plugin does, found broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The invariant's name, stable for tests and scripts.
+    pub invariant: &'static str,
+    /// What broke it, in words.
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invariant `{}` broken: {}", self.invariant, self.detail)
+    }
+}
+
+/// The mesh's own account of a run, where the backend can give one.
+#[derive(Debug, Clone, Default)]
+pub struct Audit {
+    /// Container changes, in the order the node made them.
+    pub changes: Vec<ContainerChange>,
+    /// Invariants found broken.
+    pub violations: Vec<Violation>,
+    /// Secret values the mesh holds, so the host can check none was shown anywhere.
+    pub secret_values: Vec<Vec<u8>>,
+}
+
+/// A backend that carries plugin calls to a mesh.
+#[async_trait]
+pub trait Mesh: Send + Sync {
+    /// Names the backend in messages, so an error says which mesh answered.
+    fn summary(&self) -> String;
+
+    /// Puts a file into the control plane at `remote`.
+    async fn carry(&self, name: &str, payload: Payload, remote: &str) -> Result<(), MeshError>;
+
+    /// Runs one control-plane command within `timeout`, returning its output.
+    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError>;
+
+    /// What a container runs, or `None` when there is no such container.
+    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError>;
+
+    /// An HTTP GET.
+    async fn fetch(&self, url: &str) -> Result<Response, MeshError>;
+
+    /// Time since the mesh was opened: virtual in the simulator.
+    fn now(&self) -> Duration;
+
+    /// Waits: instantly advances a virtual clock, or really sleeps on a live mesh.
+    async fn sleep(&self, duration: Duration);
+
+    /// Lets the node finish what it was pushed, where the backend can tell (the simulator
+    /// advances its clock past pending applies); a live mesh has nothing to do here.
+    async fn quiesce(&self) {}
+
+    /// The mesh's own account of what changed and which invariants broke; empty where the
+    /// backend cannot observe that.
+    fn audit(&self) -> Audit {
+        Audit::default()
+    }
+}

@@ -1,0 +1,623 @@
+//! A deterministic model of a mesh: a control plane that speaks phase three's commands, one
+//! node whose engine applies pushes, the bus's monitor, and a virtual clock.
+//!
+//! The node-engine applies a push the way the real one does: it keys containers on their
+//! name and compares a digest of their spec, so the same spec is left be, another spec is
+//! recreated and a new name is created; and it seals fresh random bytes for every secret a
+//! module declares that was not accepted first. While it applies, it checks the invariants
+//! that make adoption safe and records every one it finds broken.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sha2::{Digest, Sha256};
+
+use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response, Violation};
+use crate::catalogue::{Foundation, FoundationResource, ModuleManifest, mounts};
+
+/// Where the bus answers for its health, on the node's loopback.
+pub const BUS_MONITOR: &str = "http://127.0.0.1:8222/healthz";
+/// The bundle's identity for the store and the bus.
+const STORE_ID: &str = "store";
+const BROKER_ID: &str = "broker";
+/// The genesis secret the store was created with.
+const STORE_SECRET: &str = "superuser";
+/// Where a bus reads its configuration inside its container; a container mounting it is a bus.
+const BUS_CONF_INSIDE: &str = "/etc/nats";
+/// The paths inside the bus that hold what must survive a recreate.
+const BUS_KEPT_INSIDE: [&str; 3] = ["/data", "/etc/nats", "/tls"];
+
+/// What the node does with a push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeApplies {
+    /// Applies it after the setup's `apply_delay`.
+    Normally,
+    /// Never applies it.
+    Never,
+    /// Applies it, but loses this container instead of raising it.
+    LosingContainer(String),
+}
+
+/// Which host call a fault applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Carry,
+    Tell,
+    Inspect,
+    Fetch,
+}
+
+/// What an injected fault does to the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FaultEffect {
+    /// The mesh answers no, with this output.
+    Fail(String),
+    /// No answer until the call's timeout.
+    TimeOut,
+}
+
+/// A fault to inject: the next `times` calls of `op` whose words contain `matching`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub op: Op,
+    pub matching: String,
+    pub times: u32,
+    pub effect: FaultEffect,
+}
+
+/// The mesh's starting state and behaviour.
+#[derive(Debug, Clone)]
+pub struct SimSetup {
+    /// The node modules are assigned to.
+    pub node: String,
+    /// What genesis raised; its containers are running when the mesh opens.
+    pub foundation: Foundation,
+    /// Containers whose running image differs from the bundle's, e.g. a bus already restarted.
+    pub running_images: BTreeMap<String, String>,
+    /// How long a build takes, in virtual time.
+    pub build_time: Duration,
+    /// How long any other command takes.
+    pub command_time: Duration,
+    /// What the node does with a push.
+    pub applies: NodeApplies,
+    /// How long after a push the node applies it.
+    pub apply_delay: Duration,
+    /// How long a recreated bus takes to answer its monitor; `None`: never.
+    pub bus_recovery: Option<Duration>,
+    /// Faults to inject.
+    pub faults: Vec<Fault>,
+    /// Seeds the bytes the node seals, so runs repeat.
+    pub seed: u64,
+}
+
+impl SimSetup {
+    /// A healthy mesh raised from `foundation`, with `node` as its node.
+    pub fn new(foundation: Foundation, node: &str) -> SimSetup {
+        SimSetup {
+            node: node.to_string(),
+            foundation,
+            running_images: BTreeMap::new(),
+            build_time: Duration::from_secs(4 * 60),
+            command_time: Duration::from_millis(300),
+            applies: NodeApplies::Normally,
+            apply_delay: Duration::from_secs(5),
+            bus_recovery: Some(Duration::from_secs(6)),
+            faults: Vec::new(),
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// A file carried into the control plane.
+#[derive(Debug, Clone)]
+struct Carried {
+    bytes: Vec<u8>,
+    secret: bool,
+}
+
+/// A module as the control plane knows it.
+#[derive(Debug, Clone, Default)]
+struct ModuleRecord {
+    manifest: ModuleManifest,
+    built: bool,
+    issued: bool,
+    assigned: bool,
+    prepared: bool,
+}
+
+/// A container on the node.
+#[derive(Debug, Clone)]
+struct Container {
+    image: String,
+    volumes: Vec<String>,
+    running: bool,
+    /// Secrets the running server already has, e.g. the store's superuser.
+    holds: BTreeSet<String>,
+}
+
+impl Container {
+    fn digest(&self) -> String {
+        spec_digest(&self.image, &self.volumes)
+    }
+}
+
+fn spec_digest(image: &str, volumes: &[String]) -> String {
+    let mut sorted = volumes.to_vec();
+    sorted.sort();
+    let mut hash = Sha256::new();
+    hash.update(image.as_bytes());
+    for v in sorted {
+        hash.update([0]);
+        hash.update(v.as_bytes());
+    }
+    format!("{:x}", hash.finalize())
+}
+
+struct World {
+    setup: SimSetup,
+    now: Duration,
+    files: BTreeMap<String, Carried>,
+    modules: BTreeMap<String, ModuleRecord>,
+    registration_order: Vec<String>,
+    accepted: BTreeMap<(String, String), Vec<u8>>,
+    sealed: BTreeMap<(String, String), Vec<u8>>,
+    containers: BTreeMap<String, Container>,
+    pending_applies: Vec<Duration>,
+    bus_ready_at: Option<Duration>,
+    recreations: BTreeMap<String, u32>,
+    changes: Vec<ContainerChange>,
+    violations: Vec<Violation>,
+    commands: Vec<Vec<String>>,
+    store_name: Option<String>,
+    bus_name: Option<String>,
+    bus_paths: BTreeMap<String, String>,
+}
+
+/// The simulated mesh.
+pub struct SimulatedMesh {
+    world: Mutex<World>,
+}
+
+impl SimulatedMesh {
+    /// Opens a mesh in the state `setup` describes.
+    pub fn new(setup: SimSetup) -> SimulatedMesh {
+        let mut containers = BTreeMap::new();
+        for resource in &setup.foundation.resources {
+            if let FoundationResource::Container { id, name, image, volumes } = resource {
+                let image = setup.running_images.get(name).cloned().unwrap_or_else(|| image.clone());
+                let holds = if id == STORE_ID { BTreeSet::from([STORE_SECRET.to_string()]) } else { BTreeSet::new() };
+                containers.insert(name.clone(), Container { image, volumes: volumes.clone(), running: true, holds });
+            }
+        }
+        let store_name = setup.foundation.container(STORE_ID).map(|(n, _, _)| n.to_string());
+        let (bus_name, bus_paths) = match setup.foundation.container(BROKER_ID) {
+            Some((name, _, volumes)) => (Some(name.to_string()), mounts(volumes)),
+            None => (None, BTreeMap::new()),
+        };
+        SimulatedMesh {
+            world: Mutex::new(World {
+                setup,
+                now: Duration::ZERO,
+                files: BTreeMap::new(),
+                modules: BTreeMap::new(),
+                registration_order: Vec::new(),
+                accepted: BTreeMap::new(),
+                sealed: BTreeMap::new(),
+                containers,
+                pending_applies: Vec::new(),
+                bus_ready_at: Some(Duration::ZERO),
+                recreations: BTreeMap::new(),
+                changes: Vec::new(),
+                violations: Vec::new(),
+                commands: Vec::new(),
+                store_name,
+                bus_name,
+                bus_paths,
+            }),
+        }
+    }
+
+    fn world(&self) -> std::sync::MutexGuard<'_, World> {
+        // A panic while holding the lock leaves a world a test can still read.
+        self.world.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Every command that reached the control plane, in order.
+    pub fn commands(&self) -> Vec<Vec<String>> {
+        self.world().commands.clone()
+    }
+
+    /// The files carried into the control plane, by path, and whether each is a secret.
+    pub fn carried(&self) -> BTreeMap<String, bool> {
+        self.world().files.iter().map(|(k, v)| (k.clone(), v.secret)).collect()
+    }
+
+    /// Secrets accepted into modules, as `(module, secret)`.
+    pub fn accepted(&self) -> Vec<(String, String)> {
+        self.world().accepted.keys().cloned().collect()
+    }
+
+    /// Secrets the node sealed with fresh bytes, as `(module, secret)`.
+    pub fn sealed(&self) -> Vec<(String, String)> {
+        self.world().sealed.keys().cloned().collect()
+    }
+
+    /// What a container runs now, after any applies that are due.
+    pub fn container_image(&self, name: &str) -> Option<String> {
+        let mut world = self.world();
+        world.settle();
+        world.containers.get(name).map(|c| c.image.clone())
+    }
+
+    /// How often the node recreated a container.
+    pub fn recreations(&self, name: &str) -> u32 {
+        self.world().recreations.get(name).copied().unwrap_or(0)
+    }
+}
+
+impl World {
+    /// Takes the first fault matching this call, counting it down.
+    fn fault(&mut self, op: Op, words: &str) -> Option<FaultEffect> {
+        let fault = self
+            .setup
+            .faults
+            .iter_mut()
+            .find(|f| f.op == op && f.times > 0 && words.contains(&f.matching))?;
+        fault.times -= 1;
+        Some(fault.effect.clone())
+    }
+
+    /// Answers an injected fault, spending the call's timeout when it is one.
+    fn injected(&mut self, op: Op, words: &str, timeout: Duration) -> Result<(), MeshError> {
+        match self.fault(op, words) {
+            None => Ok(()),
+            Some(FaultEffect::Fail(output)) => Err(MeshError::Failed(output)),
+            Some(FaultEffect::TimeOut) => {
+                self.advance(timeout);
+                Err(MeshError::TimedOut(format!("no answer to `{words}` within {}s", timeout.as_secs())))
+            }
+        }
+    }
+
+    fn advance(&mut self, by: Duration) {
+        self.now += by;
+        self.settle();
+    }
+
+    /// Applies every push that is due by now.
+    fn settle(&mut self) {
+        let now = self.now;
+        let due: Vec<Duration> = self.pending_applies.iter().copied().filter(|t| *t <= now).collect();
+        self.pending_applies.retain(|t| *t > now);
+        for at in due {
+            self.apply(at);
+        }
+    }
+
+    fn node_is(&self, node: &str) -> Result<(), MeshError> {
+        if node == self.setup.node {
+            Ok(())
+        } else {
+            Err(MeshError::Failed(format!("no node `{node}` in this mesh; it has `{}`", self.setup.node)))
+        }
+    }
+
+    fn module_mut(&mut self, module: &str) -> Result<&mut ModuleRecord, MeshError> {
+        self.modules
+            .get_mut(module)
+            .ok_or_else(|| MeshError::Failed(format!("no module `{module}` is registered")))
+    }
+
+    fn tell(&mut self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
+        let words = args.join(" ");
+        self.injected(Op::Tell, &words, timeout)?;
+        let takes = if args.first().map(String::as_str) == Some("build") {
+            self.setup.build_time
+        } else {
+            self.setup.command_time
+        };
+        if takes > timeout {
+            self.advance(timeout);
+            return Err(MeshError::TimedOut(format!("no answer to `{words}` within {}s", timeout.as_secs())));
+        }
+        self.advance(takes);
+        self.commands.push(args.to_vec());
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        match a.as_slice() {
+            ["module", "add", remote] => self.register(remote),
+            ["build", _repo, "--path", path, "--ref", _reference, "--wait", _wait] => {
+                let module = path.strip_prefix("modules/").unwrap_or(path);
+                self.module_mut(module)?.built = true;
+                Ok(format!("built {module}"))
+            }
+            ["module", "issue", module, "--node", node] => {
+                self.node_is(node)?;
+                let record = self.module_mut(module)?;
+                if !record.built {
+                    return Err(MeshError::Failed(format!("module `{module}` is not built")));
+                }
+                if record.manifest.bus_subjects.is_empty() {
+                    return Err(MeshError::Failed(format!("module `{module}` declares no bus subjects")));
+                }
+                record.issued = true;
+                Ok(format!("issued an account to {module}"))
+            }
+            ["assign", node, module] => {
+                self.node_is(node)?;
+                let record = self.module_mut(module)?;
+                if !record.built {
+                    return Err(MeshError::Failed(format!("module `{module}` is not built")));
+                }
+                record.assigned = true;
+                Ok(format!("assigned {module} to {node}"))
+            }
+            ["prepare", node, module] => {
+                self.node_is(node)?;
+                let record = self.module_mut(module)?;
+                if !record.assigned {
+                    return Err(MeshError::Failed(format!("module `{module}` is not assigned to `{node}`")));
+                }
+                record.prepared = true;
+                Ok(format!("prepared {module} on {node}"))
+            }
+            ["secret", "accept", node, module, secret, "--from", from] => {
+                self.node_is(node)?;
+                let declared = self.module_mut(module)?.manifest.secrets.iter().any(|s| s == secret);
+                if !declared {
+                    return Err(MeshError::Failed(format!("module `{module}` declares no secret `{secret}`")));
+                }
+                let carried = self
+                    .files
+                    .get(*from)
+                    .ok_or_else(|| MeshError::Failed(format!("nothing was carried to `{from}`")))?;
+                let value = carried.bytes.clone();
+                self.accepted.insert((module.to_string(), secret.to_string()), value);
+                Ok(format!("accepted {secret} for {module}"))
+            }
+            ["push", node] => {
+                self.node_is(node)?;
+                if self.setup.applies != NodeApplies::Never {
+                    let at = self.now + self.setup.apply_delay;
+                    self.pending_applies.push(at);
+                }
+                Ok(format!("pushed {node}"))
+            }
+            _ => Err(MeshError::Failed(format!(
+                "the control plane does not know `{words}`; it knows: module add, build, module issue, assign, prepare, secret accept, push"
+            ))),
+        }
+    }
+
+    fn register(&mut self, remote: &str) -> Result<String, MeshError> {
+        let carried = self
+            .files
+            .get(remote)
+            .ok_or_else(|| MeshError::Failed(format!("nothing was carried to `{remote}`")))?;
+        let manifest = ModuleManifest::parse(&carried.bytes)
+            .map_err(|e| MeshError::Failed(format!("`{remote}` is not a module manifest: {e:#}")))?;
+        if manifest.name.is_empty() {
+            return Err(MeshError::Failed(format!("the manifest at `{remote}` has no `name`")));
+        }
+        let name = manifest.name.clone();
+        if !self.registration_order.contains(&name) {
+            self.registration_order.push(name.clone());
+        }
+        self.modules.entry(name.clone()).or_default().manifest = manifest;
+        Ok(format!("registered {name}"))
+    }
+
+    /// The node-engine's apply of every prepared module, at virtual time `at`.
+    fn apply(&mut self, at: Duration) {
+        let lost = match &self.setup.applies {
+            NodeApplies::LosingContainer(name) => Some(name.clone()),
+            _ => None,
+        };
+        for module in self.registration_order.clone() {
+            let record = self.modules[&module].clone();
+            if !record.prepared {
+                continue;
+            }
+            let mut adopted_holds = BTreeSet::new();
+            for declared in record.manifest.containers() {
+                if lost.as_deref() == Some(declared.name.as_str()) {
+                    if self.containers.remove(&declared.name).is_some() {
+                        self.changes.push(ContainerChange::Removed { name: declared.name.clone() });
+                        self.check_store_kept(&declared.name, "removed");
+                    }
+                    continue;
+                }
+                let wanted = spec_digest(&declared.image, &declared.volumes);
+                match self.containers.get_mut(&declared.name) {
+                    Some(existing) if existing.digest() == wanted => {
+                        adopted_holds.extend(existing.holds.iter().cloned());
+                        // Reported once, and only for a container this run has not changed.
+                        if !self.changes.iter().any(|c| c.name() == declared.name) {
+                            self.changes.push(ContainerChange::Kept { name: declared.name.clone(), image: declared.image.clone() });
+                        }
+                    }
+                    Some(existing) => {
+                        adopted_holds.extend(existing.holds.iter().cloned());
+                        let from = std::mem::replace(&mut existing.image, declared.image.clone());
+                        existing.volumes = declared.volumes.clone();
+                        existing.running = true;
+                        *self.recreations.entry(declared.name.clone()).or_default() += 1;
+                        self.changes.push(ContainerChange::Recreated {
+                            name: declared.name.clone(),
+                            from,
+                            to: declared.image.clone(),
+                        });
+                        self.on_recreated(&declared.name, &declared.volumes, at);
+                    }
+                    None => {
+                        self.containers.insert(
+                            declared.name.clone(),
+                            Container {
+                                image: declared.image.clone(),
+                                volumes: declared.volumes.clone(),
+                                running: true,
+                                holds: BTreeSet::new(),
+                            },
+                        );
+                        self.changes.push(ContainerChange::Created { name: declared.name.clone(), image: declared.image.clone() });
+                    }
+                }
+            }
+            self.seal_unaccepted(&module, &record.manifest.secrets, &adopted_holds);
+        }
+        self.check_one_bus();
+    }
+
+    fn on_recreated(&mut self, name: &str, volumes: &[String], at: Duration) {
+        self.check_store_kept(name, "recreated");
+        if self.bus_name.as_deref() != Some(name) {
+            return;
+        }
+        self.bus_ready_at = self.setup.bus_recovery.map(|d| at + d);
+        let times = self.recreations[name];
+        if times > 1 {
+            self.violate("bus-recreated-at-most-once", format!("the bus `{name}` was recreated {times} times"));
+        }
+        let now_at = mounts(volumes);
+        for inside in BUS_KEPT_INSIDE {
+            let (before, after) = (self.bus_paths.get(inside), now_at.get(inside));
+            if before != after {
+                self.violate(
+                    "bus-recreated-at-most-once",
+                    format!(
+                        "the bus `{name}` was recreated with {inside} on {:?} instead of {:?}",
+                        after.map(String::as_str).unwrap_or(""),
+                        before.map(String::as_str).unwrap_or("")
+                    ),
+                );
+            }
+        }
+    }
+
+    fn check_store_kept(&mut self, name: &str, what: &str) {
+        if self.store_name.as_deref() == Some(name) {
+            self.violate("store-never-recreated", format!("the store `{name}` was {what}"));
+        }
+    }
+
+    fn check_one_bus(&mut self) {
+        let buses: Vec<String> = self
+            .containers
+            .iter()
+            .filter(|(_, c)| mounts(&c.volumes).contains_key(BUS_CONF_INSIDE))
+            .map(|(name, _)| name.clone())
+            .collect();
+        if buses.len() > 1 && !self.violations.iter().any(|v| v.invariant == "no-second-bus") {
+            self.violate("no-second-bus", format!("the node runs {} buses: {}", buses.len(), buses.join(", ")));
+        }
+    }
+
+    /// Seals fresh bytes for every declared secret not accepted; a secret a running server
+    /// it adopts already has must never be sealed over.
+    fn seal_unaccepted(&mut self, module: &str, secrets: &[String], adopted_holds: &BTreeSet<String>) {
+        for secret in secrets {
+            let key = (module.to_string(), secret.clone());
+            if self.accepted.contains_key(&key) || self.sealed.contains_key(&key) {
+                continue;
+            }
+            let mut hash = Sha256::new();
+            hash.update(self.setup.seed.to_le_bytes());
+            hash.update(module.as_bytes());
+            hash.update(secret.as_bytes());
+            hash.update((self.sealed.len() as u64).to_le_bytes());
+            let bytes = format!("{:x}", hash.finalize())[..32].as_bytes().to_vec();
+            self.sealed.insert(key, bytes);
+            if adopted_holds.contains(secret) {
+                self.violate(
+                    "credential-never-replaced",
+                    format!(
+                        "the node sealed fresh bytes for `{module}`'s secret `{secret}`, which the running server already has: it was not accepted before the push"
+                    ),
+                );
+            }
+        }
+    }
+
+    fn violate(&mut self, invariant: &'static str, detail: String) {
+        self.violations.push(Violation { invariant, detail });
+    }
+
+    fn monitor(&self) -> Result<Response, MeshError> {
+        let bus = self.bus_name.as_deref().and_then(|n| self.containers.get(n));
+        match bus {
+            Some(c) if c.running => match self.bus_ready_at {
+                Some(ready) if self.now >= ready => Ok(Response { status: 200, body: "ok".into() }),
+                _ => Ok(Response { status: 503, body: "JetStream is still recovering its streams".into() }),
+            },
+            _ => Err(MeshError::Unavailable(format!("connection refused by {BUS_MONITOR}"))),
+        }
+    }
+}
+
+#[async_trait]
+impl Mesh for SimulatedMesh {
+    fn summary(&self) -> String {
+        format!("the simulated mesh (node `{}`)", self.world().setup.node)
+    }
+
+    async fn carry(&self, _name: &str, payload: Payload, remote: &str) -> Result<(), MeshError> {
+        let mut world = self.world();
+        let timeout = Duration::from_secs(60);
+        world.injected(Op::Carry, remote, timeout)?;
+        let step = world.setup.command_time;
+        world.advance(step);
+        let carried = match payload {
+            Payload::Bytes(bytes) => Carried { bytes, secret: false },
+            Payload::Secret(secret) => Carried { bytes: secret.bytes, secret: true },
+        };
+        world.files.insert(remote.to_string(), carried);
+        Ok(())
+    }
+
+    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
+        self.world().tell(args, timeout)
+    }
+
+    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
+        let mut world = self.world();
+        world.injected(Op::Inspect, container, Duration::from_secs(10))?;
+        world.settle();
+        Ok(world.containers.get(container).map(|c| ContainerState { image: c.image.clone(), running: c.running }))
+    }
+
+    async fn fetch(&self, url: &str) -> Result<Response, MeshError> {
+        let mut world = self.world();
+        world.injected(Op::Fetch, url, Duration::from_secs(10))?;
+        world.settle();
+        if url == BUS_MONITOR {
+            world.monitor()
+        } else {
+            Err(MeshError::Unavailable(format!("nothing answers at `{url}` in the simulated mesh")))
+        }
+    }
+
+    fn now(&self) -> Duration {
+        self.world().now
+    }
+
+    async fn sleep(&self, duration: Duration) {
+        self.world().advance(duration);
+    }
+
+    async fn quiesce(&self) {
+        let mut world = self.world();
+        if let Some(last) = world.pending_applies.iter().max().copied() {
+            let wait = last.saturating_sub(world.now);
+            world.advance(wait);
+        }
+    }
+
+    fn audit(&self) -> Audit {
+        let mut world = self.world();
+        world.settle();
+        let mut secret_values: Vec<Vec<u8>> = world.accepted.values().chain(world.sealed.values()).cloned().collect();
+        secret_values.extend(world.files.values().filter(|f| f.secret).map(|f| f.bytes.clone()));
+        Audit { changes: world.changes.clone(), violations: world.violations.clone(), secret_values }
+    }
+}

@@ -1,0 +1,214 @@
+//! Loading plugins and running their exports in a sandbox.
+//!
+//! One engine and one linker serve every plugin of a process. Each call of `check` or
+//! `adopt` gets a fresh store: its own memory cap, its own guest-time deadline, no files, no
+//! network, no environment, and a captured stderr for the report if it traps.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use sha2::{Digest, Sha256};
+use wasmtime::component::{Component, Linker, ResourceTable, types::ComponentItem};
+use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder, UpdateDeadline};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Report, VERSION};
+use crate::credentials::Credentials;
+use crate::grants::Phase;
+use crate::limits::Limits;
+use crate::mesh::Mesh;
+use crate::transcript::Transcript;
+
+/// How often the epoch advances; the guest-time deadline is checked at this grain.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+/// How much of a plugin's stderr is kept for a trap report.
+const STDERR_CAPTURE_BYTES: usize = 16 << 10;
+
+/// The engine and linker every plugin of this process runs on.
+pub struct PluginHost {
+    engine: Engine,
+    linker: Linker<RunState>,
+    limits: Limits,
+}
+
+/// A plugin compiled and linked, ready to instantiate.
+pub struct Plugin {
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    /// Its sha256, hex: what a catalogue pins and a report names.
+    pub digest: String,
+    pre: AdopterPre<RunState>,
+}
+
+/// What a plugin run acts on and reports to.
+#[derive(Clone)]
+pub struct RunEnv {
+    /// The module the plugin adopts; prefixes its say lines and records.
+    pub module: String,
+    pub mesh: Arc<dyn Mesh>,
+    pub credentials: Arc<Credentials>,
+    pub transcript: Arc<Transcript>,
+}
+
+/// A plugin's per-call state: the sandbox's WASI context and the run it belongs to.
+pub struct RunState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    store_limits: StoreLimits,
+    pub(crate) env: RunEnv,
+    pub(crate) phase: Phase,
+    pub(crate) limits: Limits,
+    pub(crate) said: usize,
+    started: Instant,
+    pub(crate) in_host: Duration,
+}
+
+impl WasiView for RunState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl RunState {
+    pub(crate) fn table(&mut self) -> &mut ResourceTable {
+        &mut self.table
+    }
+}
+
+impl PluginHost {
+    /// Builds the engine (epoch interruption on, a ticker thread driving it) and the linker.
+    pub fn new(limits: Limits) -> Result<PluginHost> {
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        let engine = Engine::new(&config).map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
+        let weak = engine.weak();
+        std::thread::Builder::new().name("mesh-adopt-epoch".into()).spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })?;
+        let mut linker = Linker::<RunState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
+        Ok(PluginHost { engine, linker, limits })
+    }
+
+    /// Loads a plugin file, refusing anything that is not a component for this contract.
+    pub fn load(&self, path: &Path) -> Result<Plugin> {
+        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        self.load_bytes(path, &bytes)
+    }
+
+    /// Loads a plugin from bytes already read; `path` names it in messages.
+    pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
+        let digest = format!("{:x}", Sha256::digest(bytes));
+        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
+        if !bytes.starts_with(b"\0asm") {
+            return Err(anyhow!("it is not WebAssembly (no `\\0asm` header)")).with_context(named);
+        }
+        let component = Component::new(&self.engine, bytes)
+            .map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+            .with_context(named)?;
+        self.check_world(&component).with_context(named)?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .and_then(AdopterPre::new)
+            .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
+            .with_context(named)?;
+        Ok(Plugin { path: path.to_path_buf(), digest, pre })
+    }
+
+    /// Refuses a plugin built for another version of the contract, naming both versions.
+    fn check_world(&self, component: &Component) -> Result<()> {
+        let ty = component.component_type();
+        for (name, item) in ty.imports(&self.engine) {
+            let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else { continue };
+            if !matches!(item.ty, ComponentItem::ComponentInstance(_)) {
+                continue;
+            }
+            let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)");
+            if version != VERSION {
+                bail!("it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{VERSION}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the plugin's read-only `check`.
+    pub async fn check(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
+        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.call_check(store, ctx).await).await
+    }
+
+    /// Runs the plugin's `adopt`.
+    pub async fn adopt(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Report, Refusal>> {
+        self.call(plugin, env, Phase::Adopt, async |adopter, store| adopter.call_adopt(store, ctx).await).await
+    }
+
+    async fn call<T>(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        phase: Phase,
+        export: impl AsyncFnOnce(&Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
+    ) -> Result<T> {
+        let stderr = MemoryOutputPipe::new(STDERR_CAPTURE_BYTES);
+        let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
+        let state = RunState {
+            wasi,
+            table: ResourceTable::new(),
+            store_limits: StoreLimitsBuilder::new().memory_size(self.limits.memory_bytes).instances(16).build(),
+            env: env.clone(),
+            phase,
+            limits: self.limits.clone(),
+            said: 0,
+            started: Instant::now(),
+            in_host: Duration::ZERO,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.store_limits);
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(|ctx| {
+            let state = ctx.data();
+            let guest = state.started.elapsed().saturating_sub(state.in_host);
+            if guest > state.limits.guest_time {
+                return Err(wasmtime::format_err!("it ran for more than its {:?} of guest time", state.limits.guest_time));
+            }
+            Ok(UpdateDeadline::Continue(1))
+        });
+        let outcome = async {
+            let adopter = plugin.pre.instantiate_async(&mut store).await?;
+            export(&adopter, &mut store).await
+        }
+        .await;
+        outcome.map_err(|error| {
+            let stderr = String::from_utf8_lossy(&stderr.contents()).trim().to_string();
+            let done = env.transcript.effects(&env.module);
+            let mut message = format!(
+                "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {error:#}",
+                env.module,
+                plugin.path.display(),
+                short(&plugin.digest)
+            );
+            if !stderr.is_empty() {
+                message.push_str(&format!("\nits stderr:\n  {}", stderr.replace('\n', "\n  ")));
+            }
+            if done.is_empty() {
+                message.push_str("\nit had changed nothing on the mesh");
+            } else {
+                message.push_str(&format!("\nwhat it had already done:\n  {}", done.join("\n  ")));
+            }
+            anyhow!(message)
+        })
+    }
+}
+
+/// The first twelve hex digits of a digest, enough to tell plugins apart in a message.
+pub fn short(digest: &str) -> &str {
+    &digest[..digest.len().min(12)]
+}

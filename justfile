@@ -1,0 +1,49 @@
+# mesh-adopt: the host, its plugins, and the example catalogue they adopt.
+
+plugin_target := "plugins/target/wasm32-wasip2/release"
+
+# List the recipes.
+default:
+    @just --list
+
+### setup
+
+# Install what building needs: the wasm32-wasip2 target.
+setup:
+    rustup target add wasm32-wasip2
+
+### build
+
+# Build every plugin (the catalogue's and the tests' own) and place each module's beside its manifest.
+build-plugins:
+    cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml
+    cp {{plugin_target}}/adopt_postgres.wasm catalogue/modules/postgres/adopt.wasm
+    cp {{plugin_target}}/adopt_nats.wasm catalogue/modules/nats/adopt.wasm
+    cp {{plugin_target}}/adopt_mesh_vault.wasm catalogue/modules/mesh-vault/adopt.wasm
+
+# Build the host.
+build: build-plugins
+    cargo build --quiet
+
+### run
+
+# Adopt phase three (postgres, nats, mesh-vault) on the simulated mesh.
+demo: build
+    cargo run --quiet -- run --catalog-source https://git.mesh.local/catalogue.git@v3.2.0
+
+### check
+
+# Run every test: the plugins' own, then the host's against the real plugins.
+test: build-plugins
+    cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
+    cargo test --quiet
+
+# Formatting and clippy, host and plugins, warnings as errors.
+lint:
+    cargo fmt --all --check
+    cargo fmt --all --check --manifest-path plugins/Cargo.toml
+    cargo clippy --quiet --all-targets -- -D warnings
+    cargo clippy --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml -- -D warnings
+
+# What CI runs.
+ci: lint test
