@@ -4,8 +4,9 @@
 //! `adopt` gets a fresh store: its own memory cap, its own guest-time deadline, no files, no
 //! network, no environment, and a captured stderr for the report if it traps.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -32,6 +33,9 @@ pub struct PluginHost {
     engine: Engine,
     linker: Linker<RunState>,
     limits: Limits,
+    /// Plugins already compiled and linked in this process, by sha256: a module adopted on
+    /// many meshes is compiled once.
+    linked: Mutex<HashMap<String, AdopterPre<RunState>>>,
 }
 
 /// A plugin compiled and linked, ready to instantiate.
@@ -95,7 +99,7 @@ impl PluginHost {
         let mut linker = Linker::<RunState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(PluginHost { engine, linker, limits })
+        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()) })
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
@@ -107,6 +111,9 @@ impl PluginHost {
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
         let digest = format!("{:x}", Sha256::digest(bytes));
+        if let Some(pre) = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest) {
+            return Ok(Plugin { path: path.to_path_buf(), digest, pre: pre.clone() });
+        }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
         if !bytes.starts_with(b"\0asm") {
             return Err(anyhow!("it is not WebAssembly (no `\\0asm` header)")).with_context(named);
@@ -121,6 +128,7 @@ impl PluginHost {
             .and_then(AdopterPre::new)
             .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
             .with_context(named)?;
+        self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
         Ok(Plugin { path: path.to_path_buf(), digest, pre })
     }
 

@@ -1,0 +1,93 @@
+//! The `mesh-adopt` binary as an operator runs it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::support::{plugin, root};
+
+/// A copy of the example catalogue with freshly built plugins beside its manifests.
+fn catalogue() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = root().join("catalogue");
+    std::fs::copy(from.join("foundation.json"), dir.path().join("foundation.json")).unwrap();
+    std::fs::create_dir_all(dir.path().join("genesis/credentials")).unwrap();
+    std::fs::copy(
+        from.join("genesis/credentials/store-superuser"),
+        dir.path().join("genesis/credentials/store-superuser"),
+    )
+    .unwrap();
+    for (module, crate_name) in [("postgres", "adopt_postgres"), ("nats", "adopt_nats"), ("mesh-vault", "adopt_mesh_vault")] {
+        let at = dir.path().join("modules").join(module);
+        std::fs::create_dir_all(&at).unwrap();
+        std::fs::copy(from.join("modules").join(module).join("manifest.json"), at.join("manifest.json")).unwrap();
+        std::fs::copy(plugin(crate_name), at.join("adopt.wasm")).unwrap();
+    }
+    dir
+}
+
+fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .args(args)
+        .arg("--catalogue")
+        .arg(catalogue)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn run_adopts_phase_three_and_summarises() {
+    let dir = catalogue();
+    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", "https://git.mesh.test/catalogue.git@v3"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", text(&out.stderr));
+    for expected in [
+        "postgres │ adopting mesh-store",
+        "nats │ restarting mesh-bus once",
+        "postgres     adopted",
+        "nats         adopted",
+        "mesh-vault   adopted",
+        "kept         mesh-store (postgres:16.4-bookworm)",
+        "recreated    mesh-bus (nats:2.10.22-alpine → registry.mesh.local/nats-snapshot:2.10.22-mesh.3)",
+        "created      mesh-vault",
+        "invariants   all held",
+    ] {
+        assert!(stdout.contains(expected), "expected {expected:?} in:\n{stdout}");
+    }
+    // The genesis superuser never reaches the operator's screen.
+    let secret = std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
+    assert!(!stdout.contains(secret.trim()));
+}
+
+#[test]
+fn a_refusal_exits_1_and_says_why() {
+    let dir = catalogue();
+    let out = mesh_adopt(dir.path(), &["run"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("postgres     refused   (in check)"), "{stdout}");
+    assert!(stdout.contains("nats         not run"), "{stdout}");
+}
+
+#[test]
+fn an_unusable_catalogue_exits_2_with_an_error() {
+    let out = mesh_adopt(Path::new("/nonexistent/catalogue"), &["run"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "error: the catalogue `/nonexistent/catalogue` is not a directory (pass --catalogue DIR)"
+    );
+}
+
+#[test]
+fn a_malformed_foundation_exits_2_naming_the_file() {
+    let dir = catalogue();
+    std::fs::write(dir.path().join("foundation.json"), "{\"resources\": [").unwrap();
+    let out = mesh_adopt(dir.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("the foundation bundle `") && stderr.contains("foundation.json` is malformed"), "{stderr}");
+}

@@ -1,0 +1,13 @@
+//! mesh-adopt's integration tests: every rule of phase three, run through the real
+//! `adopt.wasm` components on the simulated mesh, plus the sandbox and the command line.
+//!
+//! The plugins are built by `just build-plugins` (the `just test` recipe does it first).
+
+mod check_phase;
+mod cli;
+mod invariants;
+mod loading;
+mod nats;
+mod postgres;
+mod provider;
+mod support;

@@ -1,0 +1,200 @@
+//! A test catalogue built in a temporary directory from the example catalogue, edited per
+//! test, and a run of it on a simulated mesh whose state the test can read back.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use mesh_adopt::catalogue::{Catalogue, Foundation};
+use mesh_adopt::credentials::Credentials;
+use mesh_adopt::limits::Limits;
+use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt::run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
+use mesh_adopt::runtime::PluginHost;
+use mesh_adopt::transcript::Transcript;
+use serde_json::Value;
+
+/// The project's top directory.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// A plugin built from source by `just build-plugins`, by crate name (`adopt_nats`,
+/// `tells_during_check`).
+pub fn plugin(crate_name: &str) -> PathBuf {
+    let path = root().join("plugins/target/wasm32-wasip2/release").join(format!("{crate_name}.wasm"));
+    assert!(path.is_file(), "`{}` is missing: run `just build-plugins` first", path.display());
+    path
+}
+
+/// One engine for the whole test binary, so each plugin compiles once.
+pub fn host() -> &'static PluginHost {
+    static HOST: OnceLock<PluginHost> = OnceLock::new();
+    HOST.get_or_init(|| PluginHost::new(Limits::default()).expect("plugin host"))
+}
+
+/// The genesis superuser the example catalogue ships.
+pub const SUPERUSER: &str = "genesis-test-superuser-0b1c2d3e";
+
+/// A catalogue, a foundation, credentials and a mesh, each editable before the run.
+pub struct TestMesh {
+    pub foundation: Value,
+    pub manifests: Vec<(String, Value)>,
+    pub plugins: Vec<(String, PathBuf)>,
+    pub credentials: Vec<(String, String)>,
+    pub options: RunOptions,
+    pub setup: Box<dyn FnOnce(&mut SimSetup)>,
+}
+
+/// What a run left behind.
+pub struct Ran {
+    pub report: RunReport,
+    pub mesh: Arc<SimulatedMesh>,
+    pub transcript: Arc<Transcript>,
+    _dir: tempfile::TempDir,
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+impl TestMesh {
+    /// The example catalogue as shipped: adopts cleanly.
+    pub fn new() -> TestMesh {
+        let catalogue = root().join("catalogue");
+        TestMesh {
+            foundation: read_json(&catalogue.join("foundation.json")),
+            manifests: PHASE_THREE
+                .iter()
+                .map(|m| (m.to_string(), read_json(&catalogue.join("modules").join(m).join("manifest.json"))))
+                .collect(),
+            plugins: vec![
+                ("postgres".into(), plugin("adopt_postgres")),
+                ("nats".into(), plugin("adopt_nats")),
+                ("mesh-vault".into(), plugin("adopt_mesh_vault")),
+            ],
+            credentials: vec![("store-superuser".into(), format!("{SUPERUSER}\n"))],
+            options: RunOptions {
+                node: "node-1".into(),
+                catalog_source: Some(("https://git.mesh.test/catalogue.git".into(), Some("v3".into()))),
+                wait: Duration::from_secs(120),
+            },
+            setup: Box::new(|_| {}),
+        }
+    }
+
+    /// The manifest of `module`, to edit.
+    pub fn manifest(&mut self, module: &str) -> &mut Value {
+        &mut self.manifests.iter_mut().find(|(m, _)| m == module).unwrap().1
+    }
+
+    /// The foundation resource with `id`, to edit.
+    pub fn foundation_resource(&mut self, id: &str) -> &mut Value {
+        self.foundation["resources"].as_array_mut().unwrap().iter_mut().find(|r| r["id"] == id).unwrap()
+    }
+
+    /// Runs `module` with another plugin.
+    pub fn with_plugin(mut self, module: &str, crate_name: &str) -> TestMesh {
+        self.plugins.retain(|(m, _)| m != module);
+        self.plugins.push((module.into(), plugin(crate_name)));
+        self
+    }
+
+    /// Changes the simulated mesh's starting state or behaviour.
+    pub fn with_setup(mut self, edit: impl FnOnce(&mut SimSetup) + 'static) -> TestMesh {
+        self.setup = Box::new(edit);
+        self
+    }
+
+    /// Runs phase three's modules, adopting.
+    pub async fn run(self) -> Ran {
+        self.run_modules(&PHASE_THREE, Mode::Adopt).await
+    }
+
+    /// Runs `modules` in `mode`.
+    pub async fn run_modules(self, modules: &[&str], mode: Mode) -> Ran {
+        let dir = tempfile::tempdir().unwrap();
+        for (module, manifest) in &self.manifests {
+            let at = dir.path().join("modules").join(module);
+            std::fs::create_dir_all(&at).unwrap();
+            std::fs::write(at.join("manifest.json"), serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
+            if let Some((_, wasm)) = self.plugins.iter().find(|(m, _)| m == module) {
+                std::fs::copy(wasm, at.join("adopt.wasm")).unwrap();
+            }
+        }
+        let credentials_dir = dir.path().join("genesis/credentials");
+        std::fs::create_dir_all(&credentials_dir).unwrap();
+        for (name, value) in &self.credentials {
+            std::fs::write(credentials_dir.join(name), value).unwrap();
+        }
+        let foundation = Foundation::parse(&serde_json::to_vec(&self.foundation).unwrap()).unwrap();
+        let mut setup = SimSetup::new(foundation.clone(), &self.options.node);
+        (self.setup)(&mut setup);
+        let mesh = Arc::new(SimulatedMesh::new(setup));
+        let transcript = Arc::new(Transcript::default());
+        let catalogue = Catalogue::at(dir.path());
+        let run = Run {
+            host: host(),
+            catalogue: &catalogue,
+            foundation: &foundation,
+            credentials: Arc::new(Credentials::open(&credentials_dir)),
+            mesh: mesh.clone(),
+            transcript: transcript.clone(),
+            options: self.options.clone(),
+            plugin_overrides: Vec::new(),
+        };
+        let modules: Vec<String> = modules.iter().map(|m| m.to_string()).collect();
+        let report = run.run(&modules, mode).await;
+        Ran { report, mesh, transcript, _dir: dir }
+    }
+}
+
+impl Ran {
+    /// The refusal message of `module`, failing the test if it was not refused.
+    pub fn refusal(&self, module: &str) -> &str {
+        match self.report.outcome(module) {
+            Some(ModuleOutcome::Refused { message, .. }) => message,
+            other => panic!("expected `{module}` to be refused, it was {other:?}"),
+        }
+    }
+
+    /// The failure of `module` (not loaded, or stopped by the sandbox).
+    pub fn failure(&self, module: &str) -> &str {
+        match self.report.outcome(module) {
+            Some(ModuleOutcome::Failed(message)) => message,
+            other => panic!("expected `{module}` to fail, it was {other:?}"),
+        }
+    }
+
+    /// Asserts `module` was adopted.
+    pub fn assert_adopted(&self, module: &str) {
+        assert!(
+            matches!(self.report.outcome(module), Some(ModuleOutcome::Adopted(_))),
+            "expected `{module}` adopted, it was {:?}\nsaid: {:#?}",
+            self.report.outcome(module),
+            self.transcript.said(module)
+        );
+    }
+
+    /// The control-plane commands that reached the mesh, each as one string.
+    pub fn commands(&self) -> Vec<String> {
+        self.mesh.commands().iter().map(|c| c.join(" ")).collect()
+    }
+
+    /// Whether `module` said a line containing `fragment`.
+    pub fn said(&self, module: &str, fragment: &str) -> bool {
+        self.transcript.said(module).iter().any(|l| l.contains(fragment))
+    }
+
+    /// The names of the invariants the run found broken.
+    pub fn broken(&self) -> Vec<&'static str> {
+        self.report.violations.iter().map(|v| v.invariant).collect()
+    }
+}
+
+/// Asserts `text` contains each fragment, showing the text when it does not.
+pub fn assert_mentions(text: &str, fragments: &[&str]) {
+    for fragment in fragments {
+        assert!(text.contains(fragment), "expected {fragment:?} in:\n{text}");
+    }
+}
