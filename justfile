@@ -8,14 +8,14 @@ default:
 
 ### setup
 
-# Install what building needs: the wasm32-wasip2 target.
+# Install what building needs: the wasm32-wasip2 target (a no-op once installed).
 setup:
-    rustup target add wasm32-wasip2
+    @rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 
 ### build
 
 # Build every plugin (the catalogue's and the tests' own) and place each module's beside its manifest.
-build-plugins:
+build-plugins: setup
     cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml
     cp {{plugin_target}}/adopt_postgres.wasm catalogue/modules/postgres/adopt.wasm
     cp {{plugin_target}}/adopt_nats.wasm catalogue/modules/nats/adopt.wasm

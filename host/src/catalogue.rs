@@ -48,10 +48,17 @@ impl Catalogue {
         let dir = self.root.join("modules").join(name);
         let manifest_path = dir.join(MANIFEST_FILE);
         let manifest = std::fs::read(&manifest_path).with_context(|| {
-            format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display())
+            format!(
+                "failed to read the `{name}` module's manifest `{}`",
+                manifest_path.display()
+            )
         })?;
-        ModuleManifest::parse(&manifest)
-            .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
+        ModuleManifest::parse(&manifest).with_context(|| {
+            format!(
+                "the `{name}` module's manifest `{}` is malformed",
+                manifest_path.display()
+            )
+        })?;
         let plugin_path = dir.join(PLUGIN_FILE);
         if !plugin_path.is_file() {
             bail!(
@@ -59,7 +66,12 @@ impl Catalogue {
                 plugin_path.display()
             );
         }
-        Ok(CatalogueModule { name: name.to_string(), manifest_path, manifest, plugin_path })
+        Ok(CatalogueModule {
+            name: name.to_string(),
+            manifest_path,
+            manifest,
+            plugin_path,
+        })
     }
 }
 
@@ -119,7 +131,8 @@ impl ModuleManifest {
                 let mut resolved = r.clone();
                 for volume in &mut resolved.volumes {
                     for access in &self.accesses {
-                        *volume = volume.replace(&format!("${{access:{}}}", access.id), &access.path);
+                        *volume =
+                            volume.replace(&format!("${{access:{}}}", access.id), &access.path);
                     }
                 }
                 resolved
@@ -150,7 +163,12 @@ pub struct Foundation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FoundationResource {
     /// A container genesis raised.
-    Container { id: String, name: String, image: String, volumes: Vec<String> },
+    Container {
+        id: String,
+        name: String,
+        image: String,
+        volumes: Vec<String>,
+    },
     /// A file genesis placed.
     File { id: String, path: String },
     /// Any other kind, kept so refusals can list it.
@@ -190,9 +208,11 @@ struct RawResource {
 impl Foundation {
     /// Reads a bundle file, naming the file and the resource in any error.
     pub fn load(path: &Path) -> Result<Foundation> {
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("failed to read the foundation bundle `{}`", path.display()))?;
-        Foundation::parse(&bytes).with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
+        let bytes = std::fs::read(path).with_context(|| {
+            format!("failed to read the foundation bundle `{}`", path.display())
+        })?;
+        Foundation::parse(&bytes)
+            .with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
     }
 
     /// Parses a bundle; every container needs a name and an image, every file a path.
@@ -200,7 +220,13 @@ impl Foundation {
         let raw: RawBundle = serde_json::from_slice(bytes)?;
         let mut resources = Vec::with_capacity(raw.resources.len());
         for (index, r) in raw.resources.into_iter().enumerate() {
-            let missing = |field: &str| anyhow::anyhow!("resource {index} (`{}`, a {}) has no `{field}`", r.id, r.kind);
+            let missing = |field: &str| {
+                anyhow::anyhow!(
+                    "resource {index} (`{}`, a {}) has no `{field}`",
+                    r.id,
+                    r.kind
+                )
+            };
             resources.push(match r.kind.as_str() {
                 "container" => FoundationResource::Container {
                     name: r.name.clone().ok_or_else(|| missing("name"))?,
@@ -208,8 +234,14 @@ impl Foundation {
                     volumes: r.volumes,
                     id: r.id,
                 },
-                "file" => FoundationResource::File { path: r.path.clone().ok_or_else(|| missing("path"))?, id: r.id },
-                _ => FoundationResource::Other { id: r.id, kind: r.kind },
+                "file" => FoundationResource::File {
+                    path: r.path.clone().ok_or_else(|| missing("path"))?,
+                    id: r.id,
+                },
+                _ => FoundationResource::Other {
+                    id: r.id,
+                    kind: r.kind,
+                },
             });
         }
         Ok(Foundation { resources })
@@ -218,9 +250,12 @@ impl Foundation {
     /// The container the bundle calls `id`, if it is one.
     pub fn container(&self, id: &str) -> Option<(&str, &str, &[String])> {
         self.resources.iter().find_map(|r| match r {
-            FoundationResource::Container { id: i, name, image, volumes } if i == id => {
-                Some((name.as_str(), image.as_str(), volumes.as_slice()))
-            }
+            FoundationResource::Container {
+                id: i,
+                name,
+                image,
+                volumes,
+            } if i == id => Some((name.as_str(), image.as_str(), volumes.as_slice())),
             _ => None,
         })
     }
@@ -232,8 +267,13 @@ mod tests {
 
     #[test]
     fn names_the_resource_missing_a_field() {
-        let err = Foundation::parse(br#"{"resources":[{"id":"store","kind":"container","name":"s"}]}"#).unwrap_err();
-        assert_eq!(err.to_string(), "resource 0 (`store`, a container) has no `image`");
+        let err =
+            Foundation::parse(br#"{"resources":[{"id":"store","kind":"container","name":"s"}]}"#)
+                .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "resource 0 (`store`, a container) has no `image`"
+        );
     }
 
     #[test]

@@ -20,22 +20,37 @@ impl Credentials {
     /// Opens `path`; a missing directory is reported when a credential is first asked for,
     /// since plugins that need none should still run.
     pub fn open(path: &Path) -> Credentials {
-        let dir = Dir::open_ambient_dir(path, ambient_authority())
-            .map_err(|e| format!("the credentials directory `{}` cannot be opened: {e}", path.display()));
-        Credentials { path: path.to_path_buf(), dir }
+        let dir = Dir::open_ambient_dir(path, ambient_authority()).map_err(|e| {
+            format!(
+                "the credentials directory `{}` cannot be opened: {e}",
+                path.display()
+            )
+        });
+        Credentials {
+            path: path.to_path_buf(),
+            dir,
+        }
     }
 
     /// Reads credential `name`. Names are plain file names inside the directory.
     pub fn read(&self, name: &str) -> Result<SecretValue, String> {
         let dir = self.dir.as_ref().map_err(Clone::clone)?;
         if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
-            return Err(format!("`{name}` is not a credential name: names are plain file names"));
+            return Err(format!(
+                "`{name}` is not a credential name: names are plain file names"
+            ));
         }
-        let bytes = dir.read(name).map_err(|e| {
-            format!("no credential `{name}` in `{}` ({e})", self.path.display())
-        })?;
-        let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
-        Ok(SecretValue { name: name.to_string(), bytes: trimmed })
+        let bytes = dir
+            .read(name)
+            .map_err(|e| format!("no credential `{name}` in `{}` ({e})", self.path.display()))?;
+        let trimmed = bytes
+            .strip_suffix(b"\n")
+            .map(<[u8]>::to_vec)
+            .unwrap_or(bytes);
+        Ok(SecretValue {
+            name: name.to_string(),
+            bytes: trimmed,
+        })
     }
 }
 
@@ -55,7 +70,12 @@ mod tests {
         // A plain name reads, without the trailing newline.
         assert_eq!(credentials.read("store-superuser").unwrap().bytes, b"pw");
         // Traversal and paths are refused by name.
-        assert!(credentials.read("../secret").unwrap_err().contains("not a credential name"));
+        assert!(
+            credentials
+                .read("../secret")
+                .unwrap_err()
+                .contains("not a credential name")
+        );
         // A symlink out of the directory is refused by the capability.
         assert!(credentials.read("link").is_err());
     }
@@ -63,6 +83,11 @@ mod tests {
     #[test]
     fn a_missing_directory_is_named() {
         let credentials = Credentials::open(Path::new("/nonexistent/credentials"));
-        assert!(credentials.read("x").unwrap_err().contains("/nonexistent/credentials"));
+        assert!(
+            credentials
+                .read("x")
+                .unwrap_err()
+                .contains("/nonexistent/credentials")
+        );
     }
 }

@@ -62,7 +62,10 @@ impl types::Host for RunState {}
 
 impl control::HostSecret for RunState {
     async fn name(&mut self, secret: Resource<SecretValue>) -> String {
-        self.table().get(&secret).map(|s| s.name.clone()).unwrap_or_default()
+        self.table()
+            .get(&secret)
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
     }
 
     async fn drop(&mut self, secret: Resource<SecretValue>) -> wasmtime::Result<()> {
@@ -74,13 +77,25 @@ impl control::HostSecret for RunState {
 impl control::Host for RunState {
     async fn credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
         self.serve(CallKind::Credential, name.clone(), async |state| {
-            let value = state.env.credentials.read(&name).map_err(HostError::Unavailable)?;
-            state.table().push(value).map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
+            let value = state
+                .env
+                .credentials
+                .read(&name)
+                .map_err(HostError::Unavailable)?;
+            state
+                .table()
+                .push(value)
+                .map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
         })
         .await
     }
 
-    async fn carry(&mut self, name: String, payload: control::Payload, remote: String) -> Result<(), HostError> {
+    async fn carry(
+        &mut self,
+        name: String,
+        payload: control::Payload,
+        remote: String,
+    ) -> Result<(), HostError> {
         let (payload, detail) = match payload {
             control::Payload::Bytes(bytes) => {
                 let detail = format!("{name} ({} bytes) to {remote}", bytes.len());
@@ -89,7 +104,12 @@ impl control::Host for RunState {
             control::Payload::Secret(handle) => {
                 let secret = self.table().get(&handle).cloned();
                 let detail = format!("secret {name} to {remote}");
-                (secret.map(Payload::Secret).map_err(|e| HostError::Denied(format!("not a secret this plugin holds: {e}"))), detail)
+                (
+                    secret.map(Payload::Secret).map_err(|e| {
+                        HostError::Denied(format!("not a secret this plugin holds: {e}"))
+                    }),
+                    detail,
+                )
             }
         };
         self.serve(CallKind::Carry, detail, async |state| {
@@ -102,7 +122,10 @@ impl control::Host for RunState {
     async fn tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {
         let size: usize = args.iter().map(String::len).sum();
         let detail = if size > self.limits.tell_args_bytes {
-            format!("{} … ({size} bytes of arguments)", args.first().map(String::as_str).unwrap_or(""))
+            format!(
+                "{} … ({size} bytes of arguments)",
+                args.first().map(String::as_str).unwrap_or("")
+            )
         } else {
             args.join(" ")
         };
@@ -121,10 +144,16 @@ impl control::Host for RunState {
 }
 
 impl machine::Host for RunState {
-    async fn inspect(&mut self, container: String) -> Result<Option<machine::ContainerState>, HostError> {
+    async fn inspect(
+        &mut self,
+        container: String,
+    ) -> Result<Option<machine::ContainerState>, HostError> {
         self.serve(CallKind::Inspect, container.clone(), async |state| {
             let found = state.env.mesh.inspect(&container).await?;
-            Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
+            Ok(found.map(|c| machine::ContainerState {
+                image: c.image,
+                running: c.running,
+            }))
         })
         .await
     }
@@ -132,7 +161,10 @@ impl machine::Host for RunState {
     async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
         self.serve(CallKind::Fetch, url.clone(), async |state| {
             let response = state.env.mesh.fetch(&url).await?;
-            Ok(machine::Response { status: response.status, body: response.body })
+            Ok(machine::Response {
+                status: response.status,
+                body: response.body,
+            })
         })
         .await
     }
@@ -144,7 +176,10 @@ impl log::Host for RunState {
         self.said += 1;
         if self.said > self.limits.say_lines {
             if self.said == self.limits.say_lines + 1 {
-                self.env.transcript.record(Event::SayCut { module, dropped_after: self.limits.say_lines });
+                self.env.transcript.record(Event::SayCut {
+                    module,
+                    dropped_after: self.limits.say_lines,
+                });
             }
             return;
         }

@@ -1,1 +1,3 @@
-fn main() -> std::process::ExitCode { mesh_adopt::cli::main() }
+fn main() -> std::process::ExitCode {
+    mesh_adopt::cli::main()
+}

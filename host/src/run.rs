@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::bindings::{BundleResource, CatalogSource, Context, Options, Plan};
 use crate::bindings::mesh::adopt::types::{Container, File, Other};
+use crate::bindings::{BundleResource, CatalogSource, Context, Options, Plan};
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::credentials::Credentials;
 use crate::mesh::{ContainerChange, Mesh, Violation};
@@ -37,7 +37,10 @@ pub enum ModuleOutcome {
     /// `adopt` succeeded, with the plugin's one-line summary.
     Adopted(String),
     /// The plugin refused, in `check` or in `adopt`.
-    Refused { during: &'static str, message: String },
+    Refused {
+        during: &'static str,
+        message: String,
+    },
     /// The plugin could not be loaded or was stopped by the sandbox.
     Failed(String),
     /// An earlier module did not succeed, so this one was left alone.
@@ -72,7 +75,10 @@ impl RunReport {
 
     /// The outcome for `module`.
     pub fn outcome(&self, module: &str) -> Option<&ModuleOutcome> {
-        self.modules.iter().find(|(m, _)| m == module).map(|(_, o)| o)
+        self.modules
+            .iter()
+            .find(|(m, _)| m == module)
+            .map(|(_, o)| o)
     }
 }
 
@@ -107,7 +113,10 @@ impl Run<'_> {
                 outcomes.push((module.clone(), ModuleOutcome::NotRun { because }));
                 continue;
             }
-            let outcome = self.module(module, mode).await.unwrap_or_else(|e| ModuleOutcome::Failed(format!("{e:#}")));
+            let outcome = self
+                .module(module, mode)
+                .await
+                .unwrap_or_else(|e| ModuleOutcome::Failed(format!("{e:#}")));
             violations = self.violations(module, &outcome);
             let broke = !violations.is_empty();
             outcomes.push((module.clone(), outcome));
@@ -116,7 +125,12 @@ impl Run<'_> {
             }
         }
         for module in modules.iter().skip(outcomes.len()) {
-            outcomes.push((module.clone(), ModuleOutcome::NotRun { because: "an invariant broke".into() }));
+            outcomes.push((
+                module.clone(),
+                ModuleOutcome::NotRun {
+                    because: "an invariant broke".into(),
+                },
+            ));
         }
         // What the last push does to the node is part of the run: let it land, then look again.
         self.mesh.quiesce().await;
@@ -126,7 +140,12 @@ impl Run<'_> {
                 violations.push(violation);
             }
         }
-        RunReport { modules: outcomes, changes: audit.changes, violations, mesh: self.mesh.summary() }
+        RunReport {
+            modules: outcomes,
+            changes: audit.changes,
+            violations,
+            mesh: self.mesh.summary(),
+        }
     }
 
     async fn module(&self, module: &str, mode: Mode) -> Result<ModuleOutcome> {
@@ -147,14 +166,22 @@ impl Run<'_> {
         let ctx = self.context(module, found.manifest);
         let plan = match self.host.check(&plugin, &env, &ctx).await? {
             Ok(plan) => plan,
-            Err(refusal) => return Ok(ModuleOutcome::Refused { during: "check", message: refusal.message }),
+            Err(refusal) => {
+                return Ok(ModuleOutcome::Refused {
+                    during: "check",
+                    message: refusal.message,
+                });
+            }
         };
         if mode == Mode::Check {
             return Ok(ModuleOutcome::Checked(plan));
         }
         Ok(match self.host.adopt(&plugin, &env, &ctx).await? {
             Ok(report) => ModuleOutcome::Adopted(report.summary),
-            Err(refusal) => ModuleOutcome::Refused { during: "adopt", message: refusal.message },
+            Err(refusal) => ModuleOutcome::Refused {
+                during: "adopt",
+                message: refusal.message,
+            },
         })
     }
 
@@ -170,7 +197,10 @@ impl Run<'_> {
                 catalog_source: o
                     .catalog_source
                     .as_ref()
-                    .map(|(repository, ref_)| CatalogSource { repository: repository.clone(), ref_: ref_.clone() }),
+                    .map(|(repository, ref_)| CatalogSource {
+                        repository: repository.clone(),
+                        ref_: ref_.clone(),
+                    }),
                 wait_seconds: o.wait.as_secs().try_into().unwrap_or(u32::MAX),
             },
         }
@@ -181,7 +211,13 @@ impl Run<'_> {
     fn violations(&self, module: &str, outcome: &ModuleOutcome) -> Vec<Violation> {
         let audit = self.mesh.audit();
         let mut violations = audit.violations;
-        if matches!(outcome, ModuleOutcome::Refused { during: "check", .. }) {
+        if matches!(
+            outcome,
+            ModuleOutcome::Refused {
+                during: "check",
+                ..
+            }
+        ) {
             let effects = self.transcript.effects(module);
             if !effects.is_empty() {
                 violations.push(Violation {
@@ -194,10 +230,14 @@ impl Run<'_> {
         if let ModuleOutcome::Refused { message, .. } | ModuleOutcome::Failed(message) = outcome {
             visible.push(message.clone());
         }
-        let shown = audit.secret_values.iter().filter(|v| v.len() >= 6).any(|secret| {
-            let secret = String::from_utf8_lossy(secret);
-            visible.iter().any(|text| text.contains(secret.as_ref()))
-        });
+        let shown = audit
+            .secret_values
+            .iter()
+            .filter(|v| v.len() >= 6)
+            .any(|secret| {
+                let secret = String::from_utf8_lossy(secret);
+                visible.iter().any(|text| text.contains(secret.as_ref()))
+            });
         if shown {
             violations.push(Violation {
                 invariant: "secret-never-shown",
@@ -214,9 +254,17 @@ pub fn bundle_resources(foundation: &Foundation) -> Vec<BundleResource> {
         .resources
         .iter()
         .map(|r| match r.clone() {
-            FoundationResource::Container { id, name, image, volumes } => {
-                BundleResource::Container(Container { id, name, image, volumes })
-            }
+            FoundationResource::Container {
+                id,
+                name,
+                image,
+                volumes,
+            } => BundleResource::Container(Container {
+                id,
+                name,
+                image,
+                volumes,
+            }),
             FoundationResource::File { id, path } => BundleResource::File(File { id, path }),
             FoundationResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
         })

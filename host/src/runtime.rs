@@ -72,7 +72,10 @@ pub struct RunState {
 
 impl WasiView for RunState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }
 
@@ -87,34 +90,58 @@ impl PluginHost {
     pub fn new(limits: Limits) -> Result<PluginHost> {
         let mut config = Config::new();
         config.epoch_interruption(true);
-        let engine = Engine::new(&config).map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
+        let engine = Engine::new(&config)
+            .map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
         let weak = engine.weak();
-        std::thread::Builder::new().name("mesh-adopt-epoch".into()).spawn(move || {
-            while let Some(engine) = weak.upgrade() {
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(EPOCH_TICK);
-            }
-        })?;
+        std::thread::Builder::new()
+            .name("mesh-adopt-epoch".into())
+            .spawn(move || {
+                while let Some(engine) = weak.upgrade() {
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(EPOCH_TICK);
+                }
+            })?;
         let mut linker = Linker::<RunState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()) })
+        Ok(PluginHost {
+            engine,
+            linker,
+            limits,
+            linked: Mutex::new(HashMap::new()),
+        })
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
     pub fn load(&self, path: &Path) -> Result<Plugin> {
-        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("failed to read plugin `{}`", path.display()))?;
         self.load_bytes(path, &bytes)
     }
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
         let digest = format!("{:x}", Sha256::digest(bytes));
-        if let Some(pre) = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest) {
-            return Ok(Plugin { path: path.to_path_buf(), digest, pre: pre.clone() });
+        if let Some(pre) = self
+            .linked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&digest)
+        {
+            return Ok(Plugin {
+                path: path.to_path_buf(),
+                digest,
+                pre: pre.clone(),
+            });
         }
-        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
+        let named = || {
+            format!(
+                "failed to load plugin `{}` (sha256 {})",
+                path.display(),
+                short(&digest)
+            )
+        };
         if !bytes.starts_with(b"\0asm") {
             return Err(anyhow!("it is not WebAssembly (no `\\0asm` header)")).with_context(named);
         }
@@ -126,36 +153,68 @@ impl PluginHost {
             .linker
             .instantiate_pre(&component)
             .and_then(AdopterPre::new)
-            .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
+            .map_err(|e| {
+                anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}")
+            })
             .with_context(named)?;
-        self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
-        Ok(Plugin { path: path.to_path_buf(), digest, pre })
+        self.linked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(digest.clone(), pre.clone());
+        Ok(Plugin {
+            path: path.to_path_buf(),
+            digest,
+            pre,
+        })
     }
 
     /// Refuses a plugin built for another version of the contract, naming both versions.
     fn check_world(&self, component: &Component) -> Result<()> {
         let ty = component.component_type();
         for (name, item) in ty.imports(&self.engine) {
-            let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else { continue };
+            let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else {
+                continue;
+            };
             if !matches!(item.ty, ComponentItem::ComponentInstance(_)) {
                 continue;
             }
-            let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)");
+            let version = rest
+                .split_once('@')
+                .map(|(_, v)| v)
+                .unwrap_or("(unversioned)");
             if version != VERSION {
-                bail!("it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{VERSION}");
+                bail!(
+                    "it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{VERSION}"
+                );
             }
         }
         Ok(())
     }
 
     /// Runs the plugin's read-only `check`.
-    pub async fn check(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.call_check(store, ctx).await).await
+    pub async fn check(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+    ) -> Result<Result<Plan, Refusal>> {
+        self.call(plugin, env, Phase::Check, async |adopter, store| {
+            adopter.call_check(store, ctx).await
+        })
+        .await
     }
 
     /// Runs the plugin's `adopt`.
-    pub async fn adopt(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Report, Refusal>> {
-        self.call(plugin, env, Phase::Adopt, async |adopter, store| adopter.call_adopt(store, ctx).await).await
+    pub async fn adopt(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+    ) -> Result<Result<Report, Refusal>> {
+        self.call(plugin, env, Phase::Adopt, async |adopter, store| {
+            adopter.call_adopt(store, ctx).await
+        })
+        .await
     }
 
     async fn call<T>(
@@ -170,7 +229,10 @@ impl PluginHost {
         let state = RunState {
             wasi,
             table: ResourceTable::new(),
-            store_limits: StoreLimitsBuilder::new().memory_size(self.limits.memory_bytes).instances(16).build(),
+            store_limits: StoreLimitsBuilder::new()
+                .memory_size(self.limits.memory_bytes)
+                .instances(16)
+                .build(),
             env: env.clone(),
             phase,
             limits: self.limits.clone(),
@@ -185,7 +247,10 @@ impl PluginHost {
             let state = ctx.data();
             let guest = state.started.elapsed().saturating_sub(state.in_host);
             if guest > state.limits.guest_time {
-                return Err(wasmtime::format_err!("it ran for more than its {:?} of guest time", state.limits.guest_time));
+                return Err(wasmtime::format_err!(
+                    "it ran for more than its {:?} of guest time",
+                    state.limits.guest_time
+                ));
             }
             Ok(UpdateDeadline::Continue(1))
         });
@@ -195,7 +260,9 @@ impl PluginHost {
         }
         .await;
         outcome.map_err(|error| {
-            let stderr = String::from_utf8_lossy(&stderr.contents()).trim().to_string();
+            let stderr = String::from_utf8_lossy(&stderr.contents())
+                .trim()
+                .to_string();
             let done = env.transcript.effects(&env.module);
             let mut message = format!(
                 "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {error:#}",
@@ -204,12 +271,18 @@ impl PluginHost {
                 short(&plugin.digest)
             );
             if !stderr.is_empty() {
-                message.push_str(&format!("\nits stderr:\n  {}", stderr.replace('\n', "\n  ")));
+                message.push_str(&format!(
+                    "\nits stderr:\n  {}",
+                    stderr.replace('\n', "\n  ")
+                ));
             }
             if done.is_empty() {
                 message.push_str("\nit had changed nothing on the mesh");
             } else {
-                message.push_str(&format!("\nwhat it had already done:\n  {}", done.join("\n  ")));
+                message.push_str(&format!(
+                    "\nwhat it had already done:\n  {}",
+                    done.join("\n  ")
+                ));
             }
             anyhow!(message)
         })

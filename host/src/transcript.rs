@@ -27,11 +27,25 @@ impl CallKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// A plugin's line for the operator.
-    Say { module: String, line: String, at: Duration },
+    Say {
+        module: String,
+        line: String,
+        at: Duration,
+    },
     /// A host call, with what the host answered (`Err` carries the contract error's words).
-    Call { module: String, phase: Phase, kind: CallKind, detail: String, outcome: Result<(), String>, at: Duration },
+    Call {
+        module: String,
+        phase: Phase,
+        kind: CallKind,
+        detail: String,
+        outcome: Result<(), String>,
+        at: Duration,
+    },
     /// The say budget ran out; later lines were dropped.
-    SayCut { module: String, dropped_after: usize },
+    SayCut {
+        module: String,
+        dropped_after: usize,
+    },
 }
 
 /// Receives each event as it is recorded, e.g. to print it.
@@ -47,7 +61,10 @@ pub struct Transcript {
 impl Transcript {
     /// A transcript that hands every event to `observer` as it happens.
     pub fn observed(observer: Observer) -> Transcript {
-        Transcript { events: Mutex::new(Vec::new()), observer: Some(observer) }
+        Transcript {
+            events: Mutex::new(Vec::new()),
+            observer: Some(observer),
+        }
     }
 
     /// Records an event.
@@ -55,12 +72,18 @@ impl Transcript {
         if let Some(observer) = &self.observer {
             observer(&event);
         }
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+        self.events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(event);
     }
 
     /// Every event so far.
     pub fn events(&self) -> Vec<Event> {
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// The lines `module` said, in order.
@@ -68,7 +91,9 @@ impl Transcript {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                Event::Say { module: m, line, .. } if m == module => Some(line),
+                Event::Say {
+                    module: m, line, ..
+                } if m == module => Some(line),
                 _ => None,
             })
             .collect()
@@ -79,8 +104,15 @@ impl Transcript {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                Event::Call { module: m, kind, detail, outcome, .. }
-                    if m == module && kind.is_effect() && !matches!(&outcome, Err(e) if e.starts_with("denied")) =>
+                Event::Call {
+                    module: m,
+                    kind,
+                    detail,
+                    outcome,
+                    ..
+                } if m == module
+                    && kind.is_effect()
+                    && !matches!(&outcome, Err(e) if e.starts_with("denied")) =>
                 {
                     Some(detail)
                 }
@@ -95,7 +127,9 @@ impl Transcript {
             .into_iter()
             .flat_map(|e| match e {
                 Event::Say { line, .. } => vec![line],
-                Event::Call { detail, outcome, .. } => vec![detail, outcome.err().unwrap_or_default()],
+                Event::Call {
+                    detail, outcome, ..
+                } => vec![detail, outcome.err().unwrap_or_default()],
                 Event::SayCut { .. } => Vec::new(),
             })
             .collect()

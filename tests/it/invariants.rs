@@ -14,7 +14,11 @@ async fn pushing_before_accepting_the_superuser_breaks_credential_never_replaced
     ran.assert_adopted("postgres");
     assert!(!ran.report.succeeded());
     assert_eq!(ran.broken(), ["credential-never-replaced"]);
-    assert!(ran.report.violations[0].detail.contains("`postgres`'s secret `superuser`"));
+    assert!(
+        ran.report.violations[0]
+            .detail
+            .contains("`postgres`'s secret `superuser`")
+    );
 }
 
 #[tokio::test]
@@ -37,5 +41,8 @@ async fn the_full_phase_three_keeps_every_invariant() {
     assert!(ran.report.succeeded());
     assert_eq!(ran.mesh.recreations("mesh-store"), 0);
     assert_eq!(ran.mesh.recreations("mesh-bus"), 1);
-    assert!(ran.mesh.container_image("mesh-vault").is_some(), "the vault is raised");
+    assert!(
+        ran.mesh.container_image("mesh-vault").is_some(),
+        "the vault is raised"
+    );
 }

@@ -49,17 +49,28 @@ fn adoptable_store(ctx: &Context) -> Result<&Container, Refusal> {
 impl Plugin for Postgres {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
         let store = adoptable_store(ctx)?;
-        credential(SUPERUSER_CREDENTIAL)
-            .map_err(|e| missing_credential(&ctx.module, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT, &e))?;
+        credential(SUPERUSER_CREDENTIAL).map_err(|e| {
+            missing_credential(&ctx.module, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT, &e)
+        })?;
         let node = &ctx.options.node;
         let accept = owned(&[
-            "secret", "accept", node, &ctx.module, SUPERUSER_SECRET, "--from",
+            "secret",
+            "accept",
+            node,
+            &ctx.module,
+            SUPERUSER_SECRET,
+            "--from",
             &format!("/accepting-{SUPERUSER_SECRET}"),
         ]);
         Ok(Plan {
             summary: vec![
-                format!("adopt `{}` ({}) in place: kept, not recreated", store.name, store.image),
-                format!("carry genesis credential `{SUPERUSER_CREDENTIAL}` in as secret `{SUPERUSER_SECRET}` before the push"),
+                format!(
+                    "adopt `{}` ({}) in place: kept, not recreated",
+                    store.name, store.image
+                ),
+                format!(
+                    "carry genesis credential `{SUPERUSER_CREDENTIAL}` in as secret `{SUPERUSER_SECRET}` before the push"
+                ),
             ],
             commands: Provider::new(ctx, BUILD_NOTE).commands(vec![accept])?,
         })
@@ -67,11 +78,17 @@ impl Plugin for Postgres {
 
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         let store = adoptable_store(ctx)?;
-        say(&format!("adopting {}: the store genesis raised, unchanged", store.name));
+        say(&format!(
+            "adopting {}: the store genesis raised, unchanged",
+            store.name
+        ));
         Provider::new(ctx, BUILD_NOTE).install(|| {
             deliver_credential(ctx, SUPERUSER_SECRET, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT)
         })?;
-        let summary = format!("{} is now the {} module's store, kept in place", store.name, ctx.module);
+        let summary = format!(
+            "{} is now the {} module's store, kept in place",
+            store.name, ctx.module
+        );
         say(&format!("adopted {summary}"));
         Ok(Report { summary })
     }

@@ -1,6 +1,6 @@
 //! The foundation bundle genesis produced: finding the servers a module adopts in it.
 
-use crate::{Container, Refusal, BundleResource, refuse};
+use crate::{BundleResource, Container, Refusal, refuse};
 
 /// The bundle's identity for a resource.
 pub fn identity(resource: &BundleResource) -> &str {
@@ -36,7 +36,11 @@ pub fn container<'a>(
         ))),
         None => {
             let ids: Vec<&str> = foundation.iter().map(identity).collect();
-            let listed = if ids.is_empty() { "nothing".to_string() } else { ids.join(", ") };
+            let listed = if ids.is_empty() {
+                "nothing".to_string()
+            } else {
+                ids.join(", ")
+            };
             Err(refuse(format!(
                 "the foundation bundle has no `{id}`, so there is no {what} for the `{module}` module to adopt; the bundle declares: {listed}"
             )))

@@ -7,6 +7,7 @@
 //! [`foundation`] read the two documents a plugin decides from.
 
 #[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
 pub mod bindings {
     wit_bindgen::generate!({
         path: "../../wit",
@@ -23,7 +24,8 @@ pub mod manifest;
 pub mod provider;
 
 pub use bindings::mesh::adopt::types::{
-    CatalogSource, Container, Context, File, HostError, Options, Other, Plan, Refusal, Report, BundleResource,
+    BundleResource, CatalogSource, Container, Context, File, HostError, Options, Other, Plan,
+    Refusal, Report,
 };
 
 /// A module's adoption rules.
@@ -38,7 +40,9 @@ pub trait Plugin {
 /// Builds a refusal from a message; plugins return these instead of panicking, so the
 /// operator reads the reason rather than a trap.
 pub fn refuse(message: impl Into<String>) -> Refusal {
-    Refusal { message: message.into() }
+    Refusal {
+        message: message.into(),
+    }
 }
 
 #[doc(hidden)]
