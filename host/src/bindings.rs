@@ -3,7 +3,8 @@
 wasmtime::component::bindgen!({
     path: "../wit",
     world: "adopter",
-    imports: { default: async },
+    // A say flood stops the plugin, so `say` may trap; every other import answers in-band.
+    imports: { "mesh:adopt/log.say": async | trappable, default: async },
     exports: { default: async },
     with: { "mesh:adopt/control.secret": crate::mesh::SecretValue },
 });
@@ -14,3 +15,5 @@ pub use mesh::adopt::types::{BundleResource, CatalogSource, HostError, Options};
 pub const PACKAGE: &str = "mesh:adopt";
 /// The contract version this host implements.
 pub const VERSION: &str = "0.1.0";
+/// The world a manifest's `adopt.world` names for this host.
+pub const WORLD: &str = "mesh:adopt/adopter@0.1.0";

@@ -29,6 +29,8 @@ pub struct CatalogueModule {
     pub manifest: Vec<u8>,
     /// Its adoption plugin.
     pub plugin_path: PathBuf,
+    /// The manifest's word on the plugin: pin, world, grants.
+    pub adopt: AdoptSection,
 }
 
 impl Catalogue {
@@ -47,31 +49,27 @@ impl Catalogue {
     pub fn module(&self, name: &str) -> Result<CatalogueModule> {
         let dir = self.root.join("modules").join(name);
         let manifest_path = dir.join(MANIFEST_FILE);
-        let manifest = std::fs::read(&manifest_path).with_context(|| {
-            format!(
-                "failed to read the `{name}` module's manifest `{}`",
+        let manifest = std::fs::read(&manifest_path)
+            .with_context(|| format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display()))?;
+        let parsed = ModuleManifest::parse(&manifest)
+            .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
+        crate::grants::within_ceiling(&parsed.adopt.grants)
+            .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
+        let plugin_file = &parsed.adopt.plugin;
+        if plugin_file.is_empty() || plugin_file.contains(['/', '\\']) || plugin_file == ".." {
+            bail!(
+                "the `{name}` module's manifest `{}` names plugin `{plugin_file}`: it must be a file beside the manifest",
                 manifest_path.display()
-            )
-        })?;
-        ModuleManifest::parse(&manifest).with_context(|| {
-            format!(
-                "the `{name}` module's manifest `{}` is malformed",
-                manifest_path.display()
-            )
-        })?;
-        let plugin_path = dir.join(PLUGIN_FILE);
+            );
+        }
+        let plugin_path = dir.join(plugin_file);
         if !plugin_path.is_file() {
             bail!(
                 "the `{name}` module ships no plugin: `{}` does not exist (build the plugins with `just build-plugins`)",
                 plugin_path.display()
             );
         }
-        Ok(CatalogueModule {
-            name: name.to_string(),
-            manifest_path,
-            manifest,
-            plugin_path,
-        })
+        Ok(CatalogueModule { name: name.to_string(), manifest_path, manifest, plugin_path, adopt: parsed.adopt })
     }
 }
 
@@ -90,6 +88,42 @@ pub struct ModuleManifest {
     /// Subjects it speaks on the bus; a module with none is issued no account.
     #[serde(rename = "bus-subjects")]
     pub bus_subjects: Vec<String>,
+    /// How the module's plugin ships and what it may do beyond the host's defaults.
+    pub adopt: AdoptSection,
+}
+
+/// A manifest's `adopt` section: the catalogue author's word on the plugin.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdoptSection {
+    /// The plugin's file, beside the manifest.
+    pub plugin: String,
+    /// The plugin's sha256, hex; when given, any other plugin is refused.
+    pub sha256: Option<String>,
+    /// The world the plugin targets, e.g. `mesh:adopt/adopter@0.1.0`.
+    pub world: Option<String>,
+    /// What the plugin may read beyond the defaults.
+    pub grants: Grants,
+}
+
+impl Default for AdoptSection {
+    fn default() -> Self {
+        AdoptSection { plugin: PLUGIN_FILE.to_string(), sha256: None, world: None, grants: Grants::default() }
+    }
+}
+
+/// What a catalogue grants its plugin. Only reads can be granted: what a plugin may tell and
+/// carry is fixed by the host (its own module's provider sequence), so a manifest asking for
+/// more is refused when it is read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Grants {
+    /// Genesis credentials it may carry in, by name.
+    pub credentials: Vec<String>,
+    /// Containers it may inspect, by name.
+    pub inspect: Vec<String>,
+    /// URLs it may fetch: exact, or a prefix ending in `*`.
+    pub fetch: Vec<String>,
 }
 
 /// One resource a module declares.
@@ -131,8 +165,7 @@ impl ModuleManifest {
                 let mut resolved = r.clone();
                 for volume in &mut resolved.volumes {
                     for access in &self.accesses {
-                        *volume =
-                            volume.replace(&format!("${{access:{}}}", access.id), &access.path);
+                        *volume = volume.replace(&format!("${{access:{}}}", access.id), &access.path);
                     }
                 }
                 resolved
@@ -163,12 +196,7 @@ pub struct Foundation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FoundationResource {
     /// A container genesis raised.
-    Container {
-        id: String,
-        name: String,
-        image: String,
-        volumes: Vec<String>,
-    },
+    Container { id: String, name: String, image: String, volumes: Vec<String> },
     /// A file genesis placed.
     File { id: String, path: String },
     /// Any other kind, kept so refusals can list it.
@@ -208,11 +236,9 @@ struct RawResource {
 impl Foundation {
     /// Reads a bundle file, naming the file and the resource in any error.
     pub fn load(path: &Path) -> Result<Foundation> {
-        let bytes = std::fs::read(path).with_context(|| {
-            format!("failed to read the foundation bundle `{}`", path.display())
-        })?;
-        Foundation::parse(&bytes)
-            .with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("failed to read the foundation bundle `{}`", path.display()))?;
+        Foundation::parse(&bytes).with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
     }
 
     /// Parses a bundle; every container needs a name and an image, every file a path.
@@ -220,13 +246,7 @@ impl Foundation {
         let raw: RawBundle = serde_json::from_slice(bytes)?;
         let mut resources = Vec::with_capacity(raw.resources.len());
         for (index, r) in raw.resources.into_iter().enumerate() {
-            let missing = |field: &str| {
-                anyhow::anyhow!(
-                    "resource {index} (`{}`, a {}) has no `{field}`",
-                    r.id,
-                    r.kind
-                )
-            };
+            let missing = |field: &str| anyhow::anyhow!("resource {index} (`{}`, a {}) has no `{field}`", r.id, r.kind);
             resources.push(match r.kind.as_str() {
                 "container" => FoundationResource::Container {
                     name: r.name.clone().ok_or_else(|| missing("name"))?,
@@ -234,14 +254,8 @@ impl Foundation {
                     volumes: r.volumes,
                     id: r.id,
                 },
-                "file" => FoundationResource::File {
-                    path: r.path.clone().ok_or_else(|| missing("path"))?,
-                    id: r.id,
-                },
-                _ => FoundationResource::Other {
-                    id: r.id,
-                    kind: r.kind,
-                },
+                "file" => FoundationResource::File { path: r.path.clone().ok_or_else(|| missing("path"))?, id: r.id },
+                _ => FoundationResource::Other { id: r.id, kind: r.kind },
             });
         }
         Ok(Foundation { resources })
@@ -250,12 +264,9 @@ impl Foundation {
     /// The container the bundle calls `id`, if it is one.
     pub fn container(&self, id: &str) -> Option<(&str, &str, &[String])> {
         self.resources.iter().find_map(|r| match r {
-            FoundationResource::Container {
-                id: i,
-                name,
-                image,
-                volumes,
-            } if i == id => Some((name.as_str(), image.as_str(), volumes.as_slice())),
+            FoundationResource::Container { id: i, name, image, volumes } if i == id => {
+                Some((name.as_str(), image.as_str(), volumes.as_slice()))
+            }
             _ => None,
         })
     }
@@ -267,13 +278,8 @@ mod tests {
 
     #[test]
     fn names_the_resource_missing_a_field() {
-        let err =
-            Foundation::parse(br#"{"resources":[{"id":"store","kind":"container","name":"s"}]}"#)
-                .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "resource 0 (`store`, a container) has no `image`"
-        );
+        let err = Foundation::parse(br#"{"resources":[{"id":"store","kind":"container","name":"s"}]}"#).unwrap_err();
+        assert_eq!(err.to_string(), "resource 0 (`store`, a container) has no `image`");
     }
 
     #[test]

@@ -67,17 +67,13 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         Some(at) => text.split_at(at),
         None => (text, "s"),
     };
-    let value: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 90s, 5m or 1h"))?;
+    let value: u64 = number.parse().map_err(|_| format!("`{text}` is not a duration like 90s, 5m or 1h"))?;
     let seconds = match unit {
         "s" => value,
         "m" => value * 60,
         "h" => value * 3600,
         _ => {
-            return Err(format!(
-                "`{text}` has an unknown unit `{unit}`: use s, m or h"
-            ));
+            return Err(format!("`{text}` has an unknown unit `{unit}`: use s, m or h"));
         }
     };
     Ok(Duration::from_secs(seconds))
@@ -87,9 +83,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// of the repository.
 pub fn parse_catalog_source(text: &str) -> (String, Option<String>) {
     match text.rsplit_once('@') {
-        Some((repo, reference))
-            if !repo.is_empty() && !reference.is_empty() && !reference.contains([':', '/']) =>
-        {
+        Some((repo, reference)) if !repo.is_empty() && !reference.is_empty() && !reference.contains([':', '/']) => {
             (repo.to_string(), Some(reference.to_string()))
         }
         _ => (text.to_string(), None),
@@ -101,10 +95,7 @@ pub fn parse_catalog_source(text: &str) -> (String, Option<String>) {
 /// be made at all.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return report_error(&anyhow::anyhow!("failed to start the async runtime: {e}")),
     };
@@ -135,38 +126,20 @@ async fn execute(cli: Cli) -> Result<bool> {
         args.modules.clone()
     };
     if !args.catalogue.is_dir() {
-        bail!(
-            "the catalogue `{}` is not a directory (pass --catalogue DIR)",
-            args.catalogue.display()
-        );
+        bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", args.catalogue.display());
     }
     let catalogue = Catalogue::at(&args.catalogue);
-    let foundation_path = args
-        .foundation
-        .clone()
-        .unwrap_or_else(|| args.catalogue.join("foundation.json"));
+    let foundation_path = args.foundation.clone().unwrap_or_else(|| args.catalogue.join("foundation.json"));
     let foundation = Foundation::load(&foundation_path)?;
-    let credentials_path = args
-        .credentials
-        .clone()
-        .unwrap_or_else(|| args.catalogue.join("genesis/credentials"));
-    let mesh: Arc<dyn Mesh> = Arc::new(SimulatedMesh::new(SimSetup::new(
-        foundation.clone(),
-        &args.node,
-    )));
+    let credentials_path = args.credentials.clone().unwrap_or_else(|| args.catalogue.join("genesis/credentials"));
+    let mesh: Arc<dyn Mesh> = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.node)));
     let verbose = args.verbose;
-    let transcript = Arc::new(Transcript::observed(Box::new(move |event| {
-        print_event(event, verbose)
-    })));
+    let transcript = Arc::new(Transcript::observed(Box::new(move |event| print_event(event, verbose))));
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
 
     println!(
         "{} {} on {}",
-        if mode == Mode::Check {
-            "checking"
-        } else {
-            "adopting"
-        },
+        if mode == Mode::Check { "checking" } else { "adopting" },
         modules.join(", "),
         mesh.summary()
     );
@@ -198,30 +171,18 @@ fn clock(at: Duration) -> String {
 fn print_event(event: &Event, verbose: bool) {
     let line = match event {
         Event::Say { module, line, at } => format!("{} {module:>10} │ {line}", clock(*at)),
-        Event::SayCut {
-            module,
-            dropped_after,
-        } => {
-            format!(
-                "      {module:>10} │ (said more than {dropped_after} lines; the rest were dropped)"
-            )
+        Event::SayCut { module, dropped_after } => {
+            format!("      {module:>10} │ (said more than {dropped_after} lines: stopped, the rest dropped)")
         }
-        Event::Call {
-            module,
-            phase,
-            kind,
-            detail,
-            outcome,
-            at,
-        } if verbose => {
+        Event::SecretShown { module, secret, place } => {
+            format!("      {module:>10} │ (the value of secret `{secret}` was caught in {place} and redacted)")
+        }
+        Event::Call { module, phase, kind, detail, outcome, at } if verbose => {
             let result = match outcome {
                 Ok(()) => "ok".to_string(),
                 Err(e) => e.clone(),
             };
-            format!(
-                "{} {module:>10} ┆ {phase} {kind:?} {detail} → {result}",
-                clock(*at)
-            )
+            format!("{} {module:>10} ┆ {phase} {kind:?} {detail} → {result}", clock(*at))
         }
         Event::Call { .. } => return,
     };
@@ -244,16 +205,11 @@ fn print_summary(report: &RunReport) {
                 ("ready", text)
             }
             ModuleOutcome::Adopted(summary) => ("adopted", summary.clone()),
-            ModuleOutcome::Refused { during, message } => {
-                ("refused", format!("(in {during}) {message}"))
-            }
+            ModuleOutcome::Refused { during, message } => ("refused", format!("(in {during}) {message}")),
             ModuleOutcome::Failed(error) => ("failed", error.clone()),
             ModuleOutcome::NotRun { because } => ("not run", because.clone()),
         };
-        println!(
-            "  {module:<12} {word:<9} {}",
-            text.replace('\n', "\n                         ")
-        );
+        println!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
     }
     let mut kept = Vec::new();
     let mut recreated = Vec::new();
@@ -262,19 +218,12 @@ fn print_summary(report: &RunReport) {
     for change in &report.changes {
         match change {
             ContainerChange::Kept { name, image } => kept.push(format!("{name} ({image})")),
-            ContainerChange::Recreated { name, from, to } => {
-                recreated.push(format!("{name} ({from} → {to})"))
-            }
+            ContainerChange::Recreated { name, from, to } => recreated.push(format!("{name} ({from} → {to})")),
             ContainerChange::Created { name, image } => created.push(format!("{name} ({image})")),
             ContainerChange::Removed { name } => removed.push(name.clone()),
         }
     }
-    for (word, list) in [
-        ("kept", kept),
-        ("recreated", recreated),
-        ("created", created),
-        ("removed", removed),
-    ] {
+    for (word, list) in [("kept", kept), ("recreated", recreated), ("created", created), ("removed", removed)] {
         if !list.is_empty() {
             println!("  {word:<12} {}", list.join(", "));
         }
@@ -301,13 +250,7 @@ mod tests {
 
     #[test]
     fn splits_catalog_source_refs() {
-        assert_eq!(
-            parse_catalog_source("https://h/cat.git@v2"),
-            ("https://h/cat.git".into(), Some("v2".into()))
-        );
-        assert_eq!(
-            parse_catalog_source("git@h:org/cat.git"),
-            ("git@h:org/cat.git".into(), None)
-        );
+        assert_eq!(parse_catalog_source("https://h/cat.git@v2"), ("https://h/cat.git".into(), Some("v2".into())));
+        assert_eq!(parse_catalog_source("git@h:org/cat.git"), ("git@h:org/cat.git".into(), None));
     }
 }

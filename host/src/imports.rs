@@ -1,5 +1,6 @@
 //! The contract's imports, served to a plugin: every call is checked against the grants,
-//! bounded by the limits, recorded in the transcript and carried to the mesh.
+//! bounded by the limits, scrubbed of secret values, recorded in the transcript and carried
+//! to the mesh.
 
 use std::time::{Duration, Instant};
 
@@ -7,7 +8,7 @@ use wasmtime::component::Resource;
 
 use crate::bindings::HostError;
 use crate::bindings::mesh::adopt::{clock, control, log, machine, types};
-use crate::grants;
+use crate::grants::Call;
 use crate::mesh::{MeshError, Payload, SecretValue};
 use crate::runtime::RunState;
 use crate::transcript::{CallKind, Event};
@@ -22,7 +23,8 @@ impl From<MeshError> for HostError {
     }
 }
 
-fn error_words(error: &HostError) -> String {
+/// The words a transcript keeps for a host error.
+pub fn error_words(error: &HostError) -> String {
     match error {
         HostError::Denied(m) => format!("denied: {m}"),
         HostError::Failed(m) => format!("failed: {m}"),
@@ -32,26 +34,48 @@ fn error_words(error: &HostError) -> String {
 }
 
 impl RunState {
-    /// Runs one host call: grants first, then the call itself, timed so the guest-time
+    /// `text` with secret values replaced by their names; a value found is recorded as shown
+    /// at `place`, which fails the run.
+    pub(crate) fn scrub(&mut self, text: &str, place: &str) -> (String, bool) {
+        let (scrubbed, found) = self.env.credentials.redact(text);
+        if let Some(secret) = &found {
+            self.env.transcript.record(Event::SecretShown {
+                module: self.env.module.clone(),
+                secret: secret.clone(),
+                place: place.to_string(),
+            });
+        }
+        (scrubbed, found.is_some())
+    }
+
+    /// Runs one host call: the grants first, then the call itself, timed so the guest-time
     /// deadline does not count the wait, then the record.
     async fn serve<T>(
         &mut self,
         kind: CallKind,
-        detail: String,
+        grant: Call<'_>,
+        detail: &str,
         call: impl AsyncFnOnce(&mut RunState) -> Result<T, HostError>,
     ) -> Result<T, HostError> {
         let entered = Instant::now();
-        let outcome = match grants::allow(self.phase, kind, &detail) {
-            Err(why) => Err(HostError::Denied(why)),
+        let (detail, leaked) = self.scrub(detail, &format!("a {kind:?} call's arguments").to_lowercase());
+        let outcome = match self.env.permissions.allow(self.phase, grant) {
+            Err(why) => Err(HostError::Denied(self.env.credentials.redact(&why).0)),
+            Ok(()) if leaked => Err(HostError::Denied(
+                "its arguments carry a secret's value (redacted); secrets travel only by `carry` of a secret handle"
+                    .into(),
+            )),
             Ok(()) => call(self).await,
         };
         self.in_host += entered.elapsed();
+        self.last_call = format!("{kind:?} {detail}").to_lowercase();
+        let outcome_words = outcome.as_ref().map(|_| ()).map_err(|e| self.env.credentials.redact(&error_words(e)).0);
         self.env.transcript.record(Event::Call {
             module: self.env.module.clone(),
             phase: self.phase,
             kind,
             detail,
-            outcome: outcome.as_ref().map(|_| ()).map_err(error_words),
+            outcome: outcome_words,
             at: self.env.mesh.now(),
         });
         outcome
@@ -62,10 +86,7 @@ impl types::Host for RunState {}
 
 impl control::HostSecret for RunState {
     async fn name(&mut self, secret: Resource<SecretValue>) -> String {
-        self.table()
-            .get(&secret)
-            .map(|s| s.name.clone())
-            .unwrap_or_default()
+        self.table().get(&secret).map(|s| s.name.clone()).unwrap_or_default()
     }
 
     async fn drop(&mut self, secret: Resource<SecretValue>) -> wasmtime::Result<()> {
@@ -76,64 +97,48 @@ impl control::HostSecret for RunState {
 
 impl control::Host for RunState {
     async fn credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
-        self.serve(CallKind::Credential, name.clone(), async |state| {
-            let value = state
-                .env
-                .credentials
-                .read(&name)
-                .map_err(HostError::Unavailable)?;
-            state
-                .table()
-                .push(value)
-                .map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
+        self.serve(CallKind::Credential, Call::Credential { name: &name }, &name.clone(), async |state| {
+            let value = state.env.credentials.read(&name).map_err(HostError::Unavailable)?;
+            state.table().push(value).map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
         })
         .await
     }
 
-    async fn carry(
-        &mut self,
-        name: String,
-        payload: control::Payload,
-        remote: String,
-    ) -> Result<(), HostError> {
-        let (payload, detail) = match payload {
+    async fn carry(&mut self, name: String, payload: control::Payload, remote: String) -> Result<(), HostError> {
+        let (payload, detail, secret) = match payload {
             control::Payload::Bytes(bytes) => {
                 let detail = format!("{name} ({} bytes) to {remote}", bytes.len());
-                (Ok(Payload::Bytes(bytes)), detail)
+                (Ok(Payload::Bytes(bytes)), detail, false)
             }
             control::Payload::Secret(handle) => {
                 let secret = self.table().get(&handle).cloned();
                 let detail = format!("secret {name} to {remote}");
-                (
-                    secret.map(Payload::Secret).map_err(|e| {
-                        HostError::Denied(format!("not a secret this plugin holds: {e}"))
-                    }),
-                    detail,
-                )
+                let payload = secret
+                    .map(Payload::Secret)
+                    .map_err(|e| HostError::Denied(format!("not a secret this plugin holds: {e}")));
+                (payload, detail, true)
             }
         };
-        self.serve(CallKind::Carry, detail, async |state| {
-            let payload = payload?;
-            Ok(state.env.mesh.carry(&name, payload, &remote).await?)
+        self.serve(CallKind::Carry, Call::Carry { remote: &remote.clone(), secret }, &detail, async |state| {
+            Ok(state.env.mesh.carry(&name, payload?, &remote).await?)
         })
         .await
     }
 
     async fn tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {
         let size: usize = args.iter().map(String::len).sum();
-        let detail = if size > self.limits.tell_args_bytes {
-            format!(
-                "{} … ({size} bytes of arguments)",
-                args.first().map(String::as_str).unwrap_or("")
-            )
+        let limit = self.limits.tell_args_bytes;
+        let too_big = size > limit;
+        let detail = if too_big {
+            format!("{} … ({size} bytes of arguments)", args.first().map(String::as_str).unwrap_or(""))
         } else {
             args.join(" ")
         };
-        self.serve(CallKind::Tell, detail, async |state| {
-            if size > state.limits.tell_args_bytes {
+        let grant_args = if too_big { Vec::new() } else { args.clone() };
+        self.serve(CallKind::Tell, Call::Tell { args: &grant_args }, &detail, async |state| {
+            if too_big {
                 return Err(HostError::Denied(format!(
-                    "the arguments are {size} bytes; a tell may carry at most {} (limits.tell_args_bytes)",
-                    state.limits.tell_args_bytes
+                    "the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)"
                 )));
             }
             let timeout = Duration::from_secs(timeout_seconds.into()).min(state.limits.tell_timeout_ceiling);
@@ -144,44 +149,41 @@ impl control::Host for RunState {
 }
 
 impl machine::Host for RunState {
-    async fn inspect(
-        &mut self,
-        container: String,
-    ) -> Result<Option<machine::ContainerState>, HostError> {
-        self.serve(CallKind::Inspect, container.clone(), async |state| {
+    async fn inspect(&mut self, container: String) -> Result<Option<machine::ContainerState>, HostError> {
+        self.serve(CallKind::Inspect, Call::Inspect { container: &container.clone() }, &container, async |state| {
             let found = state.env.mesh.inspect(&container).await?;
-            Ok(found.map(|c| machine::ContainerState {
-                image: c.image,
-                running: c.running,
-            }))
+            Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
         })
         .await
     }
 
     async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
-        self.serve(CallKind::Fetch, url.clone(), async |state| {
-            let response = state.env.mesh.fetch(&url).await?;
-            Ok(machine::Response {
-                status: response.status,
-                body: response.body,
-            })
+        self.serve(CallKind::Fetch, Call::Fetch { url: &url.clone() }, &url, async |state| {
+            let mut response = state.env.mesh.fetch(&url).await?;
+            let cap = state.limits.fetch_body_bytes;
+            if response.body.len() > cap {
+                let mut cut = cap;
+                while !response.body.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                response.body.truncate(cut);
+            }
+            Ok(machine::Response { status: response.status, body: response.body })
         })
         .await
     }
 }
 
 impl log::Host for RunState {
-    async fn say(&mut self, line: String) {
+    async fn say(&mut self, line: String) -> wasmtime::Result<()> {
         let module = self.env.module.clone();
         self.said += 1;
         if self.said > self.limits.say_lines {
-            if self.said == self.limits.say_lines + 1 {
-                self.env.transcript.record(Event::SayCut {
-                    module,
-                    dropped_after: self.limits.say_lines,
-                });
-            }
-            return;
+            let dropped_after = self.limits.say_lines;
+            self.env.transcript.record(Event::SayCut { module, dropped_after });
+            return Err(wasmtime::format_err!(
+                "it said more than {dropped_after} lines (limits.say_lines); the rest were dropped"
+            ));
         }
         let mut line = line;
         if line.len() > self.limits.say_line_bytes {
@@ -192,8 +194,10 @@ impl log::Host for RunState {
             line.truncate(cut);
             line.push_str(" … (cut)");
         }
+        let (line, _) = self.scrub(&line, "a say line");
         let at = self.env.mesh.now();
         self.env.transcript.record(Event::Say { module, line, at });
+        Ok(())
     }
 }
 

@@ -18,6 +18,8 @@ pub struct Limits {
     pub say_lines: usize,
     /// Total size of one `tell`'s arguments.
     pub tell_args_bytes: usize,
+    /// How much of a fetched body reaches the plugin.
+    pub fetch_body_bytes: usize,
 }
 
 impl Default for Limits {
@@ -29,6 +31,7 @@ impl Default for Limits {
             say_line_bytes: 4 << 10,
             say_lines: 1_000,
             tell_args_bytes: 64 << 10,
+            fetch_body_bytes: 64 << 10,
         }
     }
 }

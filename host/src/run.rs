@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::bindings::mesh::adopt::types::{Container, File, Other};
-use crate::bindings::{BundleResource, CatalogSource, Context, Options, Plan};
+use crate::bindings::{BundleResource, CatalogSource, Context, Options, Plan, WORLD};
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::credentials::Credentials;
+use crate::grants::Permissions;
 use crate::mesh::{ContainerChange, Mesh, Violation};
 use crate::runtime::{PluginHost, RunEnv};
 use crate::transcript::Transcript;
@@ -37,10 +38,7 @@ pub enum ModuleOutcome {
     /// `adopt` succeeded, with the plugin's one-line summary.
     Adopted(String),
     /// The plugin refused, in `check` or in `adopt`.
-    Refused {
-        during: &'static str,
-        message: String,
-    },
+    Refused { during: &'static str, message: String },
     /// The plugin could not be loaded or was stopped by the sandbox.
     Failed(String),
     /// An earlier module did not succeed, so this one was left alone.
@@ -75,10 +73,7 @@ impl RunReport {
 
     /// The outcome for `module`.
     pub fn outcome(&self, module: &str) -> Option<&ModuleOutcome> {
-        self.modules
-            .iter()
-            .find(|(m, _)| m == module)
-            .map(|(_, o)| o)
+        self.modules.iter().find(|(m, _)| m == module).map(|(_, o)| o)
     }
 }
 
@@ -113,10 +108,7 @@ impl Run<'_> {
                 outcomes.push((module.clone(), ModuleOutcome::NotRun { because }));
                 continue;
             }
-            let outcome = self
-                .module(module, mode)
-                .await
-                .unwrap_or_else(|e| ModuleOutcome::Failed(format!("{e:#}")));
+            let outcome = self.module(module, mode).await.unwrap_or_else(|e| ModuleOutcome::Failed(format!("{e:#}")));
             violations = self.violations(module, &outcome);
             let broke = !violations.is_empty();
             outcomes.push((module.clone(), outcome));
@@ -125,12 +117,7 @@ impl Run<'_> {
             }
         }
         for module in modules.iter().skip(outcomes.len()) {
-            outcomes.push((
-                module.clone(),
-                ModuleOutcome::NotRun {
-                    because: "an invariant broke".into(),
-                },
-            ));
+            outcomes.push((module.clone(), ModuleOutcome::NotRun { because: "an invariant broke".into() }));
         }
         // What the last push does to the node is part of the run: let it land, then look again.
         self.mesh.quiesce().await;
@@ -140,12 +127,7 @@ impl Run<'_> {
                 violations.push(violation);
             }
         }
-        RunReport {
-            modules: outcomes,
-            changes: audit.changes,
-            violations,
-            mesh: self.mesh.summary(),
-        }
+        RunReport { modules: outcomes, changes: audit.changes, violations, mesh: self.mesh.summary() }
     }
 
     async fn module(&self, module: &str, mode: Mode) -> Result<ModuleOutcome> {
@@ -156,21 +138,33 @@ impl Run<'_> {
             .find(|(m, _)| m == module)
             .map(|(_, p)| p.clone())
             .unwrap_or(found.plugin_path);
-        let plugin = self.host.load(&plugin_path)?;
+        if let Some(world) = &found.adopt.world
+            && world != WORLD
+        {
+            bail!(
+                "the `{module}` module's manifest `{}` says its plugin targets `{world}`; this host implements `{WORLD}`",
+                found.manifest_path.display()
+            );
+        }
+        let plugin = self.host.load_pinned(&plugin_path, found.adopt.sha256.as_deref())?;
         let env = RunEnv {
             module: module.to_string(),
             mesh: self.mesh.clone(),
             credentials: self.credentials.clone(),
             transcript: self.transcript.clone(),
+            permissions: Permissions {
+                module: module.to_string(),
+                node: self.options.node.clone(),
+                repository: self.options.catalog_source.as_ref().map(|(repo, _)| repo.clone()),
+                granted: found.adopt.grants.clone(),
+                manifest: found.manifest_path.display().to_string(),
+            },
         };
         let ctx = self.context(module, found.manifest);
         let plan = match self.host.check(&plugin, &env, &ctx).await? {
             Ok(plan) => plan,
             Err(refusal) => {
-                return Ok(ModuleOutcome::Refused {
-                    during: "check",
-                    message: refusal.message,
-                });
+                return Ok(ModuleOutcome::Refused { during: "check", message: self.scrub(module, &refusal.message) });
             }
         };
         if mode == Mode::Check {
@@ -178,11 +172,21 @@ impl Run<'_> {
         }
         Ok(match self.host.adopt(&plugin, &env, &ctx).await? {
             Ok(report) => ModuleOutcome::Adopted(report.summary),
-            Err(refusal) => ModuleOutcome::Refused {
-                during: "adopt",
-                message: refusal.message,
-            },
+            Err(refusal) => ModuleOutcome::Refused { during: "adopt", message: self.scrub(module, &refusal.message) },
         })
+    }
+
+    /// A plugin's refusal with secret values replaced by their names; one found fails the run.
+    fn scrub(&self, module: &str, message: &str) -> String {
+        let (scrubbed, found) = self.credentials.redact(message);
+        if let Some(secret) = found {
+            self.transcript.record(crate::transcript::Event::SecretShown {
+                module: module.to_string(),
+                secret,
+                place: "its refusal".into(),
+            });
+        }
+        scrubbed
     }
 
     /// The context a plugin decides from.
@@ -197,10 +201,7 @@ impl Run<'_> {
                 catalog_source: o
                     .catalog_source
                     .as_ref()
-                    .map(|(repository, ref_)| CatalogSource {
-                        repository: repository.clone(),
-                        ref_: ref_.clone(),
-                    }),
+                    .map(|(repository, ref_)| CatalogSource { repository: repository.clone(), ref_: ref_.clone() }),
                 wait_seconds: o.wait.as_secs().try_into().unwrap_or(u32::MAX),
             },
         }
@@ -211,13 +212,7 @@ impl Run<'_> {
     fn violations(&self, module: &str, outcome: &ModuleOutcome) -> Vec<Violation> {
         let audit = self.mesh.audit();
         let mut violations = audit.violations;
-        if matches!(
-            outcome,
-            ModuleOutcome::Refused {
-                during: "check",
-                ..
-            }
-        ) {
+        if matches!(outcome, ModuleOutcome::Refused { during: "check", .. }) {
             let effects = self.transcript.effects(module);
             if !effects.is_empty() {
                 violations.push(Violation {
@@ -226,18 +221,20 @@ impl Run<'_> {
                 });
             }
         }
+        for (shown_by, secret, place) in self.transcript.secrets_shown() {
+            violations.push(Violation {
+                invariant: "secret-never-shown",
+                detail: format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"),
+            });
+        }
         let mut visible = self.transcript.visible_text();
         if let ModuleOutcome::Refused { message, .. } | ModuleOutcome::Failed(message) = outcome {
             visible.push(message.clone());
         }
-        let shown = audit
-            .secret_values
-            .iter()
-            .filter(|v| v.len() >= 6)
-            .any(|secret| {
-                let secret = String::from_utf8_lossy(secret);
-                visible.iter().any(|text| text.contains(secret.as_ref()))
-            });
+        let shown = audit.secret_values.iter().filter(|v| v.len() >= 6).any(|secret| {
+            let secret = String::from_utf8_lossy(secret);
+            visible.iter().any(|text| text.contains(secret.as_ref()))
+        });
         if shown {
             violations.push(Violation {
                 invariant: "secret-never-shown",
@@ -254,17 +251,9 @@ pub fn bundle_resources(foundation: &Foundation) -> Vec<BundleResource> {
         .resources
         .iter()
         .map(|r| match r.clone() {
-            FoundationResource::Container {
-                id,
-                name,
-                image,
-                volumes,
-            } => BundleResource::Container(Container {
-                id,
-                name,
-                image,
-                volumes,
-            }),
+            FoundationResource::Container { id, name, image, volumes } => {
+                BundleResource::Container(Container { id, name, image, volumes })
+            }
             FoundationResource::File { id, path } => BundleResource::File(File { id, path }),
             FoundationResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
         })

@@ -18,7 +18,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Report, VERSION};
 use crate::credentials::Credentials;
-use crate::grants::Phase;
+use crate::grants::{Permissions, Phase};
 use crate::limits::Limits;
 use crate::mesh::Mesh;
 use crate::transcript::Transcript;
@@ -55,6 +55,8 @@ pub struct RunEnv {
     pub mesh: Arc<dyn Mesh>,
     pub credentials: Arc<Credentials>,
     pub transcript: Arc<Transcript>,
+    /// What the plugin may do.
+    pub permissions: Permissions,
 }
 
 /// A plugin's per-call state: the sandbox's WASI context and the run it belongs to.
@@ -68,14 +70,13 @@ pub struct RunState {
     pub(crate) said: usize,
     started: Instant,
     pub(crate) in_host: Duration,
+    /// The last host call, for the report if the plugin is stopped.
+    pub(crate) last_call: String,
 }
 
 impl WasiView for RunState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
     }
 }
 
@@ -90,58 +91,50 @@ impl PluginHost {
     pub fn new(limits: Limits) -> Result<PluginHost> {
         let mut config = Config::new();
         config.epoch_interruption(true);
-        let engine = Engine::new(&config)
-            .map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
+        let engine = Engine::new(&config).map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
         let weak = engine.weak();
-        std::thread::Builder::new()
-            .name("mesh-adopt-epoch".into())
-            .spawn(move || {
-                while let Some(engine) = weak.upgrade() {
-                    engine.increment_epoch();
-                    drop(engine);
-                    std::thread::sleep(EPOCH_TICK);
-                }
-            })?;
+        std::thread::Builder::new().name("mesh-adopt-epoch".into()).spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })?;
         let mut linker = Linker::<RunState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(PluginHost {
-            engine,
-            linker,
-            limits,
-            linked: Mutex::new(HashMap::new()),
-        })
+        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()) })
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
     pub fn load(&self, path: &Path) -> Result<Plugin> {
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        self.load_pinned(path, None)
+    }
+
+    /// Loads a plugin file whose sha256 must be `pin` when one is given: a catalogue that
+    /// pins its plugin gets that plugin or none.
+    pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin> {
+        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        if let Some(pin) = pin {
+            let digest = format!("{:x}", Sha256::digest(&bytes));
+            if !digest.eq_ignore_ascii_case(pin.trim()) {
+                bail!(
+                    "refused to load plugin `{}`: its sha256 is {digest}, and the manifest pins {}",
+                    path.display(),
+                    pin.trim()
+                );
+            }
+        }
         self.load_bytes(path, &bytes)
     }
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
         let digest = format!("{:x}", Sha256::digest(bytes));
-        if let Some(pre) = self
-            .linked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&digest)
-        {
-            return Ok(Plugin {
-                path: path.to_path_buf(),
-                digest,
-                pre: pre.clone(),
-            });
+        if let Some(pre) = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest) {
+            return Ok(Plugin { path: path.to_path_buf(), digest, pre: pre.clone() });
         }
-        let named = || {
-            format!(
-                "failed to load plugin `{}` (sha256 {})",
-                path.display(),
-                short(&digest)
-            )
-        };
+        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
         if !bytes.starts_with(b"\0asm") {
             return Err(anyhow!("it is not WebAssembly (no `\\0asm` header)")).with_context(named);
         }
@@ -153,19 +146,10 @@ impl PluginHost {
             .linker
             .instantiate_pre(&component)
             .and_then(AdopterPre::new)
-            .map_err(|e| {
-                anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}")
-            })
+            .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
             .with_context(named)?;
-        self.linked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(digest.clone(), pre.clone());
-        Ok(Plugin {
-            path: path.to_path_buf(),
-            digest,
-            pre,
-        })
+        self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
+        Ok(Plugin { path: path.to_path_buf(), digest, pre })
     }
 
     /// Refuses a plugin built for another version of the contract, naming both versions.
@@ -178,43 +162,22 @@ impl PluginHost {
             if !matches!(item.ty, ComponentItem::ComponentInstance(_)) {
                 continue;
             }
-            let version = rest
-                .split_once('@')
-                .map(|(_, v)| v)
-                .unwrap_or("(unversioned)");
+            let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)");
             if version != VERSION {
-                bail!(
-                    "it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{VERSION}"
-                );
+                bail!("it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{VERSION}");
             }
         }
         Ok(())
     }
 
     /// Runs the plugin's read-only `check`.
-    pub async fn check(
-        &self,
-        plugin: &Plugin,
-        env: &RunEnv,
-        ctx: &Context,
-    ) -> Result<Result<Plan, Refusal>> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| {
-            adopter.call_check(store, ctx).await
-        })
-        .await
+    pub async fn check(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
+        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.call_check(store, ctx).await).await
     }
 
     /// Runs the plugin's `adopt`.
-    pub async fn adopt(
-        &self,
-        plugin: &Plugin,
-        env: &RunEnv,
-        ctx: &Context,
-    ) -> Result<Result<Report, Refusal>> {
-        self.call(plugin, env, Phase::Adopt, async |adopter, store| {
-            adopter.call_adopt(store, ctx).await
-        })
-        .await
+    pub async fn adopt(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Report, Refusal>> {
+        self.call(plugin, env, Phase::Adopt, async |adopter, store| adopter.call_adopt(store, ctx).await).await
     }
 
     async fn call<T>(
@@ -232,6 +195,7 @@ impl PluginHost {
             store_limits: StoreLimitsBuilder::new()
                 .memory_size(self.limits.memory_bytes)
                 .instances(16)
+                .trap_on_grow_failure(true)
                 .build(),
             env: env.clone(),
             phase,
@@ -239,6 +203,7 @@ impl PluginHost {
             said: 0,
             started: Instant::now(),
             in_host: Duration::ZERO,
+            last_call: String::new(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.store_limits);
@@ -259,10 +224,10 @@ impl PluginHost {
             export(&adopter, &mut store).await
         }
         .await;
+        let last_call = std::mem::take(&mut store.data_mut().last_call);
         outcome.map_err(|error| {
-            let stderr = String::from_utf8_lossy(&stderr.contents())
-                .trim()
-                .to_string();
+            let stderr = String::from_utf8_lossy(&stderr.contents()).trim().to_string();
+            let stderr = env.credentials.redact(&stderr).0;
             let done = env.transcript.effects(&env.module);
             let mut message = format!(
                 "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {error:#}",
@@ -270,19 +235,16 @@ impl PluginHost {
                 plugin.path.display(),
                 short(&plugin.digest)
             );
+            if !last_call.is_empty() {
+                message.push_str(&format!("\nits last host call: {last_call}"));
+            }
             if !stderr.is_empty() {
-                message.push_str(&format!(
-                    "\nits stderr:\n  {}",
-                    stderr.replace('\n', "\n  ")
-                ));
+                message.push_str(&format!("\nits stderr:\n  {}", stderr.replace('\n', "\n  ")));
             }
             if done.is_empty() {
                 message.push_str("\nit had changed nothing on the mesh");
             } else {
-                message.push_str(&format!(
-                    "\nwhat it had already done:\n  {}",
-                    done.join("\n  ")
-                ));
+                message.push_str(&format!("\nwhat it had already done:\n  {}", done.join("\n  ")));
             }
             anyhow!(message)
         })

@@ -27,25 +27,13 @@ impl CallKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// A plugin's line for the operator.
-    Say {
-        module: String,
-        line: String,
-        at: Duration,
-    },
+    Say { module: String, line: String, at: Duration },
     /// A host call, with what the host answered (`Err` carries the contract error's words).
-    Call {
-        module: String,
-        phase: Phase,
-        kind: CallKind,
-        detail: String,
-        outcome: Result<(), String>,
-        at: Duration,
-    },
+    Call { module: String, phase: Phase, kind: CallKind, detail: String, outcome: Result<(), String>, at: Duration },
     /// The say budget ran out; later lines were dropped.
-    SayCut {
-        module: String,
-        dropped_after: usize,
-    },
+    SayCut { module: String, dropped_after: usize },
+    /// A secret's value was caught on its way out (and redacted); `place` says where.
+    SecretShown { module: String, secret: String, place: String },
 }
 
 /// Receives each event as it is recorded, e.g. to print it.
@@ -61,10 +49,7 @@ pub struct Transcript {
 impl Transcript {
     /// A transcript that hands every event to `observer` as it happens.
     pub fn observed(observer: Observer) -> Transcript {
-        Transcript {
-            events: Mutex::new(Vec::new()),
-            observer: Some(observer),
-        }
+        Transcript { events: Mutex::new(Vec::new()), observer: Some(observer) }
     }
 
     /// Records an event.
@@ -72,18 +57,12 @@ impl Transcript {
         if let Some(observer) = &self.observer {
             observer(&event);
         }
-        self.events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(event);
+        self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
     }
 
     /// Every event so far.
     pub fn events(&self) -> Vec<Event> {
-        self.events
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.events.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// The lines `module` said, in order.
@@ -91,9 +70,7 @@ impl Transcript {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                Event::Say {
-                    module: m, line, ..
-                } if m == module => Some(line),
+                Event::Say { module: m, line, .. } if m == module => Some(line),
                 _ => None,
             })
             .collect()
@@ -104,18 +81,22 @@ impl Transcript {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                Event::Call {
-                    module: m,
-                    kind,
-                    detail,
-                    outcome,
-                    ..
-                } if m == module
-                    && kind.is_effect()
-                    && !matches!(&outcome, Err(e) if e.starts_with("denied")) =>
+                Event::Call { module: m, kind, detail, outcome, .. }
+                    if m == module && kind.is_effect() && !matches!(&outcome, Err(e) if e.starts_with("denied")) =>
                 {
                     Some(detail)
                 }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Secrets caught on their way out: (module, secret, place).
+    pub fn secrets_shown(&self) -> Vec<(String, String, String)> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::SecretShown { module, secret, place } => Some((module, secret, place)),
                 _ => None,
             })
             .collect()
@@ -127,10 +108,8 @@ impl Transcript {
             .into_iter()
             .flat_map(|e| match e {
                 Event::Say { line, .. } => vec![line],
-                Event::Call {
-                    detail, outcome, ..
-                } => vec![detail, outcome.err().unwrap_or_default()],
-                Event::SayCut { .. } => Vec::new(),
+                Event::Call { detail, outcome, .. } => vec![detail, outcome.err().unwrap_or_default()],
+                Event::SayCut { .. } | Event::SecretShown { .. } => Vec::new(),
             })
             .collect()
     }

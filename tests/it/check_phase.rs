@@ -6,17 +6,11 @@ use crate::support::{TestMesh, assert_mentions};
 
 #[tokio::test]
 async fn denies_a_tell_during_check() {
-    let ran = TestMesh::new()
-        .with_plugin("postgres", "tells_during_check")
-        .run_modules(&["postgres"], Mode::Adopt)
-        .await;
+    let ran =
+        TestMesh::new().with_plugin("postgres", "tells_during_check").run_modules(&["postgres"], Mode::Adopt).await;
     assert_mentions(
         ran.refusal("postgres"),
-        &[
-            "denied",
-            "`tell module add /postgres-module.json`",
-            "`check` may only read",
-        ],
+        &["denied", "`tell module add /postgres-module.json`", "`check` may only read"],
     );
     assert!(ran.commands().is_empty());
     assert!(ran.broken().is_empty());
@@ -24,17 +18,12 @@ async fn denies_a_tell_during_check() {
 
 #[tokio::test]
 async fn check_of_the_catalogue_plans_without_changing_anything() {
-    let ran = TestMesh::new()
-        .run_modules(&["postgres", "nats", "mesh-vault"], Mode::Check)
-        .await;
+    let ran = TestMesh::new().run_modules(&["postgres", "nats", "mesh-vault"], Mode::Check).await;
     let Some(ModuleOutcome::Checked(plan)) = ran.report.outcome("postgres") else {
         panic!("{:?}", ran.report.outcome("postgres"))
     };
     assert_eq!(plan.commands.len(), 7);
-    assert_eq!(
-        plan.commands[5].join(" "),
-        "secret accept node-1 postgres superuser --from /accepting-superuser"
-    );
+    assert_eq!(plan.commands[5].join(" "), "secret accept node-1 postgres superuser --from /accepting-superuser");
     assert!(ran.report.succeeded());
     assert!(ran.commands().is_empty());
     assert!(ran.mesh.carried().is_empty());

@@ -9,41 +9,26 @@ use crate::support::{plugin, root};
 fn catalogue() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let from = root().join("catalogue");
-    std::fs::copy(
-        from.join("foundation.json"),
-        dir.path().join("foundation.json"),
-    )
-    .unwrap();
+    std::fs::copy(from.join("foundation.json"), dir.path().join("foundation.json")).unwrap();
     std::fs::create_dir_all(dir.path().join("genesis/credentials")).unwrap();
     std::fs::copy(
         from.join("genesis/credentials/store-superuser"),
         dir.path().join("genesis/credentials/store-superuser"),
     )
     .unwrap();
-    for (module, crate_name) in [
-        ("postgres", "adopt_postgres"),
-        ("nats", "adopt_nats"),
-        ("mesh-vault", "adopt_mesh_vault"),
-    ] {
+    for (module, crate_name) in
+        [("postgres", "adopt_postgres"), ("nats", "adopt_nats"), ("mesh-vault", "adopt_mesh_vault")]
+    {
         let at = dir.path().join("modules").join(module);
         std::fs::create_dir_all(&at).unwrap();
-        std::fs::copy(
-            from.join("modules").join(module).join("manifest.json"),
-            at.join("manifest.json"),
-        )
-        .unwrap();
+        std::fs::copy(from.join("modules").join(module).join("manifest.json"), at.join("manifest.json")).unwrap();
         std::fs::copy(plugin(crate_name), at.join("adopt.wasm")).unwrap();
     }
     dir
 }
 
 fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .args(args)
-        .arg("--catalogue")
-        .arg(catalogue)
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_mesh-adopt")).args(args).arg("--catalogue").arg(catalogue).output().unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -53,21 +38,9 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn run_adopts_phase_three_and_summarises() {
     let dir = catalogue();
-    let out = mesh_adopt(
-        dir.path(),
-        &[
-            "run",
-            "--catalog-source",
-            "https://git.mesh.test/catalogue.git@v3",
-        ],
-    );
+    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", "https://git.mesh.test/catalogue.git@v3"]);
     let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout:\n{stdout}\nstderr:\n{}",
-        text(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", text(&out.stderr));
     for expected in [
         "postgres │ adopting mesh-store",
         "nats │ restarting mesh-bus once",
@@ -79,14 +52,10 @@ fn run_adopts_phase_three_and_summarises() {
         "created      mesh-vault",
         "invariants   all held",
     ] {
-        assert!(
-            stdout.contains(expected),
-            "expected {expected:?} in:\n{stdout}"
-        );
+        assert!(stdout.contains(expected), "expected {expected:?} in:\n{stdout}");
     }
     // The genesis superuser never reaches the operator's screen.
-    let secret =
-        std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
+    let secret = std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
     assert!(!stdout.contains(secret.trim()));
 }
 
@@ -96,10 +65,7 @@ fn a_refusal_exits_1_and_says_why() {
     let out = mesh_adopt(dir.path(), &["run"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(
-        stdout.contains("postgres     refused   (in check)"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("postgres     refused   (in check)"), "{stdout}");
     assert!(stdout.contains("nats         not run"), "{stdout}");
 }
 
@@ -120,9 +86,5 @@ fn a_malformed_foundation_exits_2_naming_the_file() {
     let out = mesh_adopt(dir.path(), &["check"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("the foundation bundle `")
-            && stderr.contains("foundation.json` is malformed"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("the foundation bundle `") && stderr.contains("foundation.json` is malformed"), "{stderr}");
 }

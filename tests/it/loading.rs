@@ -22,10 +22,7 @@ async fn load_failure(bytes: Vec<u8>) -> (String, Vec<String>) {
 #[tokio::test]
 async fn refuses_a_file_that_is_not_webassembly() {
     let (failure, commands) = load_failure(b"#!/bin/sh\necho adopted\n".to_vec()).await;
-    assert_mentions(
-        &failure,
-        &["failed to load plugin", "adopt.wasm", "not WebAssembly"],
-    );
+    assert_mentions(&failure, &["failed to load plugin", "adopt.wasm", "not WebAssembly"]);
     assert!(commands.is_empty());
 }
 
@@ -34,24 +31,14 @@ async fn refuses_a_truncated_component() {
     let mut bytes = std::fs::read(plugin("adopt_postgres")).unwrap();
     bytes.truncate(bytes.len() / 2);
     let (failure, commands) = load_failure(bytes).await;
-    assert_mentions(
-        &failure,
-        &[
-            "failed to load plugin",
-            "adopt.wasm",
-            "not a valid WebAssembly component",
-        ],
-    );
+    assert_mentions(&failure, &["failed to load plugin", "adopt.wasm", "not a valid WebAssembly component"]);
     assert!(commands.is_empty());
 }
 
 #[tokio::test]
 async fn refuses_a_core_module_that_is_not_a_component() {
     let (failure, _) = load_failure(b"\0asm\x01\0\0\0".to_vec()).await;
-    assert_mentions(
-        &failure,
-        &["adopt.wasm", "not a valid WebAssembly component"],
-    );
+    assert_mentions(&failure, &["adopt.wasm", "not a valid WebAssembly component"]);
 }
 
 #[tokio::test]
@@ -71,10 +58,7 @@ async fn refuses_a_module_that_ships_no_plugin() {
     let mut mesh = TestMesh::new();
     mesh.plugins.retain(|(m, _)| m != "mesh-vault");
     let ran = mesh.run_modules(&["mesh-vault"], Mode::Adopt).await;
-    assert_mentions(
-        ran.failure("mesh-vault"),
-        &["ships no plugin", "modules/mesh-vault/adopt.wasm"],
-    );
+    assert_mentions(ran.failure("mesh-vault"), &["ships no plugin", "modules/mesh-vault/adopt.wasm"]);
 }
 
 #[tokio::test]
@@ -82,12 +66,5 @@ async fn refuses_a_malformed_manifest_naming_it() {
     let mut mesh = TestMesh::new();
     *mesh.manifest("postgres") = serde_json::json!(["not", "an", "object"]);
     let ran = mesh.run_modules(&["postgres"], Mode::Adopt).await;
-    assert_mentions(
-        ran.failure("postgres"),
-        &[
-            "modules/postgres/manifest.json",
-            "malformed",
-            "not a JSON object",
-        ],
-    );
+    assert_mentions(ran.failure("postgres"), &["modules/postgres/manifest.json", "malformed", "not a JSON object"]);
 }

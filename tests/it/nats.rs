@@ -21,10 +21,7 @@ async fn recreates_the_bus_once_onto_the_modules_image_and_waits_for_it() {
     let ran = run_nats(TestMesh::new()).await;
     ran.assert_adopted("nats");
     assert!(ran.said("nats", "restarting mesh-bus once"));
-    assert!(ran.said(
-        "nats",
-        "bus answers: mesh-bus on registry.mesh.local/nats-snapshot"
-    ));
+    assert!(ran.said("nats", "bus answers: mesh-bus on registry.mesh.local/nats-snapshot"));
     assert_eq!(ran.mesh.recreations("mesh-bus"), 1);
     assert!(ran.report.changes.contains(&ContainerChange::Recreated {
         name: "mesh-bus".into(),
@@ -37,18 +34,13 @@ async fn recreates_the_bus_once_onto_the_modules_image_and_waits_for_it() {
 #[tokio::test]
 async fn says_when_the_bus_was_already_restarted() {
     let ran = run_nats(TestMesh::new().with_setup(|s| {
-        s.running_images
-            .insert("mesh-bus".into(), MODULE_IMAGE.into());
+        s.running_images.insert("mesh-bus".into(), MODULE_IMAGE.into());
     }))
     .await;
     ran.assert_adopted("nats");
     assert!(ran.said("nats", "already restarted mesh-bus"));
     assert!(!ran.said("nats", "restarting mesh-bus once"));
-    assert_eq!(
-        ran.mesh.recreations("mesh-bus"),
-        0,
-        "the same spec is left be"
-    );
+    assert_eq!(ran.mesh.recreations("mesh-bus"), 0, "the same spec is left be");
 }
 
 #[tokio::test]
@@ -85,75 +77,42 @@ async fn refuses_only(edit: impl FnOnce(&mut serde_json::Value), field: &str) {
     let ran = run_nats(mesh).await;
     let refusal = ran.refusal("nats");
     assert_mentions(refusal, &[field]);
-    assert_eq!(
-        refusal.matches("\n - ").count(),
-        1,
-        "only one field differs:\n{refusal}"
-    );
+    assert_eq!(refusal.matches("\n - ").count(), 1, "only one field differs:\n{refusal}");
     assert!(ran.commands().is_empty());
 }
 
 #[tokio::test]
 async fn refuses_another_container_name() {
-    refuses_only(
-        |m| m["resources"][0]["name"] = json!("bus"),
-        "the server container",
-    )
-    .await;
+    refuses_only(|m| m["resources"][0]["name"] = json!("bus"), "the server container").await;
 }
 
 #[tokio::test]
 async fn refuses_other_streams() {
-    refuses_only(
-        |m| m["accesses"][0]["path"] = json!("/srv/streams"),
-        "its streams (/data)",
-    )
-    .await;
+    refuses_only(|m| m["accesses"][0]["path"] = json!("/srv/streams"), "its streams (/data)").await;
 }
 
 #[tokio::test]
 async fn refuses_another_configuration() {
-    refuses_only(
-        |m| m["accesses"][1]["path"] = json!("/srv/conf"),
-        "its configuration (/etc/nats)",
-    )
-    .await;
+    refuses_only(|m| m["accesses"][1]["path"] = json!("/srv/conf"), "its configuration (/etc/nats)").await;
 }
 
 #[tokio::test]
 async fn refuses_another_certificate() {
-    refuses_only(
-        |m| m["accesses"][2]["path"] = json!("/srv/tls"),
-        "its certificate (/tls)",
-    )
-    .await;
+    refuses_only(|m| m["accesses"][2]["path"] = json!("/srv/tls"), "its certificate (/tls)").await;
 }
 
 #[tokio::test]
 async fn refuses_another_user_list() {
-    refuses_only(
-        |m| m["bus-users"] = json!("/srv/users.conf"),
-        "its user list",
-    )
-    .await;
+    refuses_only(|m| m["bus-users"] = json!("/srv/users.conf"), "its user list").await;
 }
 
 #[tokio::test]
 async fn an_empty_module_field_differs_even_from_an_empty_bundle_field() {
     let mut mesh = TestMesh::new();
-    mesh.manifest("nats")
-        .as_object_mut()
-        .unwrap()
-        .remove("bus-users");
-    mesh.foundation["resources"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|r| r["id"] != "bus-accounts");
+    mesh.manifest("nats").as_object_mut().unwrap().remove("bus-users");
+    mesh.foundation["resources"].as_array_mut().unwrap().retain(|r| r["id"] != "bus-accounts");
     let ran = run_nats(mesh).await;
-    assert_mentions(
-        ran.refusal("nats"),
-        &[r#"its user list: the module's is "", the bundle's """#],
-    );
+    assert_mentions(ran.refusal("nats"), &[r#"its user list: the module's is "", the bundle's """#]);
 }
 
 #[tokio::test]
@@ -164,32 +123,16 @@ async fn refuses_more_than_one_container() {
     sidecar["name"] = json!("bus-exporter");
     mesh.manifest("nats")["resources"] = json!([server, sidecar]);
     let ran = run_nats(mesh).await;
-    assert_mentions(
-        ran.refusal("nats"),
-        &[
-            "2 containers (`mesh-bus`, `bus-exporter`)",
-            "exactly one container",
-        ],
-    );
+    assert_mentions(ran.refusal("nats"), &["2 containers (`mesh-bus`, `bus-exporter`)", "exactly one container"]);
     assert!(ran.commands().is_empty());
 }
 
 #[tokio::test]
 async fn refuses_a_bundle_without_a_broker() {
     let mut mesh = TestMesh::new();
-    mesh.foundation["resources"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|r| r["id"] != "broker");
+    mesh.foundation["resources"].as_array_mut().unwrap().retain(|r| r["id"] != "broker");
     let ran = run_nats(mesh).await;
-    assert_mentions(
-        ran.refusal("nats"),
-        &[
-            "no `broker`",
-            "no bus",
-            "control, store, bus-accounts, mesh-network",
-        ],
-    );
+    assert_mentions(ran.refusal("nats"), &["no `broker`", "no bus", "control, store, bus-accounts, mesh-network"]);
 }
 
 #[tokio::test]
@@ -197,11 +140,7 @@ async fn refuses_after_the_wait_when_the_node_never_applies() {
     let ran = run_nats(TestMesh::new().with_setup(|s| s.applies = NodeApplies::Never)).await;
     assert_mentions(
         ran.refusal("nats"),
-        &[
-            "still runs the bundle's image `nats:2.10.22-alpine`",
-            "120s",
-            "not applied",
-        ],
+        &["still runs the bundle's image `nats:2.10.22-alpine`", "120s", "not applied"],
     );
     // The wait was spent on the mesh's clock, after the push.
     assert!(ran.mesh.now() >= Duration::from_secs(120));
@@ -213,20 +152,14 @@ async fn refuses_after_the_wait_when_the_monitor_never_answers() {
     let ran = run_nats(TestMesh::new().with_setup(|s| s.bus_recovery = None)).await;
     assert_mentions(
         ran.refusal("nats"),
-        &[
-            MODULE_IMAGE,
-            "monitor (http://127.0.0.1:8222/healthz) did not answer ok within 120s",
-            "HTTP 503",
-        ],
+        &[MODULE_IMAGE, "monitor (http://127.0.0.1:8222/healthz) did not answer ok within 120s", "HTTP 503"],
     );
 }
 
 #[tokio::test]
 async fn refuses_when_the_bus_container_is_gone() {
-    let ran = run_nats(
-        TestMesh::new().with_setup(|s| s.applies = NodeApplies::LosingContainer("mesh-bus".into())),
-    )
-    .await;
+    let ran =
+        run_nats(TestMesh::new().with_setup(|s| s.applies = NodeApplies::LosingContainer("mesh-bus".into()))).await;
     assert_mentions(ran.refusal("nats"), &["`mesh-bus` is gone", "journal"]);
 }
 
@@ -242,13 +175,7 @@ async fn asks_at_least_once_even_with_no_wait() {
         .events()
         .iter()
         .filter(|e| {
-            matches!(
-                e,
-                mesh_adopt::transcript::Event::Call {
-                    kind: mesh_adopt::transcript::CallKind::Fetch,
-                    ..
-                }
-            )
+            matches!(e, mesh_adopt::transcript::Event::Call { kind: mesh_adopt::transcript::CallKind::Fetch, .. })
         })
         .count();
     assert_eq!(fetches, 1);

@@ -8,9 +8,7 @@ use crate::support::{SUPERUSER, TestMesh, assert_mentions};
 
 #[tokio::test]
 async fn adopts_the_store_in_place_with_the_genesis_superuser() {
-    let ran = TestMesh::new()
-        .run_modules(&["postgres"], mesh_adopt::run::Mode::Adopt)
-        .await;
+    let ran = TestMesh::new().run_modules(&["postgres"], mesh_adopt::run::Mode::Adopt).await;
     ran.assert_adopted("postgres");
     assert_eq!(
         ran.commands(),
@@ -26,42 +24,26 @@ async fn adopts_the_store_in_place_with_the_genesis_superuser() {
     );
     // The superuser was carried as a secret, accepted, and never sealed over.
     assert_eq!(ran.mesh.carried().get("/accepting-superuser"), Some(&true));
-    assert_eq!(
-        ran.mesh.carried().get("/postgres-module.json"),
-        Some(&false)
-    );
-    assert_eq!(
-        ran.mesh.accepted(),
-        [("postgres".to_string(), "superuser".to_string())]
-    );
+    assert_eq!(ran.mesh.carried().get("/postgres-module.json"), Some(&false));
+    assert_eq!(ran.mesh.accepted(), [("postgres".to_string(), "superuser".to_string())]);
     assert!(ran.mesh.sealed().is_empty());
-    assert!(ran.report.changes.contains(&ContainerChange::Kept {
-        name: "mesh-store".into(),
-        image: "postgres:16.4-bookworm".into()
-    }));
+    assert!(
+        ran.report
+            .changes
+            .contains(&ContainerChange::Kept { name: "mesh-store".into(), image: "postgres:16.4-bookworm".into() })
+    );
     assert_eq!(ran.mesh.recreations("mesh-store"), 0);
     // The value itself shows nowhere.
-    assert!(
-        ran.transcript
-            .visible_text()
-            .iter()
-            .all(|t| !t.contains(SUPERUSER))
-    );
+    assert!(ran.transcript.visible_text().iter().all(|t| !t.contains(SUPERUSER)));
     assert!(ran.broken().is_empty(), "{:?}", ran.report.violations);
 }
 
 #[tokio::test]
 async fn refuses_a_bundle_without_a_store_listing_what_it_has() {
     let mut mesh = TestMesh::new();
-    mesh.foundation["resources"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|r| r["id"] != "store");
+    mesh.foundation["resources"].as_array_mut().unwrap().retain(|r| r["id"] != "store");
     let ran = mesh.run().await;
-    assert_mentions(
-        ran.refusal("postgres"),
-        &["no `store`", "control, broker, bus-accounts, mesh-network"],
-    );
+    assert_mentions(ran.refusal("postgres"), &["no `store`", "control, broker, bus-accounts, mesh-network"]);
     assert!(ran.commands().is_empty());
 }
 
@@ -70,10 +52,7 @@ async fn refuses_a_store_that_is_not_a_container() {
     let mut mesh = TestMesh::new();
     *mesh.foundation_resource("store") = json!({"id": "store", "kind": "volume"});
     let ran = mesh.run().await;
-    assert_mentions(
-        ran.refusal("postgres"),
-        &["`store` is a volume, not a container"],
-    );
+    assert_mentions(ran.refusal("postgres"), &["`store` is a volume, not a container"]);
     assert!(ran.commands().is_empty());
 }
 
@@ -84,21 +63,11 @@ async fn refuses_store_image_drift_before_registering() {
     let ran = mesh.run().await;
     let refusal = ran.refusal("postgres");
     // Both images are named, and nothing reached the control plane.
-    assert_mentions(
-        refusal,
-        &[
-            "`postgres:17.0`",
-            "`postgres:16.4-bookworm`",
-            "Nothing has been registered",
-        ],
-    );
+    assert_mentions(refusal, &["`postgres:17.0`", "`postgres:16.4-bookworm`", "Nothing has been registered"]);
     assert!(ran.commands().is_empty());
     assert!(ran.mesh.carried().is_empty());
     // The later modules were left alone.
-    assert!(matches!(
-        ran.report.outcome("nats"),
-        Some(mesh_adopt::run::ModuleOutcome::NotRun { .. })
-    ));
+    assert!(matches!(ran.report.outcome("nats"), Some(mesh_adopt::run::ModuleOutcome::NotRun { .. })));
 }
 
 #[tokio::test]
@@ -106,10 +75,7 @@ async fn refuses_a_manifest_without_the_stores_container() {
     let mut mesh = TestMesh::new();
     mesh.manifest("postgres")["resources"][0]["name"] = json!("another-store");
     let ran = mesh.run().await;
-    assert_mentions(
-        ran.refusal("postgres"),
-        &["no container named `mesh-store`"],
-    );
+    assert_mentions(ran.refusal("postgres"), &["no container named `mesh-store`"]);
     assert!(ran.commands().is_empty());
 }
 
@@ -118,13 +84,6 @@ async fn refuses_a_missing_superuser_by_name_before_registering() {
     let mut mesh = TestMesh::new();
     mesh.credentials.clear();
     let ran = mesh.run().await;
-    assert_mentions(
-        ran.refusal("postgres"),
-        &[
-            "the store's superuser",
-            "`store-superuser`",
-            "cannot make up",
-        ],
-    );
+    assert_mentions(ran.refusal("postgres"), &["the store's superuser", "`store-superuser`", "cannot make up"]);
     assert!(ran.commands().is_empty());
 }

@@ -9,9 +9,7 @@ use crate::support::{TestMesh, assert_mentions};
 
 #[tokio::test]
 async fn installs_the_vault_by_the_plain_sequence_and_raises_it() {
-    let ran = TestMesh::new()
-        .run_modules(&["mesh-vault"], Mode::Adopt)
-        .await;
+    let ran = TestMesh::new().run_modules(&["mesh-vault"], Mode::Adopt).await;
     ran.assert_adopted("mesh-vault");
     assert_eq!(
         ran.commands(),
@@ -25,14 +23,8 @@ async fn installs_the_vault_by_the_plain_sequence_and_raises_it() {
         ]
     );
     // Nothing carried in but its manifest; its own secret is sealed by the node.
-    assert_eq!(
-        ran.mesh.carried().keys().collect::<Vec<_>>(),
-        ["/mesh-vault-module.json"]
-    );
-    assert_eq!(
-        ran.mesh.container_image("mesh-vault").as_deref(),
-        Some("registry.mesh.local/mesh-vault:0.9.1")
-    );
+    assert_eq!(ran.mesh.carried().keys().collect::<Vec<_>>(), ["/mesh-vault-module.json"]);
+    assert_eq!(ran.mesh.container_image("mesh-vault").as_deref(), Some("registry.mesh.local/mesh-vault:0.9.1"));
 }
 
 #[tokio::test]
@@ -40,19 +32,8 @@ async fn refuses_without_a_catalogue_source_before_registering() {
     let mut mesh = TestMesh::new();
     mesh.options.catalog_source = None;
     let ran = mesh.run().await;
-    assert_mentions(
-        ran.refusal("postgres"),
-        &[
-            "no catalogue source",
-            "--catalog-source",
-            "checkout",
-            "repository",
-        ],
-    );
-    assert!(
-        ran.commands().is_empty(),
-        "check refuses before anything is told"
-    );
+    assert_mentions(ran.refusal("postgres"), &["no catalogue source", "--catalog-source", "checkout", "repository"]);
+    assert!(ran.commands().is_empty(), "check refuses before anything is told");
 }
 
 #[tokio::test]
@@ -61,10 +42,8 @@ async fn builds_the_default_ref_when_none_is_given() {
     mesh.options.catalog_source = Some(("https://git.mesh.test/c.git".into(), None));
     let ran = mesh.run_modules(&["mesh-vault"], Mode::Adopt).await;
     assert!(
-        ran.commands().contains(
-            &"build https://git.mesh.test/c.git --path modules/mesh-vault --ref main --wait 1200s"
-                .into()
-        )
+        ran.commands()
+            .contains(&"build https://git.mesh.test/c.git --path modules/mesh-vault --ref main --wait 1200s".into())
     );
 }
 
@@ -112,10 +91,7 @@ async fn a_failing_step_is_refused_naming_the_command() {
         })
         .run_modules(&["mesh-vault"], Mode::Adopt)
         .await;
-    assert_mentions(
-        ran.refusal("mesh-vault"),
-        &["`assign node-1 mesh-vault`", "node-1 is cordoned"],
-    );
+    assert_mentions(ran.refusal("mesh-vault"), &["`assign node-1 mesh-vault`", "node-1 is cordoned"]);
     assert!(!ran.commands().contains(&"push node-1".to_string()));
 }
 
@@ -123,17 +99,9 @@ async fn a_failing_step_is_refused_naming_the_command() {
 async fn a_build_that_times_out_is_refused_as_timed_out() {
     let ran = TestMesh::new()
         .with_setup(|s| {
-            s.faults.push(Fault {
-                op: Op::Tell,
-                matching: "build".into(),
-                times: 1,
-                effect: FaultEffect::TimeOut,
-            })
+            s.faults.push(Fault { op: Op::Tell, matching: "build".into(), times: 1, effect: FaultEffect::TimeOut })
         })
         .run_modules(&["mesh-vault"], Mode::Adopt)
         .await;
-    assert_mentions(
-        ran.refusal("mesh-vault"),
-        &["failed to tell `build", "timed out", "1500s"],
-    );
+    assert_mentions(ran.refusal("mesh-vault"), &["failed to tell `build", "timed out", "1500s"]);
 }

@@ -16,23 +16,14 @@ use serde_json::Value;
 
 /// The project's top directory.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 /// A plugin built from source by `just build-plugins`, by crate name (`adopt_nats`,
 /// `tells_during_check`).
 pub fn plugin(crate_name: &str) -> PathBuf {
-    let path = root()
-        .join("plugins/target/wasm32-wasip2/release")
-        .join(format!("{crate_name}.wasm"));
-    assert!(
-        path.is_file(),
-        "`{}` is missing: run `just build-plugins` first",
-        path.display()
-    );
+    let path = root().join("plugins/target/wasm32-wasip2/release").join(format!("{crate_name}.wasm"));
+    assert!(path.is_file(), "`{}` is missing: run `just build-plugins` first", path.display());
     path
 }
 
@@ -75,12 +66,7 @@ impl TestMesh {
             foundation: read_json(&catalogue.join("foundation.json")),
             manifests: PHASE_THREE
                 .iter()
-                .map(|m| {
-                    (
-                        m.to_string(),
-                        read_json(&catalogue.join("modules").join(m).join("manifest.json")),
-                    )
-                })
+                .map(|m| (m.to_string(), read_json(&catalogue.join("modules").join(m).join("manifest.json"))))
                 .collect(),
             plugins: vec![
                 ("postgres".into(), plugin("adopt_postgres")),
@@ -90,10 +76,7 @@ impl TestMesh {
             credentials: vec![("store-superuser".into(), format!("{SUPERUSER}\n"))],
             options: RunOptions {
                 node: "node-1".into(),
-                catalog_source: Some((
-                    "https://git.mesh.test/catalogue.git".into(),
-                    Some("v3".into()),
-                )),
+                catalog_source: Some(("https://git.mesh.test/catalogue.git".into(), Some("v3".into()))),
                 wait: Duration::from_secs(120),
             },
             setup: Box::new(|_| {}),
@@ -102,22 +85,12 @@ impl TestMesh {
 
     /// The manifest of `module`, to edit.
     pub fn manifest(&mut self, module: &str) -> &mut Value {
-        &mut self
-            .manifests
-            .iter_mut()
-            .find(|(m, _)| m == module)
-            .unwrap()
-            .1
+        &mut self.manifests.iter_mut().find(|(m, _)| m == module).unwrap().1
     }
 
     /// The foundation resource with `id`, to edit.
     pub fn foundation_resource(&mut self, id: &str) -> &mut Value {
-        self.foundation["resources"]
-            .as_array_mut()
-            .unwrap()
-            .iter_mut()
-            .find(|r| r["id"] == id)
-            .unwrap()
+        self.foundation["resources"].as_array_mut().unwrap().iter_mut().find(|r| r["id"] == id).unwrap()
     }
 
     /// Runs `module` with another plugin.
@@ -144,11 +117,7 @@ impl TestMesh {
         for (module, manifest) in &self.manifests {
             let at = dir.path().join("modules").join(module);
             std::fs::create_dir_all(&at).unwrap();
-            std::fs::write(
-                at.join("manifest.json"),
-                serde_json::to_vec_pretty(manifest).unwrap(),
-            )
-            .unwrap();
+            std::fs::write(at.join("manifest.json"), serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
             if let Some((_, wasm)) = self.plugins.iter().find(|(m, _)| m == module) {
                 std::fs::copy(wasm, at.join("adopt.wasm")).unwrap();
             }
@@ -176,12 +145,7 @@ impl TestMesh {
         };
         let modules: Vec<String> = modules.iter().map(|m| m.to_string()).collect();
         let report = run.run(&modules, mode).await;
-        Ran {
-            report,
-            mesh,
-            transcript,
-            _dir: dir,
-        }
+        Ran { report, mesh, transcript, _dir: dir }
     }
 }
 
@@ -219,10 +183,7 @@ impl Ran {
 
     /// Whether `module` said a line containing `fragment`.
     pub fn said(&self, module: &str, fragment: &str) -> bool {
-        self.transcript
-            .said(module)
-            .iter()
-            .any(|l| l.contains(fragment))
+        self.transcript.said(module).iter().any(|l| l.contains(fragment))
     }
 
     /// The names of the invariants the run found broken.

@@ -77,11 +77,7 @@ pub enum ContainerChange {
     /// Already running with the same spec: left be.
     Kept { name: String, image: String },
     /// Replaced with another spec.
-    Recreated {
-        name: String,
-        from: String,
-        to: String,
-    },
+    Recreated { name: String, from: String, to: String },
     /// Raised where there was none.
     Created { name: String, image: String },
     /// Taken away.

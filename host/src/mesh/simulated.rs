@@ -14,9 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
-use super::{
-    Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response, Violation,
-};
+use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response, Violation};
 use crate::catalogue::{Foundation, FoundationResource, ModuleManifest, mounts};
 
 /// Where the bus answers for its health, on the node's loopback.
@@ -187,38 +185,13 @@ impl SimulatedMesh {
     pub fn new(setup: SimSetup) -> SimulatedMesh {
         let mut containers = BTreeMap::new();
         for resource in &setup.foundation.resources {
-            if let FoundationResource::Container {
-                id,
-                name,
-                image,
-                volumes,
-            } = resource
-            {
-                let image = setup
-                    .running_images
-                    .get(name)
-                    .cloned()
-                    .unwrap_or_else(|| image.clone());
-                let holds = if id == STORE_ID {
-                    BTreeSet::from([STORE_SECRET.to_string()])
-                } else {
-                    BTreeSet::new()
-                };
-                containers.insert(
-                    name.clone(),
-                    Container {
-                        image,
-                        volumes: volumes.clone(),
-                        running: true,
-                        holds,
-                    },
-                );
+            if let FoundationResource::Container { id, name, image, volumes } = resource {
+                let image = setup.running_images.get(name).cloned().unwrap_or_else(|| image.clone());
+                let holds = if id == STORE_ID { BTreeSet::from([STORE_SECRET.to_string()]) } else { BTreeSet::new() };
+                containers.insert(name.clone(), Container { image, volumes: volumes.clone(), running: true, holds });
             }
         }
-        let store_name = setup
-            .foundation
-            .container(STORE_ID)
-            .map(|(n, _, _)| n.to_string());
+        let store_name = setup.foundation.container(STORE_ID).map(|(n, _, _)| n.to_string());
         let (bus_name, bus_paths) = match setup.foundation.container(BROKER_ID) {
             Some((name, _, volumes)) => (Some(name.to_string()), mounts(volumes)),
             None => (None, BTreeMap::new()),
@@ -248,9 +221,7 @@ impl SimulatedMesh {
 
     fn world(&self) -> std::sync::MutexGuard<'_, World> {
         // A panic while holding the lock leaves a world a test can still read.
-        self.world
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.world.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Every command that reached the control plane, in order.
@@ -260,11 +231,7 @@ impl SimulatedMesh {
 
     /// The files carried into the control plane, by path, and whether each is a secret.
     pub fn carried(&self) -> BTreeMap<String, bool> {
-        self.world()
-            .files
-            .iter()
-            .map(|(k, v)| (k.clone(), v.secret))
-            .collect()
+        self.world().files.iter().map(|(k, v)| (k.clone(), v.secret)).collect()
     }
 
     /// Secrets accepted into modules, as `(module, secret)`.
@@ -293,11 +260,7 @@ impl SimulatedMesh {
 impl World {
     /// Takes the first fault matching this call, counting it down.
     fn fault(&mut self, op: Op, words: &str) -> Option<FaultEffect> {
-        let fault = self
-            .setup
-            .faults
-            .iter_mut()
-            .find(|f| f.op == op && f.times > 0 && words.contains(&f.matching))?;
+        let fault = self.setup.faults.iter_mut().find(|f| f.op == op && f.times > 0 && words.contains(&f.matching))?;
         fault.times -= 1;
         Some(fault.effect.clone())
     }
@@ -309,10 +272,7 @@ impl World {
             Some(FaultEffect::Fail(output)) => Err(MeshError::Failed(output)),
             Some(FaultEffect::TimeOut) => {
                 self.advance(timeout);
-                Err(MeshError::TimedOut(format!(
-                    "no answer to `{words}` within {}s",
-                    timeout.as_secs()
-                )))
+                Err(MeshError::TimedOut(format!("no answer to `{words}` within {}s", timeout.as_secs())))
             }
         }
     }
@@ -325,12 +285,7 @@ impl World {
     /// Applies every push that is due by now.
     fn settle(&mut self) {
         let now = self.now;
-        let due: Vec<Duration> = self
-            .pending_applies
-            .iter()
-            .copied()
-            .filter(|t| *t <= now)
-            .collect();
+        let due: Vec<Duration> = self.pending_applies.iter().copied().filter(|t| *t <= now).collect();
         self.pending_applies.retain(|t| *t > now);
         for at in due {
             self.apply(at);
@@ -341,17 +296,12 @@ impl World {
         if node == self.setup.node {
             Ok(())
         } else {
-            Err(MeshError::Failed(format!(
-                "no node `{node}` in this mesh; it has `{}`",
-                self.setup.node
-            )))
+            Err(MeshError::Failed(format!("no node `{node}` in this mesh; it has `{}`", self.setup.node)))
         }
     }
 
     fn module_mut(&mut self, module: &str) -> Result<&mut ModuleRecord, MeshError> {
-        self.modules
-            .get_mut(module)
-            .ok_or_else(|| MeshError::Failed(format!("no module `{module}` is registered")))
+        self.modules.get_mut(module).ok_or_else(|| MeshError::Failed(format!("no module `{module}` is registered")))
     }
 
     fn tell(&mut self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
@@ -364,26 +314,14 @@ impl World {
         };
         if takes > timeout {
             self.advance(timeout);
-            return Err(MeshError::TimedOut(format!(
-                "no answer to `{words}` within {}s",
-                timeout.as_secs()
-            )));
+            return Err(MeshError::TimedOut(format!("no answer to `{words}` within {}s", timeout.as_secs())));
         }
         self.advance(takes);
         self.commands.push(args.to_vec());
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
         match a.as_slice() {
             ["module", "add", remote] => self.register(remote),
-            [
-                "build",
-                _repo,
-                "--path",
-                path,
-                "--ref",
-                _reference,
-                "--wait",
-                _wait,
-            ] => {
+            ["build", _repo, "--path", path, "--ref", _reference, "--wait", _wait] => {
                 let module = path.strip_prefix("modules/").unwrap_or(path);
                 self.module_mut(module)?.built = true;
                 Ok(format!("built {module}"))
@@ -395,9 +333,7 @@ impl World {
                     return Err(MeshError::Failed(format!("module `{module}` is not built")));
                 }
                 if record.manifest.bus_subjects.is_empty() {
-                    return Err(MeshError::Failed(format!(
-                        "module `{module}` declares no bus subjects"
-                    )));
+                    return Err(MeshError::Failed(format!("module `{module}` declares no bus subjects")));
                 }
                 record.issued = true;
                 Ok(format!("issued an account to {module}"))
@@ -415,33 +351,23 @@ impl World {
                 self.node_is(node)?;
                 let record = self.module_mut(module)?;
                 if !record.assigned {
-                    return Err(MeshError::Failed(format!(
-                        "module `{module}` is not assigned to `{node}`"
-                    )));
+                    return Err(MeshError::Failed(format!("module `{module}` is not assigned to `{node}`")));
                 }
                 record.prepared = true;
                 Ok(format!("prepared {module} on {node}"))
             }
             ["secret", "accept", node, module, secret, "--from", from] => {
                 self.node_is(node)?;
-                let declared = self
-                    .module_mut(module)?
-                    .manifest
-                    .secrets
-                    .iter()
-                    .any(|s| s == secret);
+                let declared = self.module_mut(module)?.manifest.secrets.iter().any(|s| s == secret);
                 if !declared {
-                    return Err(MeshError::Failed(format!(
-                        "module `{module}` declares no secret `{secret}`"
-                    )));
+                    return Err(MeshError::Failed(format!("module `{module}` declares no secret `{secret}`")));
                 }
                 let carried = self
                     .files
                     .get(*from)
                     .ok_or_else(|| MeshError::Failed(format!("nothing was carried to `{from}`")))?;
                 let value = carried.bytes.clone();
-                self.accepted
-                    .insert((module.to_string(), secret.to_string()), value);
+                self.accepted.insert((module.to_string(), secret.to_string()), value);
                 Ok(format!("accepted {secret} for {module}"))
             }
             ["push", node] => {
@@ -459,17 +385,12 @@ impl World {
     }
 
     fn register(&mut self, remote: &str) -> Result<String, MeshError> {
-        let carried = self
-            .files
-            .get(remote)
-            .ok_or_else(|| MeshError::Failed(format!("nothing was carried to `{remote}`")))?;
-        let manifest = ModuleManifest::parse(&carried.bytes).map_err(|e| {
-            MeshError::Failed(format!("`{remote}` is not a module manifest: {e:#}"))
-        })?;
+        let carried =
+            self.files.get(remote).ok_or_else(|| MeshError::Failed(format!("nothing was carried to `{remote}`")))?;
+        let manifest = ModuleManifest::parse(&carried.bytes)
+            .map_err(|e| MeshError::Failed(format!("`{remote}` is not a module manifest: {e:#}")))?;
         if manifest.name.is_empty() {
-            return Err(MeshError::Failed(format!(
-                "the manifest at `{remote}` has no `name`"
-            )));
+            return Err(MeshError::Failed(format!("the manifest at `{remote}` has no `name`")));
         }
         let name = manifest.name.clone();
         if !self.registration_order.contains(&name) {
@@ -494,9 +415,7 @@ impl World {
             for declared in record.manifest.containers() {
                 if lost.as_deref() == Some(declared.name.as_str()) {
                     if self.containers.remove(&declared.name).is_some() {
-                        self.changes.push(ContainerChange::Removed {
-                            name: declared.name.clone(),
-                        });
+                        self.changes.push(ContainerChange::Removed { name: declared.name.clone() });
                         self.check_store_kept(&declared.name, "removed");
                     }
                     continue;
@@ -556,10 +475,7 @@ impl World {
         self.bus_ready_at = self.setup.bus_recovery.map(|d| at + d);
         let times = self.recreations[name];
         if times > 1 {
-            self.violate(
-                "bus-recreated-at-most-once",
-                format!("the bus `{name}` was recreated {times} times"),
-            );
+            self.violate("bus-recreated-at-most-once", format!("the bus `{name}` was recreated {times} times"));
         }
         let now_at = mounts(volumes);
         for inside in BUS_KEPT_INSIDE {
@@ -579,10 +495,7 @@ impl World {
 
     fn check_store_kept(&mut self, name: &str, what: &str) {
         if self.store_name.as_deref() == Some(name) {
-            self.violate(
-                "store-never-recreated",
-                format!("the store `{name}` was {what}"),
-            );
+            self.violate("store-never-recreated", format!("the store `{name}` was {what}"));
         }
     }
 
@@ -593,27 +506,14 @@ impl World {
             .filter(|(_, c)| mounts(&c.volumes).contains_key(BUS_CONF_INSIDE))
             .map(|(name, _)| name.clone())
             .collect();
-        if buses.len() > 1
-            && !self
-                .violations
-                .iter()
-                .any(|v| v.invariant == "no-second-bus")
-        {
-            self.violate(
-                "no-second-bus",
-                format!("the node runs {} buses: {}", buses.len(), buses.join(", ")),
-            );
+        if buses.len() > 1 && !self.violations.iter().any(|v| v.invariant == "no-second-bus") {
+            self.violate("no-second-bus", format!("the node runs {} buses: {}", buses.len(), buses.join(", ")));
         }
     }
 
     /// Seals fresh bytes for every declared secret not accepted; a secret a running server
     /// it adopts already has must never be sealed over.
-    fn seal_unaccepted(
-        &mut self,
-        module: &str,
-        secrets: &[String],
-        adopted_holds: &BTreeSet<String>,
-    ) {
+    fn seal_unaccepted(&mut self, module: &str, secrets: &[String], adopted_holds: &BTreeSet<String>) {
         for secret in secrets {
             let key = (module.to_string(), secret.clone());
             if self.accepted.contains_key(&key) || self.sealed.contains_key(&key) {
@@ -642,24 +542,13 @@ impl World {
     }
 
     fn monitor(&self) -> Result<Response, MeshError> {
-        let bus = self
-            .bus_name
-            .as_deref()
-            .and_then(|n| self.containers.get(n));
+        let bus = self.bus_name.as_deref().and_then(|n| self.containers.get(n));
         match bus {
             Some(c) if c.running => match self.bus_ready_at {
-                Some(ready) if self.now >= ready => Ok(Response {
-                    status: 200,
-                    body: "ok".into(),
-                }),
-                _ => Ok(Response {
-                    status: 503,
-                    body: "JetStream is still recovering its streams".into(),
-                }),
+                Some(ready) if self.now >= ready => Ok(Response { status: 200, body: "ok".into() }),
+                _ => Ok(Response { status: 503, body: "JetStream is still recovering its streams".into() }),
             },
-            _ => Err(MeshError::Unavailable(format!(
-                "connection refused by {BUS_MONITOR}"
-            ))),
+            _ => Err(MeshError::Unavailable(format!("connection refused by {BUS_MONITOR}"))),
         }
     }
 }
@@ -677,14 +566,8 @@ impl Mesh for SimulatedMesh {
         let step = world.setup.command_time;
         world.advance(step);
         let carried = match payload {
-            Payload::Bytes(bytes) => Carried {
-                bytes,
-                secret: false,
-            },
-            Payload::Secret(secret) => Carried {
-                bytes: secret.bytes,
-                secret: true,
-            },
+            Payload::Bytes(bytes) => Carried { bytes, secret: false },
+            Payload::Secret(secret) => Carried { bytes: secret.bytes, secret: true },
         };
         world.files.insert(remote.to_string(), carried);
         Ok(())
@@ -698,10 +581,7 @@ impl Mesh for SimulatedMesh {
         let mut world = self.world();
         world.injected(Op::Inspect, container, Duration::from_secs(10))?;
         world.settle();
-        Ok(world.containers.get(container).map(|c| ContainerState {
-            image: c.image.clone(),
-            running: c.running,
-        }))
+        Ok(world.containers.get(container).map(|c| ContainerState { image: c.image.clone(), running: c.running }))
     }
 
     async fn fetch(&self, url: &str) -> Result<Response, MeshError> {
@@ -711,9 +591,7 @@ impl Mesh for SimulatedMesh {
         if url == BUS_MONITOR {
             world.monitor()
         } else {
-            Err(MeshError::Unavailable(format!(
-                "nothing answers at `{url}` in the simulated mesh"
-            )))
+            Err(MeshError::Unavailable(format!("nothing answers at `{url}` in the simulated mesh")))
         }
     }
 
@@ -736,23 +614,8 @@ impl Mesh for SimulatedMesh {
     fn audit(&self) -> Audit {
         let mut world = self.world();
         world.settle();
-        let mut secret_values: Vec<Vec<u8>> = world
-            .accepted
-            .values()
-            .chain(world.sealed.values())
-            .cloned()
-            .collect();
-        secret_values.extend(
-            world
-                .files
-                .values()
-                .filter(|f| f.secret)
-                .map(|f| f.bytes.clone()),
-        );
-        Audit {
-            changes: world.changes.clone(),
-            violations: world.violations.clone(),
-            secret_values,
-        }
+        let mut secret_values: Vec<Vec<u8>> = world.accepted.values().chain(world.sealed.values()).cloned().collect();
+        secret_values.extend(world.files.values().filter(|f| f.secret).map(|f| f.bytes.clone()));
+        Audit { changes: world.changes.clone(), violations: world.violations.clone(), secret_values }
     }
 }
