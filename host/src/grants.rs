@@ -57,10 +57,10 @@ impl Permissions {
     /// Decides whether `call` may go through in `phase`; the error names the capability, the
     /// argument, and how it could be granted (or that it cannot be).
     pub fn allow(&self, phase: Phase, call: Call<'_>) -> Result<(), String> {
-        if phase == Phase::Check {
-            if let Some(effect) = describe_effect(call) {
-                return Err(format!("`{effect}` changes the mesh, and `check` may only read: move it to `adopt`"));
-            }
+        if phase == Phase::Check
+            && let Some(effect) = describe_effect(call)
+        {
+            return Err(format!("`{effect}` changes the mesh, and `check` may only read: move it to `adopt`"));
         }
         match call {
             Call::Tell { args } => self.allow_tell(args),
