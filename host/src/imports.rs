@@ -50,22 +50,30 @@ impl RunState {
 
     /// Runs one host call: the grants first, then the call itself, timed so the guest-time
     /// deadline does not count the wait, then the record.
+    ///
+    /// `oversized` is a size limit the call's arguments broke, checked before anything else.
     async fn serve<T>(
         &mut self,
         kind: CallKind,
         grant: Call<'_>,
         detail: &str,
+        oversized: Option<String>,
         call: impl AsyncFnOnce(&mut RunState) -> Result<T, HostError>,
     ) -> Result<T, HostError> {
         let entered = Instant::now();
         let (detail, leaked) = self.scrub(detail, &format!("a {kind:?} call's arguments").to_lowercase());
-        let outcome = match self.env.permissions.allow(self.phase, grant) {
-            Err(why) => Err(HostError::Denied(self.env.credentials.redact(&why).0)),
-            Ok(()) if leaked => Err(HostError::Denied(
+        let outcome = if let Some(why) = oversized {
+            Err(HostError::Denied(why))
+        } else if leaked {
+            Err(HostError::Denied(
                 "its arguments carry a secret's value (redacted); secrets travel only by `carry` of a secret handle"
                     .into(),
-            )),
-            Ok(()) => call(self).await,
+            ))
+        } else {
+            match self.env.permissions.allow(self.phase, grant) {
+                Err(why) => Err(HostError::Denied(self.env.credentials.redact(&why).0)),
+                Ok(()) => call(self).await,
+            }
         };
         self.in_host += entered.elapsed();
         self.last_call = format!("{kind:?} {detail}").to_lowercase();
@@ -97,7 +105,7 @@ impl control::HostSecret for RunState {
 
 impl control::Host for RunState {
     async fn credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
-        self.serve(CallKind::Credential, Call::Credential { name: &name }, &name.clone(), async |state| {
+        self.serve(CallKind::Credential, Call::Credential { name: &name }, &name.clone(), None, async |state| {
             let value = state.env.credentials.read(&name).map_err(HostError::Unavailable)?;
             state.table().push(value).map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
         })
@@ -119,7 +127,7 @@ impl control::Host for RunState {
                 (payload, detail, true)
             }
         };
-        self.serve(CallKind::Carry, Call::Carry { remote: &remote.clone(), secret }, &detail, async |state| {
+        self.serve(CallKind::Carry, Call::Carry { remote: &remote.clone(), secret }, &detail, None, async |state| {
             Ok(state.env.mesh.carry(&name, payload?, &remote).await?)
         })
         .await
@@ -134,13 +142,10 @@ impl control::Host for RunState {
         } else {
             args.join(" ")
         };
-        let grant_args = if too_big { Vec::new() } else { args.clone() };
-        self.serve(CallKind::Tell, Call::Tell { args: &grant_args }, &detail, async |state| {
-            if too_big {
-                return Err(HostError::Denied(format!(
-                    "the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)"
-                )));
-            }
+        let oversized = too_big.then(|| {
+            format!("the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)")
+        });
+        self.serve(CallKind::Tell, Call::Tell { args: &args.clone() }, &detail, oversized, async |state| {
             let timeout = Duration::from_secs(timeout_seconds.into()).min(state.limits.tell_timeout_ceiling);
             Ok(state.env.mesh.tell(&args, timeout).await?)
         })
@@ -150,15 +155,21 @@ impl control::Host for RunState {
 
 impl machine::Host for RunState {
     async fn inspect(&mut self, container: String) -> Result<Option<machine::ContainerState>, HostError> {
-        self.serve(CallKind::Inspect, Call::Inspect { container: &container.clone() }, &container, async |state| {
-            let found = state.env.mesh.inspect(&container).await?;
-            Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
-        })
+        self.serve(
+            CallKind::Inspect,
+            Call::Inspect { container: &container.clone() },
+            &container,
+            None,
+            async |state| {
+                let found = state.env.mesh.inspect(&container).await?;
+                Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
+            },
+        )
         .await
     }
 
     async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
-        self.serve(CallKind::Fetch, Call::Fetch { url: &url.clone() }, &url, async |state| {
+        self.serve(CallKind::Fetch, Call::Fetch { url: &url.clone() }, &url, None, async |state| {
             let mut response = state.env.mesh.fetch(&url).await?;
             let cap = state.limits.fetch_body_bytes;
             if response.body.len() > cap {

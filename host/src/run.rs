@@ -20,6 +20,9 @@ use crate::transcript::Transcript;
 /// records there; then the bus; then the vault.
 pub const PHASE_THREE: [&str; 3] = ["postgres", "nats", "mesh-vault"];
 
+/// The longest refusal kept from a plugin; a longer one is cut.
+const REFUSAL_BYTES: usize = 16 << 10;
+
 /// The operator's options, as the plugins receive them.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -178,7 +181,15 @@ impl Run<'_> {
 
     /// A plugin's refusal with secret values replaced by their names; one found fails the run.
     fn scrub(&self, module: &str, message: &str) -> String {
-        let (scrubbed, found) = self.credentials.redact(message);
+        let (mut scrubbed, found) = self.credentials.redact(message);
+        if scrubbed.len() > REFUSAL_BYTES {
+            let mut cut = REFUSAL_BYTES;
+            while !scrubbed.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            scrubbed.truncate(cut);
+            scrubbed.push_str(" … (cut)");
+        }
         if let Some(secret) = found {
             self.transcript.record(crate::transcript::Event::SecretShown {
                 module: module.to_string(),

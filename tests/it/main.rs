@@ -5,6 +5,7 @@
 
 mod check_phase;
 mod cli;
+mod hostile;
 mod invariants;
 mod loading;
 mod nats;

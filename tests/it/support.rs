@@ -33,6 +33,17 @@ pub fn host() -> &'static PluginHost {
     HOST.get_or_init(|| PluginHost::new(Limits::default()).expect("plugin host"))
 }
 
+/// An engine with tight limits, for plugins that try to take the machine: a second of
+/// guest time, 32 MiB of memory, 200 say lines.
+pub fn tight_host() -> &'static PluginHost {
+    static HOST: OnceLock<PluginHost> = OnceLock::new();
+    HOST.get_or_init(|| {
+        let limits =
+            Limits { guest_time: Duration::from_secs(1), memory_bytes: 32 << 20, say_lines: 200, ..Limits::default() };
+        PluginHost::new(limits).expect("plugin host")
+    })
+}
+
 /// The genesis superuser the example catalogue ships.
 pub const SUPERUSER: &str = "genesis-test-superuser-0b1c2d3e";
 
@@ -42,7 +53,11 @@ pub struct TestMesh {
     pub manifests: Vec<(String, Value)>,
     pub plugins: Vec<(String, PathBuf)>,
     pub credentials: Vec<(String, String)>,
+    /// Symlinks placed in the credentials directory: (name, target).
+    pub credential_links: Vec<(String, PathBuf)>,
     pub options: RunOptions,
+    /// Run on [`tight_host`] instead of [`host`].
+    pub tight: bool,
     pub setup: Box<dyn FnOnce(&mut SimSetup)>,
 }
 
@@ -74,6 +89,8 @@ impl TestMesh {
                 ("mesh-vault".into(), plugin("adopt_mesh_vault")),
             ],
             credentials: vec![("store-superuser".into(), format!("{SUPERUSER}\n"))],
+            credential_links: Vec::new(),
+            tight: false,
             options: RunOptions {
                 node: "node-1".into(),
                 catalog_source: Some(("https://git.mesh.test/catalogue.git".into(), Some("v3".into()))),
@@ -127,6 +144,9 @@ impl TestMesh {
         for (name, value) in &self.credentials {
             std::fs::write(credentials_dir.join(name), value).unwrap();
         }
+        for (name, target) in &self.credential_links {
+            std::os::unix::fs::symlink(target, credentials_dir.join(name)).unwrap();
+        }
         let foundation = Foundation::parse(&serde_json::to_vec(&self.foundation).unwrap()).unwrap();
         let mut setup = SimSetup::new(foundation.clone(), &self.options.node);
         (self.setup)(&mut setup);
@@ -134,7 +154,7 @@ impl TestMesh {
         let transcript = Arc::new(Transcript::default());
         let catalogue = Catalogue::at(dir.path());
         let run = Run {
-            host: host(),
+            host: if self.tight { tight_host() } else { host() },
             catalogue: &catalogue,
             foundation: &foundation,
             credentials: Arc::new(Credentials::open(&credentials_dir)),

@@ -11,20 +11,15 @@ struct MeshVault;
 impl Plugin for MeshVault {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
         Ok(Plan {
-            summary: vec![format!(
-                "install `{}` from the catalogue; nothing adopted",
-                ctx.module
-            )],
+            summary: vec![format!("install `{}` from the catalogue; nothing adopted", ctx.module)],
             commands: Provider::new(ctx, "").commands(Vec::new())?,
         })
     }
 
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         Provider::new(ctx, "").install(|| Ok(()))?;
-        let summary = format!(
-            "{} installed: the operator-sealed export lives on this node, outside the store",
-            ctx.module
-        );
+        let summary =
+            format!("{} installed: the operator-sealed export lives on this node, outside the store", ctx.module);
         say(&summary);
         Ok(Report { summary })
     }

@@ -69,46 +69,20 @@ fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
              declare exactly one container. Nothing has been registered"
         )));
     };
-    let theirs = BusLayout::from_volumes(
-        &server.name,
-        &manifest.resolved_volumes(server),
-        &manifest.bus_users,
-    );
-    let ours = BusLayout::from_volumes(
-        &bus.name,
-        &bus.volumes,
-        foundation::file_path(&ctx.foundation, BUS_USERS_ID),
-    );
+    let theirs = BusLayout::from_volumes(&server.name, &manifest.resolved_volumes(server), &manifest.bus_users);
+    let ours = BusLayout::from_volumes(&bus.name, &bus.volumes, foundation::file_path(&ctx.foundation, BUS_USERS_ID));
     let fields = [
-        (
-            "the server container".to_string(),
-            &theirs.container,
-            &ours.container,
-        ),
-        (
-            format!("its streams ({STREAMS_INSIDE})"),
-            &theirs.streams,
-            &ours.streams,
-        ),
-        (
-            format!("its configuration ({CONF_INSIDE})"),
-            &theirs.conf,
-            &ours.conf,
-        ),
-        (
-            format!("its certificate ({CERTIFICATE_INSIDE})"),
-            &theirs.certificate,
-            &ours.certificate,
-        ),
+        ("the server container".to_string(), &theirs.container, &ours.container),
+        (format!("its streams ({STREAMS_INSIDE})"), &theirs.streams, &ours.streams),
+        (format!("its configuration ({CONF_INSIDE})"), &theirs.conf, &ours.conf),
+        (format!("its certificate ({CERTIFICATE_INSIDE})"), &theirs.certificate, &ours.certificate),
         ("its user list".to_string(), &theirs.users, &ours.users),
     ];
     // A field the module leaves empty differs even from an empty bundle field: the module
     // would then declare nothing for the bus to keep.
     let differences: Vec<String> = fields
         .iter()
-        .filter(|(_, module_side, bundle_side)| {
-            module_side.is_empty() || module_side != bundle_side
-        })
+        .filter(|(_, module_side, bundle_side)| module_side.is_empty() || module_side != bundle_side)
         .map(|(what, module_side, bundle_side)| {
             format!("{what}: the module's is {module_side:?}, the bundle's {bundle_side:?}")
         })
@@ -130,10 +104,9 @@ fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
 fn running_image(name: &str) -> Result<String, Refusal> {
     match inspect(name) {
         Ok(state) => Ok(state.map(|s| s.image).unwrap_or_default()),
-        Err(error @ HostError::Denied(_)) => Err(refuse(format!(
-            "failed to inspect container `{name}`: {}",
-            mesh_adopt_sdk::host::describe(&error)
-        ))),
+        Err(error @ HostError::Denied(_)) => {
+            Err(refuse(format!("failed to inspect container `{name}`: {}", mesh_adopt_sdk::host::describe(&error))))
+        }
         Err(_) => Ok(String::new()),
     }
 }
@@ -152,9 +125,7 @@ fn wait_for_adopted_bus(ctx: &Context, bus: &Container) -> Result<(), Refusal> {
                     say(&format!("bus answers: {} on {running}", bus.name));
                     return Ok(());
                 }
-                Ok(response) => {
-                    monitor_said = format!("HTTP {}: {}", response.status, response.body.trim())
-                }
+                Ok(response) => monitor_said = format!("HTTP {}: {}", response.status, response.body.trim()),
                 Err(error) => monitor_said = mesh_adopt_sdk::host::describe(&error),
             }
         }
@@ -178,11 +149,7 @@ fn wait_for_adopted_bus(ctx: &Context, bus: &Container) -> Result<(), Refusal> {
             bus.name, bus.image
         )
     } else {
-        let said = if monitor_said.trim().is_empty() {
-            "(nothing)".to_string()
-        } else {
-            monitor_said
-        };
+        let said = if monitor_said.trim().is_empty() { "(nothing)".to_string() } else { monitor_said };
         format!(
             "`{}` runs the `{module}` module's image `{running}`, but its monitor ({MONITOR}) did not \
              answer ok within {wait}s: {said}",
@@ -196,10 +163,7 @@ impl Plugin for Nats {
         let bus = adoptable_bus(ctx)?;
         Ok(Plan {
             summary: vec![
-                format!(
-                    "adopt `{}` in place: its streams, configuration, certificate and user list kept",
-                    bus.name
-                ),
+                format!("adopt `{}` in place: its streams, configuration, certificate and user list kept", bus.name),
                 format!(
                     "recreate `{}` once, from `{}` onto the module's image, then wait up to {}s for it to answer",
                     bus.name, bus.image, ctx.options.wait_seconds
@@ -211,10 +175,7 @@ impl Plugin for Nats {
 
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         let bus = adoptable_bus(ctx)?;
-        say(&format!(
-            "adopting {}: the bus genesis raised, its streams kept",
-            bus.name
-        ));
+        say(&format!("adopting {}: the bus genesis raised, its streams kept", bus.name));
         Provider::new(ctx, BUILD_NOTE).install(|| {
             let running = running_image(&bus.name)?;
             if !running.is_empty() && running != bus.image {
@@ -228,10 +189,8 @@ impl Plugin for Nats {
             Ok(())
         })?;
         wait_for_adopted_bus(ctx, bus)?;
-        let summary = format!(
-            "{} is now the {} module's bus; its user list is the module's from here on",
-            bus.name, ctx.module
-        );
+        let summary =
+            format!("{} is now the {} module's bus; its user list is the module's from here on", bus.name, ctx.module);
         say(&format!("adopted {summary}"));
         Ok(Report { summary })
     }

@@ -49,9 +49,8 @@ fn adoptable_store(ctx: &Context) -> Result<&Container, Refusal> {
 impl Plugin for Postgres {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
         let store = adoptable_store(ctx)?;
-        credential(SUPERUSER_CREDENTIAL).map_err(|e| {
-            missing_credential(&ctx.module, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT, &e)
-        })?;
+        credential(SUPERUSER_CREDENTIAL)
+            .map_err(|e| missing_credential(&ctx.module, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT, &e))?;
         let node = &ctx.options.node;
         let accept = owned(&[
             "secret",
@@ -64,10 +63,7 @@ impl Plugin for Postgres {
         ]);
         Ok(Plan {
             summary: vec![
-                format!(
-                    "adopt `{}` ({}) in place: kept, not recreated",
-                    store.name, store.image
-                ),
+                format!("adopt `{}` ({}) in place: kept, not recreated", store.name, store.image),
                 format!(
                     "carry genesis credential `{SUPERUSER_CREDENTIAL}` in as secret `{SUPERUSER_SECRET}` before the push"
                 ),
@@ -78,17 +74,10 @@ impl Plugin for Postgres {
 
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         let store = adoptable_store(ctx)?;
-        say(&format!(
-            "adopting {}: the store genesis raised, unchanged",
-            store.name
-        ));
-        Provider::new(ctx, BUILD_NOTE).install(|| {
-            deliver_credential(ctx, SUPERUSER_SECRET, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT)
-        })?;
-        let summary = format!(
-            "{} is now the {} module's store, kept in place",
-            store.name, ctx.module
-        );
+        say(&format!("adopting {}: the store genesis raised, unchanged", store.name));
+        Provider::new(ctx, BUILD_NOTE)
+            .install(|| deliver_credential(ctx, SUPERUSER_SECRET, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT))?;
+        let summary = format!("{} is now the {} module's store, kept in place", store.name, ctx.module);
         say(&format!("adopted {summary}"));
         Ok(Report { summary })
     }

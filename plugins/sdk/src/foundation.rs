@@ -36,11 +36,7 @@ pub fn container<'a>(
         ))),
         None => {
             let ids: Vec<&str> = foundation.iter().map(identity).collect();
-            let listed = if ids.is_empty() {
-                "nothing".to_string()
-            } else {
-                ids.join(", ")
-            };
+            let listed = if ids.is_empty() { "nothing".to_string() } else { ids.join(", ") };
             Err(refuse(format!(
                 "the foundation bundle has no `{id}`, so there is no {what} for the `{module}` module to adopt; the bundle declares: {listed}"
             )))

@@ -24,8 +24,7 @@ pub mod manifest;
 pub mod provider;
 
 pub use bindings::mesh::adopt::types::{
-    BundleResource, CatalogSource, Container, Context, File, HostError, Options, Other, Plan,
-    Refusal, Report,
+    BundleResource, CatalogSource, Container, Context, File, HostError, Options, Other, Plan, Refusal, Report,
 };
 
 /// A module's adoption rules.
@@ -40,9 +39,7 @@ pub trait Plugin {
 /// Builds a refusal from a message; plugins return these instead of panicking, so the
 /// operator reads the reason rather than a trap.
 pub fn refuse(message: impl Into<String>) -> Refusal {
-    Refusal {
-        message: message.into(),
-    }
+    Refusal { message: message.into() }
 }
 
 #[doc(hidden)]

@@ -48,8 +48,7 @@ impl Manifest {
     /// Reads a module's manifest, refusing with the module's name when it is not JSON of
     /// the expected shape.
     pub fn parse(module: &str, bytes: &[u8]) -> Result<Manifest, Refusal> {
-        serde_json::from_slice(bytes)
-            .map_err(|e| refuse(format!("cannot read the `{module}` module's manifest: {e}")))
+        serde_json::from_slice(bytes).map_err(|e| refuse(format!("cannot read the `{module}` module's manifest: {e}")))
     }
 
     /// The resources that are containers, in declaration order.
@@ -63,9 +62,9 @@ impl Manifest {
             .volumes
             .iter()
             .map(|volume| {
-                self.accesses.iter().fold(volume.clone(), |v, access| {
-                    v.replace(&format!("${{access:{}}}", access.id), &access.path)
-                })
+                self.accesses
+                    .iter()
+                    .fold(volume.clone(), |v, access| v.replace(&format!("${{access:{}}}", access.id), &access.path))
             })
             .collect()
     }

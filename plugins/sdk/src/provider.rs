@@ -82,10 +82,7 @@ impl<'a> Provider<'a> {
     }
 
     /// Runs the sequence; `before_push` is the module's own step, run just before the push.
-    pub fn install(
-        &self,
-        before_push: impl FnOnce() -> Result<(), Refusal>,
-    ) -> Result<(), Refusal> {
+    pub fn install(&self, before_push: impl FnOnce() -> Result<(), Refusal>) -> Result<(), Refusal> {
         let (m, n) = (self.module(), self.node());
         let remote = self.manifest_remote();
         crate::host::carry_bytes(&format!("{m}-module.json"), &self.ctx.manifest, &remote)?;
@@ -101,9 +98,7 @@ impl<'a> Provider<'a> {
         // say there is refused one, and that is no reason to stop.
         match tell(&["module", "issue", m, "--node", n]) {
             Ok(_) => say(&format!("account issued for {m}")),
-            Err(_) => say(&format!(
-                "no account for {m}: it declares nothing to say on the bus"
-            )),
+            Err(_) => say(&format!("no account for {m}: it declares nothing to say on the bus")),
         }
 
         tell(&["assign", n, m])?;
@@ -119,15 +114,9 @@ impl<'a> Provider<'a> {
 /// Moves a genesis credential into the module as its own secret: carried to
 /// `/accepting-<secret>`, then accepted. The mesh cannot make up the value a running server
 /// already has, so a missing credential is refused by name.
-pub fn deliver_credential(
-    ctx: &Context,
-    secret: &str,
-    credential: &str,
-    what: &str,
-) -> Result<(), Refusal> {
+pub fn deliver_credential(ctx: &Context, secret: &str, credential: &str, what: &str) -> Result<(), Refusal> {
     let (module, node) = (ctx.module.as_str(), ctx.options.node.as_str());
-    let handle = crate::host::credential(credential)
-        .map_err(|e| missing_credential(module, credential, what, &e))?;
+    let handle = crate::host::credential(credential).map_err(|e| missing_credential(module, credential, what, &e))?;
     let at = format!("/accepting-{secret}");
     crate::host::carry_secret(&handle, &at)?;
     tell(&["secret", "accept", node, module, secret, "--from", &at])?;

@@ -8,16 +8,11 @@ struct PushesBeforeSecret;
 
 impl Plugin for PushesBeforeSecret {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
-        Ok(Plan {
-            summary: Vec::new(),
-            commands: Provider::new(ctx, "").commands(Vec::new())?,
-        })
+        Ok(Plan { summary: Vec::new(), commands: Provider::new(ctx, "").commands(Vec::new())? })
     }
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         Provider::new(ctx, "").install(|| Ok(()))?;
-        Ok(Report {
-            summary: "pushed without the superuser".into(),
-        })
+        Ok(Report { summary: "pushed without the superuser".into() })
     }
 }
 

@@ -15,24 +15,13 @@ fn with_other_image(ctx: &Context) -> Context {
 
 impl Plugin for RecreatesStore {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
-        Ok(Plan {
-            summary: Vec::new(),
-            commands: Provider::new(ctx, "").commands(Vec::new())?,
-        })
+        Ok(Plan { summary: Vec::new(), commands: Provider::new(ctx, "").commands(Vec::new())? })
     }
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         let edited = with_other_image(ctx);
-        Provider::new(&edited, "").install(|| {
-            deliver_credential(
-                &edited,
-                "superuser",
-                "store-superuser",
-                "the store's superuser",
-            )
-        })?;
-        Ok(Report {
-            summary: "registered another store image".into(),
-        })
+        Provider::new(&edited, "")
+            .install(|| deliver_credential(&edited, "superuser", "store-superuser", "the store's superuser"))?;
+        Ok(Report { summary: "registered another store image".into() })
     }
 }
 

@@ -8,15 +8,10 @@ struct TellsDuringCheck;
 impl Plugin for TellsDuringCheck {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
         tell(&["module", "add", &format!("/{}-module.json", ctx.module)])?;
-        Ok(Plan {
-            summary: vec!["registered during check".into()],
-            commands: Vec::new(),
-        })
+        Ok(Plan { summary: vec!["registered during check".into()], commands: Vec::new() })
     }
     fn adopt(_: &Context) -> Result<Report, Refusal> {
-        Ok(Report {
-            summary: "nothing".into(),
-        })
+        Ok(Report { summary: "nothing".into() })
     }
 }
 

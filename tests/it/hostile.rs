@@ -1,0 +1,225 @@
+//! Plugins that try to take the machine or the mesh: each is a real component built from
+//! `tests/plugins/`, run as the `postgres` module (so it holds the store superuser's grant),
+//! and each must be stopped with a clear error, having changed nothing it had no right to.
+
+use mesh_adopt::run::Mode;
+use serde_json::json;
+
+use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions};
+
+/// Runs `crate_name` as the postgres plugin on the tight host.
+async fn run_hostile(crate_name: &str, edit: impl FnOnce(&mut TestMesh)) -> Ran {
+    let mut mesh = TestMesh::new().with_plugin("postgres", crate_name);
+    mesh.tight = true;
+    edit(&mut mesh);
+    mesh.run_modules(&["postgres"], Mode::Adopt).await
+}
+
+/// Asserts the mesh was not touched at all.
+fn untouched(ran: &Ran) {
+    assert!(ran.commands().is_empty(), "{:?}", ran.commands());
+    assert!(ran.mesh.carried().is_empty(), "{:?}", ran.mesh.carried());
+}
+
+#[tokio::test]
+async fn an_infinite_loop_is_stopped_at_the_guest_time_deadline() {
+    let ran = run_hostile("loops_forever", |_| {}).await;
+    let failure = ran.failure("postgres");
+    assert_mentions(
+        failure,
+        &["`postgres` plugin", "modules/postgres/adopt.wasm", "sha256", "during `adopt`", "guest time"],
+    );
+    assert_mentions(failure, &["it had changed nothing on the mesh"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_memory_bomb_is_stopped_at_the_memory_cap() {
+    let ran = run_hostile("memory_bomb", |_| {}).await;
+    assert_mentions(ran.failure("postgres"), &["during `adopt`", "memory"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn deep_recursion_is_stopped_at_the_stack_limit() {
+    let ran = run_hostile("deep_recursion", |_| {}).await;
+    assert_mentions(ran.failure("postgres"), &["during `adopt`", "stack"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_say_flood_is_cut_and_stopped() {
+    let ran = run_hostile("say_flood", |_| {}).await;
+    assert_mentions(ran.failure("postgres"), &["said more than 200 lines", "limits.say_lines"]);
+    assert_eq!(ran.transcript.said("postgres").len(), 200);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn huge_tell_arguments_are_denied() {
+    let ran = run_hostile("huge_tell_args", |_| {}).await;
+    assert_mentions(ran.refusal("postgres"), &["denied", "the arguments are 1048585 bytes", "at most 65536"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn telling_another_modules_verbs_is_denied() {
+    let ran = run_hostile("tells_other_module", |_| {}).await;
+    assert_mentions(
+        ran.refusal("postgres"),
+        &["`tell assign node-1 nats`", "beyond what a plugin may tell", "no grant widens this"],
+    );
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn carrying_outside_its_paths_is_denied() {
+    let ran = run_hostile("carries_outside", |_| {}).await;
+    assert_mentions(ran.refusal("postgres"), &["`/etc/mesh/control/config.json`", "beyond what a plugin may carry"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_credential_name_with_traversal_is_denied() {
+    let ran = run_hostile("credential_escape", |mesh| {
+        mesh.manifest("postgres")["hostile-credentials"] = json!(["../../../etc/shadow"]);
+    })
+    .await;
+    assert_mentions(
+        ran.refusal("postgres"),
+        &["credential `../../../etc/shadow` is not granted", "adopt.grants.credentials"],
+    );
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_manifest_granting_a_traversal_is_refused_at_load() {
+    let ran = run_hostile("credential_escape", |mesh| {
+        mesh.manifest("postgres")["adopt"]["grants"]["credentials"] = json!(["../outside"]);
+    })
+    .await;
+    assert_mentions(ran.failure("postgres"), &["grants too much", "`../outside` is not a plain name"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_symlink_out_of_the_credentials_directory_is_not_followed() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("host-secret");
+    std::fs::write(&target, "the machine's own secret").unwrap();
+    let ran = run_hostile("credential_escape", move |mesh| {
+        mesh.credential_links.push(("linked".into(), target));
+        mesh.manifest("postgres")["adopt"]["grants"]["credentials"] = json!(["linked"]);
+        mesh.manifest("postgres")["hostile-credentials"] = json!(["linked"]);
+    })
+    .await;
+    assert_mentions(ran.refusal("postgres"), &["credential `linked`", "unavailable", "no credential `linked`"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn fetching_an_ungranted_url_is_denied() {
+    let ran = run_hostile("fetches_ungranted", |_| {}).await;
+    assert_mentions(
+        ran.refusal("postgres"),
+        &["fetch of `http://169.254.169.254/latest/meta-data/` is not granted", "adopt.grants.fetch"],
+    );
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn inspecting_an_ungranted_container_is_denied() {
+    let ran = run_hostile("inspects_ungranted", |_| {}).await;
+    assert_mentions(
+        ran.refusal("postgres"),
+        &["inspect of container `mesh-control` is not granted", "adopt.grants.inspect"],
+    );
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_secret_smuggled_into_a_say_line_is_redacted_and_fails_the_run() {
+    let ran = run_hostile("smuggles_secret_say", |_| {}).await;
+    assert!(ran.said("postgres", "the superuser is <secret store-superuser>"));
+    assert!(ran.transcript.visible_text().iter().all(|t| !t.contains(SUPERUSER)));
+    assert!(!ran.report.succeeded());
+    assert_eq!(ran.broken(), ["secret-never-shown"]);
+    assert_mentions(&ran.report.violations[0].detail, &["`store-superuser`", "a say line"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_secret_smuggled_into_a_tell_is_denied_redacted_and_fails_the_run() {
+    let ran = run_hostile("smuggles_secret_tell", |_| {}).await;
+    assert_mentions(ran.refusal("postgres"), &["denied", "carry a secret's value"]);
+    // The command never reached the control plane, and its record is scrubbed.
+    assert!(ran.commands().is_empty());
+    assert!(ran.transcript.visible_text().iter().all(|t| !t.contains(SUPERUSER)));
+    assert!(ran.broken().iter().all(|b| *b == "secret-never-shown") && !ran.broken().is_empty());
+}
+
+#[tokio::test]
+async fn a_panic_mid_way_is_reported_with_what_was_already_done() {
+    let ran = run_hostile("panics_midway", |_| {}).await;
+    let failure = ran.failure("postgres");
+    assert_mentions(
+        failure,
+        &[
+            "during `adopt`",
+            "its stderr:",
+            "lost its footing after registering postgres",
+            "its last host call: tell module add /postgres-module.json",
+            "what it had already done:",
+            "manifest (",
+            "module add /postgres-module.json",
+        ],
+    );
+    assert_eq!(ran.commands(), ["module add /postgres-module.json"]);
+}
+
+#[tokio::test]
+async fn the_machine_itself_is_out_of_reach() {
+    let ran = run_hostile("reaches_for_the_host", |_| {}).await;
+    ran.assert_adopted("postgres");
+    let said = ran.transcript.said("postgres");
+    assert!(said[0].starts_with("file: Err("), "{said:?}");
+    assert!(said[1].starts_with("dir: Err("), "{said:?}");
+    assert_eq!(said[2], "env: 0");
+    assert!(said[3].starts_with("net: Err("), "{said:?}");
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_plugin_whose_digest_differs_from_the_pin_is_refused_naming_both() {
+    let ran = run_hostile("adopt_postgres", |mesh| {
+        mesh.manifest("postgres")["adopt"]["sha256"] = json!("0".repeat(64));
+    })
+    .await;
+    assert_mentions(
+        ran.failure("postgres"),
+        &["refused to load plugin", "adopt.wasm", "its sha256 is ", &"0".repeat(64)],
+    );
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_plugin_matching_its_pin_loads() {
+    use sha2::Digest;
+    let digest =
+        format!("{:x}", sha2::Sha256::digest(std::fs::read(crate::support::plugin("adopt_postgres")).unwrap()));
+    let ran = run_hostile("adopt_postgres", move |mesh| {
+        mesh.manifest("postgres")["adopt"]["sha256"] = json!(digest);
+    })
+    .await;
+    ran.assert_adopted("postgres");
+}
+
+#[tokio::test]
+async fn a_manifest_naming_another_world_is_refused_naming_both() {
+    let ran = run_hostile("adopt_postgres", |mesh| {
+        mesh.manifest("postgres")["adopt"]["world"] = json!("mesh:adopt/adopter@0.2.0");
+    })
+    .await;
+    assert_mentions(ran.failure("postgres"), &["`mesh:adopt/adopter@0.2.0`", "`mesh:adopt/adopter@0.1.0`"]);
+    untouched(&ran);
+}
