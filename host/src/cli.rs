@@ -32,6 +32,17 @@ enum Command {
     Check(RunArgs),
     /// Check and adopt each module in order, stopping at the first that does not succeed.
     Run(RunArgs),
+    /// Show what a plugin targets, its digest, size, grants and imports, without running it.
+    Inspect(InspectArgs),
+}
+
+#[derive(Debug, Args)]
+struct InspectArgs {
+    /// A catalogue module's name, or the path of an `adopt.wasm`.
+    target: String,
+    /// The catalogue a module name is looked up in.
+    #[arg(long, default_value = "catalogue")]
+    catalogue: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -59,6 +70,12 @@ struct RunArgs {
     /// Also print every host call the plugins make.
     #[arg(long, short)]
     verbose: bool,
+    /// Memory each plugin may grow to, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_bytes >> 20)]
+    plugin_memory: usize,
+    /// Time each plugin's own code may run per call (host waits not counted): 10s, 1m.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    plugin_time: Duration,
 }
 
 /// Parses `90`, `90s`, `5m` or `1h` into a duration.
@@ -119,6 +136,7 @@ async fn execute(cli: Cli) -> Result<bool> {
     let (args, mode) = match cli.command {
         Command::Check(args) => (args, Mode::Check),
         Command::Run(args) => (args, Mode::Adopt),
+        Command::Inspect(args) => return inspect(args).map(|()| true),
     };
     let modules: Vec<String> = if args.modules.is_empty() {
         PHASE_THREE.iter().map(|m| m.to_string()).collect()
@@ -135,7 +153,8 @@ async fn execute(cli: Cli) -> Result<bool> {
     let mesh: Arc<dyn Mesh> = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.node)));
     let verbose = args.verbose;
     let transcript = Arc::new(Transcript::observed(Box::new(move |event| print_event(event, verbose))));
-    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+    let limits = Limits { memory_bytes: args.plugin_memory << 20, guest_time: args.plugin_time, ..Limits::default() };
+    let host = PluginHost::new(limits).context("failed to start the plugin host")?;
 
     println!(
         "{} {} on {}",
@@ -160,6 +179,44 @@ async fn execute(cli: Cli) -> Result<bool> {
     let report = run.run(&modules, mode).await;
     print_summary(&report);
     Ok(report.succeeded())
+}
+
+/// Prints what a plugin is, and for a module, what its manifest says of it.
+fn inspect(args: InspectArgs) -> Result<()> {
+    let as_path = PathBuf::from(&args.target);
+    let (path, adopt) = if as_path.is_file() {
+        (as_path, None)
+    } else {
+        let module = Catalogue::at(&args.catalogue).module(&args.target)?;
+        println!("module       {} ({})", module.name, module.manifest_path.display());
+        (module.plugin_path, Some(module.adopt))
+    };
+    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+    let info = host.describe(&path)?;
+    println!("plugin       {}", info.path.display());
+    println!("sha256       {}", info.digest);
+    println!("size         {} bytes", info.size);
+    println!("targets      {}", info.contract.as_deref().unwrap_or("(no mesh:adopt import)"));
+    match &info.loads {
+        Ok(()) => println!("loads        yes, on this host ({})", crate::bindings::WORLD),
+        Err(why) => println!("loads        no: {why}"),
+    }
+    if let Some(adopt) = adopt {
+        let pin = match &adopt.sha256 {
+            None => "(not pinned)".to_string(),
+            Some(pin) if pin.eq_ignore_ascii_case(&info.digest) => format!("{pin} (matches)"),
+            Some(pin) => format!("{pin} (DIFFERS: the plugin would be refused)"),
+        };
+        println!("pinned       {pin}");
+        println!("world        {}", adopt.world.as_deref().unwrap_or("(not declared)"));
+        let list = |items: &[String]| if items.is_empty() { "(none)".to_string() } else { items.join(", ") };
+        println!("grants       credentials: {}", list(&adopt.grants.credentials));
+        println!("             inspect: {}", list(&adopt.grants.inspect));
+        println!("             fetch: {}", list(&adopt.grants.fetch));
+    }
+    println!("imports      {}", info.imports.join("\n             "));
+    println!("exports      {}", info.exports.join(", "));
+    Ok(())
 }
 
 /// `m:ss` of mesh time, so the operator sees how long each step took on the mesh's clock.

@@ -47,6 +47,24 @@ pub struct Plugin {
     pre: AdopterPre<RunState>,
 }
 
+/// A plugin file as `mesh-adopt inspect` shows it.
+#[derive(Debug, Clone)]
+pub struct PluginInfo {
+    pub path: PathBuf,
+    /// Its sha256, hex: what a manifest pins.
+    pub digest: String,
+    /// Its size in bytes.
+    pub size: usize,
+    /// The contract it targets, e.g. `mesh:adopt@0.1.0`, read from its imports.
+    pub contract: Option<String>,
+    /// Every import, WASI's included.
+    pub imports: Vec<String>,
+    /// Every export.
+    pub exports: Vec<String>,
+    /// Whether this host would load it, and why not.
+    pub loads: Result<(), String>,
+}
+
 /// What a plugin run acts on and reports to.
 #[derive(Clone)]
 pub struct RunEnv {
@@ -135,21 +153,52 @@ impl PluginHost {
             return Ok(Plugin { path: path.to_path_buf(), digest, pre: pre.clone() });
         }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
-        if !bytes.starts_with(b"\0asm") {
-            return Err(anyhow!("it is not WebAssembly (no `\\0asm` header)")).with_context(named);
-        }
-        let component = Component::new(&self.engine, bytes)
-            .map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
-            .with_context(named)?;
+        let component = self.compile(bytes).with_context(named)?;
         self.check_world(&component).with_context(named)?;
-        let pre = self
-            .linker
-            .instantiate_pre(&component)
-            .and_then(AdopterPre::new)
-            .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
-            .with_context(named)?;
+        let pre = self.link(&component).with_context(named)?;
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
         Ok(Plugin { path: path.to_path_buf(), digest, pre })
+    }
+
+    fn compile(&self, bytes: &[u8]) -> Result<Component> {
+        if !bytes.starts_with(b"\0asm") {
+            bail!("it is not WebAssembly (no `\\0asm` header)");
+        }
+        Component::new(&self.engine, bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+    }
+
+    fn link(&self, component: &Component) -> Result<AdopterPre<RunState>> {
+        self.linker
+            .instantiate_pre(component)
+            .and_then(AdopterPre::new)
+            .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
+    }
+
+    /// Describes a plugin file without running it: what it targets, imports and exports, and
+    /// whether this host would load it.
+    pub fn describe(&self, path: &Path) -> Result<PluginInfo> {
+        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        let digest = format!("{:x}", Sha256::digest(&bytes));
+        let component = self
+            .compile(&bytes)
+            .with_context(|| format!("failed to inspect plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
+        let ty = component.component_type();
+        let imports: Vec<String> = ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        let contract = imports
+            .iter()
+            .find_map(|name| name.strip_prefix(&format!("{PACKAGE}/")))
+            .map(|rest| format!("{PACKAGE}@{}", rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)")));
+        let loads = self.check_world(&component).and_then(|()| self.link(&component).map(|_| ()));
+        Ok(PluginInfo {
+            path: path.to_path_buf(),
+            digest,
+            size: bytes.len(),
+            contract,
+            imports,
+            exports,
+            loads: loads.map_err(|e| format!("{e:#}")),
+        })
     }
 
     /// Refuses a plugin built for another version of the contract, naming both versions.

@@ -88,3 +88,34 @@ fn a_malformed_foundation_exits_2_naming_the_file() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("the foundation bundle `") && stderr.contains("foundation.json` is malformed"), "{stderr}");
 }
+
+#[test]
+fn inspect_shows_a_modules_plugin_digest_grants_and_imports() {
+    use sha2::Digest;
+    let dir = catalogue();
+    let out = mesh_adopt(dir.path(), &["inspect", "nats"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    let digest = format!("{:x}", sha2::Sha256::digest(std::fs::read(plugin("adopt_nats")).unwrap()));
+    for expected in [
+        format!("sha256       {digest}"),
+        "targets      mesh:adopt@0.1.0".into(),
+        "loads        yes".into(),
+        "             inspect: mesh-bus".into(),
+        "             fetch: http://127.0.0.1:8222/healthz".into(),
+        "mesh:adopt/machine@0.1.0".into(),
+        "exports      check, adopt".into(),
+    ] {
+        assert!(stdout.contains(&expected), "expected {expected:?} in:\n{stdout}");
+    }
+}
+
+#[test]
+fn inspect_says_why_a_plugin_for_another_contract_would_not_load() {
+    let dir = catalogue();
+    let path = plugin("future_world");
+    let out = mesh_adopt(dir.path(), &["inspect", path.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("targets      mesh:adopt@0.2.0"), "{stdout}");
+    assert!(stdout.contains("loads        no: it targets mesh:adopt@0.2.0"), "{stdout}");
+}

@@ -68,3 +68,10 @@ async fn refuses_a_malformed_manifest_naming_it() {
     let ran = mesh.run_modules(&["postgres"], Mode::Adopt).await;
     assert_mentions(ran.failure("postgres"), &["modules/postgres/manifest.json", "malformed", "not a JSON object"]);
 }
+
+#[tokio::test]
+async fn refuses_a_plugin_built_for_another_contract_version_naming_both() {
+    let (failure, commands) = load_failure(std::fs::read(plugin("future_world")).unwrap()).await;
+    assert_mentions(&failure, &["adopt.wasm", "it targets mesh:adopt@0.2.0", "this host implements mesh:adopt@0.1.0"]);
+    assert!(commands.is_empty());
+}
