@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use crate::cache::CompileCache;
 use crate::catalogue::{Catalogue, Foundation};
 use crate::credentials::Credentials;
 use crate::limits::Limits;
@@ -73,6 +74,12 @@ struct RunArgs {
     /// Memory each plugin may grow to, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_bytes >> 20)]
     plugin_memory: usize,
+    /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache: Option<PathBuf>,
+    /// Compile every plugin afresh and keep nothing.
+    #[arg(long)]
+    no_cache: bool,
     /// Time each plugin's own code may run per call (host waits not counted): 10s, 1m.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     plugin_time: Duration,
@@ -154,7 +161,7 @@ async fn execute(cli: Cli) -> Result<bool> {
     let verbose = args.verbose;
     let transcript = Arc::new(Transcript::observed(Box::new(move |event| print_event(event, verbose))));
     let limits = Limits { memory_bytes: args.plugin_memory << 20, guest_time: args.plugin_time, ..Limits::default() };
-    let host = PluginHost::new(limits).context("failed to start the plugin host")?;
+    let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
 
     println!(
         "{} {} on {}",
@@ -179,6 +186,25 @@ async fn execute(cli: Cli) -> Result<bool> {
     let report = run.run(&modules, mode).await;
     print_summary(&report);
     Ok(report.succeeded())
+}
+
+/// Adds the compile cache the arguments ask for. An explicit `--cache` that cannot be used
+/// is an error; the default one only a warning, since running without it is only slower.
+fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
+    if args.no_cache {
+        return Ok(host);
+    }
+    if let Some(dir) = &args.cache {
+        return Ok(host.with_cache(CompileCache::open(dir)?));
+    }
+    match CompileCache::default_dir().map(|dir| CompileCache::open(&dir)) {
+        Some(Ok(cache)) => Ok(host.with_cache(cache)),
+        Some(Err(e)) => {
+            eprintln!("warning: compiling without a cache: {e:#}");
+            Ok(host)
+        }
+        None => Ok(host),
+    }
 }
 
 /// Prints what a plugin is, and for a module, what its manifest says of it.

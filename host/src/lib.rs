@@ -4,6 +4,7 @@
 //! The library does the work; the `mesh-adopt` binary only parses arguments and prints.
 
 mod bindings;
+pub mod cache;
 pub mod catalogue;
 pub mod cli;
 pub mod credentials;

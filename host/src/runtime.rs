@@ -17,6 +17,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Report, VERSION};
+use crate::cache::CompileCache;
 use crate::credentials::Credentials;
 use crate::grants::{Permissions, Phase};
 use crate::limits::Limits;
@@ -36,6 +37,8 @@ pub struct PluginHost {
     /// Plugins already compiled and linked in this process, by sha256: a module adopted on
     /// many meshes is compiled once.
     linked: Mutex<HashMap<String, AdopterPre<RunState>>>,
+    /// Native code kept across processes, when the host has a cache directory.
+    cache: Option<CompileCache>,
 }
 
 /// A plugin compiled and linked, ready to instantiate.
@@ -121,7 +124,27 @@ impl PluginHost {
         let mut linker = Linker::<RunState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()) })
+        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()), cache: None })
+    }
+
+    /// Keeps compiled plugins in `cache` and loads them from it.
+    pub fn with_cache(mut self, cache: CompileCache) -> PluginHost {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// Forgets the plugins linked in this process, so the next load reads the cache (or
+    /// compiles) again: after a catalogue update, or to measure a cold load.
+    pub fn forget_linked(&self) {
+        self.linked.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+
+    /// Compiles plugin bytes to native code, as the cache stores it.
+    pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        if !bytes.starts_with(b"\0asm") {
+            bail!("it is not WebAssembly (no `\\0asm` header)");
+        }
+        self.engine.precompile_component(bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
@@ -153,11 +176,24 @@ impl PluginHost {
             return Ok(Plugin { path: path.to_path_buf(), digest, pre: pre.clone() });
         }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
-        let component = self.compile(bytes).with_context(named)?;
+        let component = self.compile_cached(&digest, bytes).with_context(named)?;
         self.check_world(&component).with_context(named)?;
         let pre = self.link(&component).with_context(named)?;
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
         Ok(Plugin { path: path.to_path_buf(), digest, pre })
+    }
+
+    /// The component from the cache, or compiled and stored there. A cache that cannot be
+    /// written is no reason to refuse a plugin: it is compiled again next time.
+    fn compile_cached(&self, digest: &str, bytes: &[u8]) -> Result<Component> {
+        let Some(cache) = &self.cache else { return self.compile(bytes) };
+        if let Ok(component) = cache.get(&self.engine, digest) {
+            return Ok(component);
+        }
+        let precompiled = self.precompile(bytes)?;
+        let _ = cache.put(&self.engine, digest, &precompiled);
+        // SAFETY: these bytes were produced just now by this engine's own compiler.
+        unsafe { Component::deserialize(&self.engine, &precompiled) }.map_err(|e| anyhow!("{e:#}"))
     }
 
     fn compile(&self, bytes: &[u8]) -> Result<Component> {

@@ -3,6 +3,7 @@
 //!
 //! The plugins are built by `just build-plugins` (the `just test` recipe does it first).
 
+mod cache;
 mod check_phase;
 mod cli;
 mod hostile;

@@ -1,0 +1,64 @@
+//! The compile cache: a hit skips compiling; a corrupt or foreign entry is a miss that is
+//! compiled again and replaced, never an error.
+
+use std::path::Path;
+
+use mesh_adopt::cache::CompileCache;
+use mesh_adopt::limits::Limits;
+use mesh_adopt::runtime::PluginHost;
+
+use crate::support::plugin;
+
+fn cached_host(dir: &Path) -> PluginHost {
+    PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(dir).unwrap())
+}
+
+/// The one entry in the cache directory.
+fn entry(dir: &Path) -> std::path::PathBuf {
+    let entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0].clone()
+}
+
+#[test]
+fn a_second_host_loads_what_the_first_compiled() {
+    let dir = tempfile::tempdir().unwrap();
+    let loaded = cached_host(dir.path()).load(&plugin("adopt_postgres")).unwrap();
+    let written = entry(dir.path());
+    let before = std::fs::metadata(&written).unwrap().modified().unwrap();
+    // A new process's host finds the entry and does not rewrite it.
+    let again = cached_host(dir.path()).load(&plugin("adopt_postgres")).unwrap();
+    assert_eq!(loaded.digest, again.digest);
+    assert_eq!(std::fs::metadata(&written).unwrap().modified().unwrap(), before);
+}
+
+#[test]
+fn a_corrupt_entry_is_recompiled_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    cached_host(dir.path()).load(&plugin("adopt_nats")).unwrap();
+    let written = entry(dir.path());
+    let mut bytes = std::fs::read(&written).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&written, &bytes).unwrap();
+
+    let host = cached_host(dir.path());
+    host.load(&plugin("adopt_nats")).expect("a corrupt entry is a miss, not an error");
+    assert_ne!(std::fs::read(&written).unwrap(), bytes, "the entry was replaced");
+}
+
+#[test]
+fn a_foreign_entry_with_a_valid_checksum_is_not_loaded() {
+    use sha2::Digest;
+    let dir = tempfile::tempdir().unwrap();
+    cached_host(dir.path()).load(&plugin("adopt_mesh_vault")).unwrap();
+    let written = entry(dir.path());
+    // Bytes with a correct checksum that no compatible engine wrote.
+    let payload = b"\x7fELF not a component this host compiled".to_vec();
+    let mut stored = format!("{:x}", sha2::Sha256::digest(&payload)).into_bytes();
+    stored.extend(&payload);
+    std::fs::write(&written, &stored).unwrap();
+
+    cached_host(dir.path()).load(&plugin("adopt_mesh_vault")).expect("a foreign entry is a miss");
+    assert_ne!(std::fs::read(&written).unwrap(), stored, "the entry was replaced");
+}
