@@ -28,7 +28,14 @@ fn catalogue() -> tempfile::TempDir {
 }
 
 fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mesh-adopt")).args(args).arg("--catalogue").arg(catalogue).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        // Keep the compile cache inside the test's own directory.
+        .env("XDG_CACHE_HOME", catalogue.join("cache"))
+        .args(args)
+        .arg("--catalogue")
+        .arg(catalogue)
+        .output()
+        .unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {
