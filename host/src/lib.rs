@@ -8,6 +8,7 @@ pub mod cache;
 pub mod catalogue;
 pub mod cli;
 pub mod credentials;
+pub mod fleet;
 pub mod grants;
 mod imports;
 pub mod limits;

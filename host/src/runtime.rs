@@ -255,6 +255,12 @@ impl PluginHost {
         Ok(())
     }
 
+    /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
+    /// shows it starts on this host, and measures what starting costs.
+    pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<()> {
+        self.call(plugin, env, Phase::Check, async |_, _| Ok(())).await
+    }
+
     /// Runs the plugin's read-only `check`.
     pub async fn check(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
         self.call(plugin, env, Phase::Check, async |adopter, store| adopter.call_check(store, ctx).await).await

@@ -6,6 +6,7 @@
 mod cache;
 mod check_phase;
 mod cli;
+mod fleet;
 mod hostile;
 mod invariants;
 mod loading;
