@@ -38,6 +38,12 @@ test: build-plugins
     cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
     cargo test --quiet
 
+# Benchmarks: criterion (compile, load, host call, phase three vs native), then the fleet.
+bench: build-plugins
+    cargo bench --bench adoption
+    cargo build --quiet --release --example fleet
+    for n in 1 100 1000; do for run in 1 2 3; do ./target/release/examples/fleet $n 64; done; done
+
 # Formatting and clippy, host and plugins, warnings as errors.
 lint:
     cargo fmt --all --check

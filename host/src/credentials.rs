@@ -3,6 +3,7 @@
 //! The directory is opened once as a capability (cap-std): a name with `..`, an absolute
 //! path or a symlink pointing outside cannot reach anything else on the machine.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -15,8 +16,9 @@ use crate::mesh::SecretValue;
 pub struct Credentials {
     path: PathBuf,
     dir: Result<Dir, String>,
-    /// Every value handed to a plugin so far, so any text can be scrubbed of them.
-    handed_out: Mutex<Vec<SecretValue>>,
+    /// Every value handed to a plugin so far, so any text can be scrubbed of them. Keyed by
+    /// name and value, so a credential read on every site of a fleet is held once.
+    handed_out: Mutex<BTreeMap<(String, Vec<u8>), SecretValue>>,
 }
 
 impl Credentials {
@@ -25,7 +27,7 @@ impl Credentials {
     pub fn open(path: &Path) -> Credentials {
         let dir = Dir::open_ambient_dir(path, ambient_authority())
             .map_err(|e| format!("the credentials directory `{}` cannot be opened: {e}", path.display()));
-        Credentials { path: path.to_path_buf(), dir, handed_out: Mutex::new(Vec::new()) }
+        Credentials { path: path.to_path_buf(), dir, handed_out: Mutex::new(BTreeMap::new()) }
     }
 
     /// Reads credential `name`. Names are plain file names inside the directory.
@@ -37,7 +39,10 @@ impl Credentials {
         let bytes = dir.read(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", self.path.display()))?;
         let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
         let value = SecretValue { name: name.to_string(), bytes: trimmed };
-        self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).push(value.clone());
+        self.handed_out
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert((name.to_string(), value.bytes.clone()), value.clone());
         Ok(value)
     }
 
@@ -46,7 +51,7 @@ impl Credentials {
     pub fn redact(&self, text: &str) -> (String, Option<String>) {
         let mut scrubbed = text.to_string();
         let mut found = None;
-        for secret in self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        for secret in self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).values() {
             let Ok(value) = std::str::from_utf8(&secret.bytes) else { continue };
             if value.is_empty() || !scrubbed.contains(value) {
                 continue;

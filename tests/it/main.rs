@@ -10,6 +10,7 @@ mod fleet;
 mod hostile;
 mod invariants;
 mod loading;
+mod native_baseline;
 mod nats;
 mod postgres;
 mod provider;

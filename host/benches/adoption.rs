@@ -1,0 +1,198 @@
+//! What a plugin costs: cold compile, a cache-hit load and instantiate, a host call's round
+//! trip, and phase three on the simulator beside the same rules written natively.
+//!
+//! Run with `just bench` (plugins built first). Figures and ratios go in BENCHMARKS.md.
+
+mod native;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use mesh_adopt::cache::CompileCache;
+use mesh_adopt::catalogue::{Catalogue, Foundation};
+use mesh_adopt::credentials::Credentials;
+use mesh_adopt::grants::Permissions;
+use mesh_adopt::limits::Limits;
+use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt::run::{Mode, PHASE_THREE, Run, RunOptions};
+use mesh_adopt::runtime::{PluginHost, RunEnv};
+use mesh_adopt::transcript::Transcript;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn built(crate_name: &str) -> PathBuf {
+    let path = root().join("plugins/target/wasm32-wasip2/release").join(format!("{crate_name}.wasm"));
+    assert!(path.is_file(), "`{}` is missing: run `just build-plugins`", path.display());
+    path
+}
+
+struct Fixture {
+    catalogue: Catalogue,
+    foundation: Foundation,
+    credentials: Arc<Credentials>,
+    options: RunOptions,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = root().join("catalogue");
+        Fixture {
+            foundation: Foundation::load(&dir.join("foundation.json")).unwrap(),
+            credentials: Arc::new(Credentials::open(&dir.join("genesis/credentials"))),
+            catalogue: Catalogue::at(dir),
+            options: RunOptions {
+                node: "node-1".into(),
+                catalog_source: Some(("https://git.mesh.local/catalogue.git".into(), None)),
+                wait: Duration::from_secs(120),
+            },
+        }
+    }
+
+    fn mesh(&self) -> Arc<SimulatedMesh> {
+        Arc::new(SimulatedMesh::new(SimSetup::new(self.foundation.clone(), &self.options.node)))
+    }
+
+    fn env(&self, module: &str) -> RunEnv {
+        RunEnv {
+            module: module.into(),
+            mesh: self.mesh(),
+            credentials: self.credentials.clone(),
+            transcript: Arc::new(Transcript::default()),
+            permissions: Permissions {
+                module: module.into(),
+                node: self.options.node.clone(),
+                repository: None,
+                granted: Default::default(),
+                manifest: String::new(),
+            },
+        }
+    }
+}
+
+const PLUGINS: [(&str, &str); 3] =
+    [("postgres", "adopt_postgres"), ("nats", "adopt_nats"), ("mesh-vault", "adopt_mesh_vault")];
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap()
+}
+
+fn cold_compile(c: &mut Criterion) {
+    let host = PluginHost::new(Limits::default()).unwrap();
+    let mut group = c.benchmark_group("cold_compile");
+    group.sample_size(10);
+    for (module, crate_name) in PLUGINS {
+        let bytes = std::fs::read(built(crate_name)).unwrap();
+        group.bench_function(module, |b| b.iter(|| host.precompile(&bytes).unwrap()));
+    }
+    group.finish();
+}
+
+fn load_and_instantiate(c: &mut Criterion) {
+    let rt = runtime();
+    let fixture = Fixture::new();
+    let cache_dir = tempfile::tempdir().unwrap();
+    let host = PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(cache_dir.path()).unwrap());
+    let mut group = c.benchmark_group("load_instantiate");
+    for (module, crate_name) in PLUGINS {
+        let path = built(crate_name);
+        host.load(&path).unwrap();
+        let env = fixture.env(module);
+        // From the disk cache: read, verify, deserialize, link, instantiate.
+        group.bench_function(format!("cache_hit/{module}"), |b| {
+            b.to_async(&rt).iter(|| async {
+                host.forget_linked();
+                let plugin = host.load(&path).unwrap();
+                host.instantiate_idle(&plugin, &env).await.unwrap();
+            })
+        });
+        // Already linked in this process: instantiate only.
+        let plugin = host.load(&path).unwrap();
+        group.bench_function(format!("linked/{module}"), |b| {
+            b.to_async(&rt).iter(|| async { host.instantiate_idle(&plugin, &env).await.unwrap() })
+        });
+    }
+    group.finish();
+}
+
+fn host_call(c: &mut Criterion) {
+    let rt = runtime();
+    let fixture = Fixture::new();
+    let host = PluginHost::new(Limits::default()).unwrap();
+    let plugin = host.load(&built("calls_clock")).unwrap();
+    let env = fixture.env("calls-clock");
+    let run = Run {
+        host: &host,
+        catalogue: &fixture.catalogue,
+        foundation: &fixture.foundation,
+        credentials: fixture.credentials.clone(),
+        mesh: env.mesh.clone(),
+        transcript: env.transcript.clone(),
+        options: fixture.options.clone(),
+        plugin_overrides: Vec::new(),
+    };
+    let ctx = run.context("calls-clock", b"{}".to_vec());
+    let mut group = c.benchmark_group("host_call");
+    group.throughput(Throughput::Elements(100_000));
+    group.sample_size(20);
+    group.bench_function("clock_now_x100000", |b| {
+        b.to_async(&rt).iter(|| async { host.adopt(&plugin, &env, &ctx).await.unwrap().unwrap() })
+    });
+    group.finish();
+}
+
+fn phase_three(c: &mut Criterion) {
+    let rt = runtime();
+    let fixture = Fixture::new();
+    let host = PluginHost::new(Limits::default()).unwrap();
+    let modules: Vec<String> = PHASE_THREE.iter().map(|m| m.to_string()).collect();
+    let mut group = c.benchmark_group("phase_three");
+    group.bench_function("plugins", |b| {
+        b.to_async(&rt).iter_batched(
+            || fixture.mesh(),
+            |mesh| {
+                let (host, fixture, modules) = (&host, &fixture, &modules);
+                async move {
+                    let run = Run {
+                        host,
+                        catalogue: &fixture.catalogue,
+                        foundation: &fixture.foundation,
+                        credentials: fixture.credentials.clone(),
+                        mesh,
+                        transcript: Arc::new(Transcript::default()),
+                        options: fixture.options.clone(),
+                        plugin_overrides: Vec::new(),
+                    };
+                    assert!(run.run(modules, Mode::Adopt).await.succeeded());
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("native", |b| {
+        b.to_async(&rt).iter_batched(
+            || fixture.mesh(),
+            |mesh| {
+                let fixture = &fixture;
+                async move {
+                    let native = native::Native {
+                        catalogue: &fixture.catalogue,
+                        foundation: &fixture.foundation,
+                        credentials: &fixture.credentials,
+                        mesh: mesh.as_ref(),
+                        options: &fixture.options,
+                    };
+                    native.phase_three().await.unwrap();
+                }
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cold_compile, load_and_instantiate, host_call, phase_three);
+criterion_main!(benches);
