@@ -120,12 +120,12 @@ impl Native<'_> {
         let deadline = self.mesh.now() + self.options.wait;
         loop {
             let running = self.mesh.inspect(name).await.ok().flatten().map(|c| c.image).unwrap_or_default();
-            if !running.is_empty() && running != image {
-                if let Ok(response) = self.mesh.fetch(MONITOR).await
-                    && response.status == 200
-                {
-                    return Ok(());
-                }
+            if !running.is_empty()
+                && running != image
+                && let Ok(response) = self.mesh.fetch(MONITOR).await
+                && response.status == 200
+            {
+                return Ok(());
             }
             if self.mesh.now() >= deadline {
                 return Err(format!("the bus did not come back: {running}"));
