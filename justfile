@@ -12,6 +12,10 @@ default:
 setup:
     @rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 
+# Install what the tests need beyond that: a NATS server for the live backend's tests.
+setup-test: setup
+    @command -v nats-server >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server)
+
 ### build
 
 # Build every plugin (the catalogue's and the tests' own) and place each module's beside its manifest.
@@ -34,7 +38,7 @@ demo: build
 ### check
 
 # Run every test: the plugins' own, then the host's against the real plugins.
-test: build-plugins
+test: setup-test build-plugins
     cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
     cargo test --quiet
 

@@ -1,6 +1,5 @@
 //! The `mesh-adopt` command line: parses arguments, runs the library, prints as it goes.
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,11 +12,13 @@ use crate::cache::CompileCache;
 use crate::catalogue::{Catalogue, Foundation};
 use crate::credentials::Credentials;
 use crate::limits::Limits;
+use crate::mesh::Mesh;
+use crate::mesh::live::{CONFIG_FILE, LiveConfig, LiveMesh};
 use crate::mesh::simulated::{SimSetup, SimulatedMesh};
-use crate::mesh::{ContainerChange, Mesh};
-use crate::run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
+use crate::output::{Output, Style};
+use crate::run::{Mode, PHASE_THREE, Run, RunOptions};
 use crate::runtime::PluginHost;
-use crate::transcript::{Event, Transcript};
+use crate::transcript::Transcript;
 
 /// Adopt what genesis raised into catalogue modules, each by its own WebAssembly plugin.
 #[derive(Debug, Parser)]
@@ -35,6 +36,15 @@ enum Command {
     Run(RunArgs),
     /// Show what a plugin targets, its digest, size, grants and imports, without running it.
     Inspect(InspectArgs),
+}
+
+/// The mesh backends the CLI can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MeshKind {
+    /// A deterministic model of a mesh, on virtual time.
+    Simulated,
+    /// A real control plane and container engine, as `--config` describes.
+    Live,
 }
 
 #[derive(Debug, Args)]
@@ -71,6 +81,19 @@ struct RunArgs {
     /// Also print every host call the plugins make.
     #[arg(long, short)]
     verbose: bool,
+    /// Print one JSON object a line instead of text, for programs.
+    #[arg(long)]
+    json: bool,
+    /// Keep every event of the run (each host call with its result and duration, each
+    /// line said) in FILE as JSON lines, written as the run goes. Secrets are redacted.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Which mesh to act on: the simulator, or a live one reached as `--config` says.
+    #[arg(long, value_enum, default_value_t = MeshKind::Simulated)]
+    mesh: MeshKind,
+    /// The live mesh's configuration [default: ./mesh-adopt.toml if present, else built-in].
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Memory each plugin may grow to, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_bytes >> 20)]
     plugin_memory: usize,
@@ -157,18 +180,25 @@ async fn execute(cli: Cli) -> Result<bool> {
     let foundation_path = args.foundation.clone().unwrap_or_else(|| args.catalogue.join("foundation.json"));
     let foundation = Foundation::load(&foundation_path)?;
     let credentials_path = args.credentials.clone().unwrap_or_else(|| args.catalogue.join("genesis/credentials"));
-    let mesh: Arc<dyn Mesh> = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.node)));
-    let verbose = args.verbose;
-    let transcript = Arc::new(Transcript::observed(Box::new(move |event| print_event(event, verbose))));
+    let mesh: Arc<dyn Mesh> = match args.mesh {
+        MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.node))),
+        MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
+    };
+    let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
+    let output = Arc::new(Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?);
+    let observer = output.clone();
+    let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
     let limits = Limits { memory_bytes: args.plugin_memory << 20, guest_time: args.plugin_time, ..Limits::default() };
     let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
 
-    println!(
-        "{} {} on {}",
-        if mode == Mode::Check { "checking" } else { "adopting" },
-        modules.join(", "),
-        mesh.summary()
-    );
+    if !args.json {
+        println!(
+            "{} {} on {}",
+            if mode == Mode::Check { "checking" } else { "adopting" },
+            modules.join(", "),
+            mesh.summary()
+        );
+    }
     let run = Run {
         host: &host,
         catalogue: &catalogue,
@@ -184,8 +214,18 @@ async fn execute(cli: Cli) -> Result<bool> {
         plugin_overrides: Vec::new(),
     };
     let report = run.run(&modules, mode).await;
-    print_summary(&report);
+    output.finish(&report);
     Ok(report.succeeded())
+}
+
+/// The live mesh's configuration: the file given, else `./mesh-adopt.toml` when there is
+/// one, else the built-in defaults.
+fn live_config(path: Option<&std::path::Path>) -> Result<LiveConfig> {
+    match path {
+        Some(path) => LiveConfig::load(path),
+        None if std::path::Path::new(CONFIG_FILE).is_file() => LiveConfig::load(std::path::Path::new(CONFIG_FILE)),
+        None => Ok(LiveConfig::default()),
+    }
 }
 
 /// Adds the compile cache the arguments ask for. An explicit `--cache` that cannot be used
@@ -243,81 +283,6 @@ fn inspect(args: InspectArgs) -> Result<()> {
     println!("imports      {}", info.imports.join("\n             "));
     println!("exports      {}", info.exports.join(", "));
     Ok(())
-}
-
-/// `m:ss` of mesh time, so the operator sees how long each step took on the mesh's clock.
-fn clock(at: Duration) -> String {
-    let s = at.as_secs();
-    format!("{:>2}:{:02}", s / 60, s % 60)
-}
-
-fn print_event(event: &Event, verbose: bool) {
-    let line = match event {
-        Event::Say { module, line, at } => format!("{} {module:>10} │ {line}", clock(*at)),
-        Event::SayCut { module, dropped_after } => {
-            format!("      {module:>10} │ (said more than {dropped_after} lines: stopped, the rest dropped)")
-        }
-        Event::SecretShown { module, secret, place } => {
-            format!("      {module:>10} │ (the value of secret `{secret}` was caught in {place} and redacted)")
-        }
-        Event::Call { module, phase, kind, detail, outcome, at } if verbose => {
-            let result = match outcome {
-                Ok(()) => "ok".to_string(),
-                Err(e) => e.clone(),
-            };
-            format!("{} {module:>10} ┆ {phase} {kind:?} {detail} → {result}", clock(*at))
-        }
-        Event::Call { .. } => return,
-    };
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    if !out.is_terminal() {
-        let _ = out.flush();
-    }
-}
-
-fn print_summary(report: &RunReport) {
-    println!("\nsummary");
-    for (module, outcome) in &report.modules {
-        let (word, text) = match outcome {
-            ModuleOutcome::Checked(plan) => {
-                let mut text = plan.summary.join("\n");
-                for command in &plan.commands {
-                    text.push_str(&format!("\n  tell {}", command.join(" ")));
-                }
-                ("ready", text)
-            }
-            ModuleOutcome::Adopted(summary) => ("adopted", summary.clone()),
-            ModuleOutcome::Refused { during, message } => ("refused", format!("(in {during}) {message}")),
-            ModuleOutcome::Failed(error) => ("failed", error.clone()),
-            ModuleOutcome::NotRun { because } => ("not run", because.clone()),
-        };
-        println!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
-    }
-    let mut kept = Vec::new();
-    let mut recreated = Vec::new();
-    let mut created = Vec::new();
-    let mut removed = Vec::new();
-    for change in &report.changes {
-        match change {
-            ContainerChange::Kept { name, image } => kept.push(format!("{name} ({image})")),
-            ContainerChange::Recreated { name, from, to } => recreated.push(format!("{name} ({from} → {to})")),
-            ContainerChange::Created { name, image } => created.push(format!("{name} ({image})")),
-            ContainerChange::Removed { name } => removed.push(name.clone()),
-        }
-    }
-    for (word, list) in [("kept", kept), ("recreated", recreated), ("created", created), ("removed", removed)] {
-        if !list.is_empty() {
-            println!("  {word:<12} {}", list.join(", "));
-        }
-    }
-    if report.violations.is_empty() {
-        println!("  invariants   all held");
-    } else {
-        for violation in &report.violations {
-            println!("  BROKEN       {violation}");
-        }
-    }
 }
 
 #[cfg(test)]

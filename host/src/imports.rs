@@ -59,7 +59,10 @@ impl RunState {
         detail: &str,
         oversized: Option<String>,
         call: impl AsyncFnOnce(&mut RunState) -> Result<T, HostError>,
-    ) -> Result<T, HostError> {
+    ) -> Result<T, HostError>
+    where
+        T: Recorded,
+    {
         let entered = Instant::now();
         let (detail, leaked) = self.scrub(detail, &format!("a {kind:?} call's arguments").to_lowercase());
         let outcome = if let Some(why) = oversized {
@@ -72,12 +75,24 @@ impl RunState {
         } else {
             match self.env.permissions.allow(self.phase, grant) {
                 Err(why) => Err(HostError::Denied(self.env.credentials.redact(&why).0)),
-                Ok(()) => call(self).await,
+                Ok(()) => {
+                    self.env.transcript.record(Event::Started {
+                        module: self.env.module.clone(),
+                        kind,
+                        detail: detail.clone(),
+                        at: self.env.mesh.now(),
+                        timeout: self.pending_timeout.take(),
+                    });
+                    call(self).await
+                }
             }
         };
         self.in_host += entered.elapsed();
         self.last_call = format!("{kind:?} {detail}").to_lowercase();
-        let outcome_words = outcome.as_ref().map(|_| ()).map_err(|e| self.env.credentials.redact(&error_words(e)).0);
+        let outcome_words = match &outcome {
+            Ok(value) => Ok(self.env.credentials.redact(&value.recorded()).0),
+            Err(e) => Err(self.env.credentials.redact(&error_words(e)).0),
+        };
         self.env.transcript.record(Event::Call {
             module: self.env.module.clone(),
             phase: self.phase,
@@ -85,8 +100,47 @@ impl RunState {
             detail,
             outcome: outcome_words,
             at: self.env.mesh.now(),
+            took: entered.elapsed(),
         });
         outcome
+    }
+}
+
+/// How a host call's returned value is kept in the transcript and recordings.
+pub(crate) trait Recorded {
+    fn recorded(&self) -> String;
+}
+
+impl Recorded for () {
+    fn recorded(&self) -> String {
+        String::new()
+    }
+}
+
+impl Recorded for String {
+    fn recorded(&self) -> String {
+        self.clone()
+    }
+}
+
+impl Recorded for Resource<SecretValue> {
+    fn recorded(&self) -> String {
+        "<secret handle>".into()
+    }
+}
+
+impl Recorded for Option<machine::ContainerState> {
+    fn recorded(&self) -> String {
+        match self {
+            Some(c) => serde_json::json!({"image": c.image, "running": c.running}).to_string(),
+            None => "null".into(),
+        }
+    }
+}
+
+impl Recorded for machine::Response {
+    fn recorded(&self) -> String {
+        serde_json::json!({"status": self.status, "body": self.body}).to_string()
     }
 }
 
@@ -145,6 +199,7 @@ impl control::Host for RunState {
         let oversized = too_big.then(|| {
             format!("the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)")
         });
+        self.pending_timeout = Some(Duration::from_secs(timeout_seconds.into()).min(self.limits.tell_timeout_ceiling));
         self.serve(CallKind::Tell, Call::Tell { args: &args.clone() }, &detail, oversized, async |state| {
             let timeout = Duration::from_secs(timeout_seconds.into()).min(state.limits.tell_timeout_ceiling);
             Ok(state.env.mesh.tell(&args, timeout).await?)

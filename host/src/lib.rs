@@ -13,6 +13,7 @@ pub mod grants;
 mod imports;
 pub mod limits;
 pub mod mesh;
+pub mod output;
 pub mod run;
 pub mod runtime;
 pub mod transcript;

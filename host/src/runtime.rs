@@ -93,6 +93,8 @@ pub struct RunState {
     pub(crate) in_host: Duration,
     /// The last host call, for the report if the plugin is stopped.
     pub(crate) last_call: String,
+    /// The timeout of the call about to start, for its `Started` event.
+    pub(crate) pending_timeout: Option<Duration>,
 }
 
 impl WasiView for RunState {
@@ -295,6 +297,7 @@ impl PluginHost {
             started: Instant::now(),
             in_host: Duration::ZERO,
             last_call: String::new(),
+            pending_timeout: None,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.store_limits);

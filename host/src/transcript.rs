@@ -17,6 +17,17 @@ pub enum CallKind {
 }
 
 impl CallKind {
+    /// The import's name, as records and `--json` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CallKind::Carry => "carry",
+            CallKind::Tell => "tell",
+            CallKind::Credential => "credential",
+            CallKind::Inspect => "inspect",
+            CallKind::Fetch => "fetch",
+        }
+    }
+
     /// Whether the call changes the mesh; only these are denied during `check`.
     pub fn is_effect(self) -> bool {
         matches!(self, CallKind::Carry | CallKind::Tell)
@@ -28,8 +39,19 @@ impl CallKind {
 pub enum Event {
     /// A plugin's line for the operator.
     Say { module: String, line: String, at: Duration },
-    /// A host call, with what the host answered (`Err` carries the contract error's words).
-    Call { module: String, phase: Phase, kind: CallKind, detail: String, outcome: Result<(), String>, at: Duration },
+    /// A host call is under way: what waits on it can show that it is waiting.
+    Started { module: String, kind: CallKind, detail: String, at: Duration, timeout: Option<Duration> },
+    /// A host call, with what the host answered: `Ok` carries the value it returned, in
+    /// words (a tell's output, an inspect's state as JSON), `Err` the contract error's words.
+    Call {
+        module: String,
+        phase: Phase,
+        kind: CallKind,
+        detail: String,
+        outcome: Result<String, String>,
+        at: Duration,
+        took: Duration,
+    },
     /// The say budget ran out; later lines were dropped.
     SayCut { module: String, dropped_after: usize },
     /// A secret's value was caught on its way out (and redacted); `place` says where.
@@ -108,9 +130,41 @@ impl Transcript {
             .into_iter()
             .flat_map(|e| match e {
                 Event::Say { line, .. } => vec![line],
-                Event::Call { detail, outcome, .. } => vec![detail, outcome.err().unwrap_or_default()],
-                Event::SayCut { .. } | Event::SecretShown { .. } => Vec::new(),
+                Event::Call { detail, outcome, .. } => vec![detail, outcome.unwrap_or_else(|e| e)],
+                Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } => Vec::new(),
             })
             .collect()
+    }
+}
+
+fn millis(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+impl Event {
+    /// The event as one JSON object, for `--record` files and `--json` output. Values were
+    /// scrubbed of secrets before they were recorded.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Event::Say { module, line, at } => {
+                json!({"event": "say", "module": module, "line": line, "at_ms": millis(*at)})
+            }
+            Event::Started { module, kind, detail, at, timeout } => json!({
+                "event": "started", "module": module, "op": kind.name(), "args": detail,
+                "at_ms": millis(*at), "timeout_s": timeout.map(|t| t.as_secs()),
+            }),
+            Event::Call { module, phase, kind, detail, outcome, at, took } => json!({
+                "event": "call", "module": module, "phase": phase.to_string(), "op": kind.name(), "args": detail,
+                "ok": outcome.is_ok(), "result": outcome.as_ref().unwrap_or_else(|e| e),
+                "at_ms": millis(*at), "took_ms": millis(*took),
+            }),
+            Event::SayCut { module, dropped_after } => {
+                json!({"event": "say_cut", "module": module, "dropped_after": dropped_after})
+            }
+            Event::SecretShown { module, secret, place } => {
+                json!({"event": "secret_shown", "module": module, "secret": secret, "place": place})
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@ mod cli;
 mod fleet;
 mod hostile;
 mod invariants;
+mod live;
 mod loading;
 mod native_baseline;
 mod nats;

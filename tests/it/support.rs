@@ -8,6 +8,7 @@ use std::time::Duration;
 use mesh_adopt::catalogue::{Catalogue, Foundation};
 use mesh_adopt::credentials::Credentials;
 use mesh_adopt::limits::Limits;
+use mesh_adopt::mesh::Mesh;
 use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt::run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
 use mesh_adopt::runtime::PluginHost;
@@ -129,17 +130,39 @@ impl TestMesh {
     }
 
     /// Runs `modules` in `mode`.
-    pub async fn run_modules(self, modules: &[&str], mode: Mode) -> Ran {
+    pub async fn run_modules(mut self, modules: &[&str], mode: Mode) -> Ran {
         let dir = tempfile::tempdir().unwrap();
+        self.write_catalogue(dir.path());
+        let foundation = Foundation::parse(&serde_json::to_vec(&self.foundation).unwrap()).unwrap();
+        let mut setup = SimSetup::new(foundation.clone(), &self.options.node);
+        let edit = std::mem::replace(&mut self.setup, Box::new(|_| {}));
+        edit(&mut setup);
+        let mesh = Arc::new(SimulatedMesh::new(setup));
+        let transcript = Arc::new(Transcript::default());
+        let report = self.run_on(dir.path(), &foundation, mesh.clone(), transcript.clone(), modules, mode).await;
+        Ran { report, mesh, transcript, _dir: dir }
+    }
+
+    /// Runs `modules` on another mesh (a live one), with the catalogue written to `dir`.
+    pub async fn run_live(self, dir: &Path, mesh: Arc<dyn Mesh>, modules: &[&str]) -> (RunReport, Arc<Transcript>) {
+        self.write_catalogue(dir);
+        let foundation = Foundation::parse(&serde_json::to_vec(&self.foundation).unwrap()).unwrap();
+        let transcript = Arc::new(Transcript::default());
+        let report = self.run_on(dir, &foundation, mesh, transcript.clone(), modules, Mode::Adopt).await;
+        (report, transcript)
+    }
+
+    /// Writes the catalogue and the credentials directory under `dir`.
+    pub fn write_catalogue(&self, dir: &Path) {
         for (module, manifest) in &self.manifests {
-            let at = dir.path().join("modules").join(module);
+            let at = dir.join("modules").join(module);
             std::fs::create_dir_all(&at).unwrap();
             std::fs::write(at.join("manifest.json"), serde_json::to_vec_pretty(manifest).unwrap()).unwrap();
             if let Some((_, wasm)) = self.plugins.iter().find(|(m, _)| m == module) {
                 std::fs::copy(wasm, at.join("adopt.wasm")).unwrap();
             }
         }
-        let credentials_dir = dir.path().join("genesis/credentials");
+        let credentials_dir = dir.join("genesis/credentials");
         std::fs::create_dir_all(&credentials_dir).unwrap();
         for (name, value) in &self.credentials {
             std::fs::write(credentials_dir.join(name), value).unwrap();
@@ -147,25 +170,30 @@ impl TestMesh {
         for (name, target) in &self.credential_links {
             std::os::unix::fs::symlink(target, credentials_dir.join(name)).unwrap();
         }
-        let foundation = Foundation::parse(&serde_json::to_vec(&self.foundation).unwrap()).unwrap();
-        let mut setup = SimSetup::new(foundation.clone(), &self.options.node);
-        (self.setup)(&mut setup);
-        let mesh = Arc::new(SimulatedMesh::new(setup));
-        let transcript = Arc::new(Transcript::default());
-        let catalogue = Catalogue::at(dir.path());
+    }
+
+    async fn run_on(
+        &self,
+        dir: &Path,
+        foundation: &Foundation,
+        mesh: Arc<dyn Mesh>,
+        transcript: Arc<Transcript>,
+        modules: &[&str],
+        mode: Mode,
+    ) -> RunReport {
+        let catalogue = Catalogue::at(dir);
         let run = Run {
             host: if self.tight { tight_host() } else { host() },
             catalogue: &catalogue,
-            foundation: &foundation,
-            credentials: Arc::new(Credentials::open(&credentials_dir)),
-            mesh: mesh.clone(),
-            transcript: transcript.clone(),
+            foundation,
+            credentials: Arc::new(Credentials::open(&dir.join("genesis/credentials"))),
+            mesh,
+            transcript,
             options: self.options.clone(),
             plugin_overrides: Vec::new(),
         };
         let modules: Vec<String> = modules.iter().map(|m| m.to_string()).collect();
-        let report = run.run(&modules, mode).await;
-        Ran { report, mesh, transcript, _dir: dir }
+        run.run(&modules, mode).await
     }
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+pub mod live;
 pub mod simulated;
 
 pub use simulated::SimulatedMesh;

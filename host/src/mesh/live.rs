@@ -1,0 +1,264 @@
+//! The live mesh: the control plane's CLI and the container engine run as real processes,
+//! and fetches are real HTTP requests.
+//!
+//! Configured by `mesh-adopt.toml`; the defaults fit a control plane run by docker as
+//! `mesh-control`. Secrets reach the control plane only on a process's standard input: never
+//! in its arguments, its environment or a file.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use async_trait::async_trait;
+use serde::Deserialize;
+use tokio::io::AsyncWriteExt;
+
+use super::{ContainerState, Mesh, MeshError, Payload, Response};
+
+/// The file the live mesh is configured by, looked for in the working directory.
+pub const CONFIG_FILE: &str = "mesh-adopt.toml";
+
+/// How a live mesh is reached. Every command is a list of words, run without a shell; the
+/// placeholders `{remote}`, `{name}` and `{container}` are replaced word by word.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LiveConfig {
+    /// The control plane's CLI; a tell runs it with the command's words appended.
+    pub control: Vec<String>,
+    /// Stores the bytes on its standard input at `{remote}` in the control plane.
+    pub carry: Vec<String>,
+    /// As `carry`, for a secret; the secret is still only on standard input.
+    pub carry_secret: Vec<String>,
+    /// Prints the image `{container}` was created from, then whether it runs (`true`/`false`).
+    pub inspect: Vec<String>,
+    /// Text in the inspect command's error output that means "no such container".
+    pub inspect_absent: String,
+    /// How long an inspect may take, in seconds.
+    pub inspect_timeout_seconds: u64,
+    /// How long a fetch may take, in seconds.
+    pub fetch_timeout_seconds: u64,
+    /// The most of a fetched body kept, in bytes.
+    pub fetch_body_bytes: u64,
+    /// URL prefixes to reach elsewhere from this machine, e.g. a monitor published on
+    /// another port: `"http://127.0.0.1:8222" = "http://127.0.0.1:18222"`.
+    pub fetch_rewrite: BTreeMap<String, String>,
+    /// The most of a command's output kept, in bytes.
+    pub output_bytes: usize,
+}
+
+impl Default for LiveConfig {
+    fn default() -> Self {
+        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        LiveConfig {
+            control: words(&["docker", "exec", "-i", "mesh-control", "mesh"]),
+            carry: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "{remote}"]),
+            carry_secret: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "--secret", "{remote}"]),
+            inspect: words(&["docker", "inspect", "--format", "{{.Config.Image}} {{.State.Running}}", "{container}"]),
+            inspect_absent: "No such object".into(),
+            inspect_timeout_seconds: 10,
+            fetch_timeout_seconds: 5,
+            fetch_body_bytes: 64 << 10,
+            fetch_rewrite: BTreeMap::new(),
+            output_bytes: 256 << 10,
+        }
+    }
+}
+
+impl LiveConfig {
+    /// Reads a config file, naming it in any error.
+    pub fn load(path: &Path) -> Result<LiveConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("failed to read the live mesh configuration `{}`", path.display()))?;
+        let config: LiveConfig = toml::from_str(&text)
+            .with_context(|| format!("the live mesh configuration `{}` is malformed", path.display()))?;
+        for (what, command) in [
+            ("control", &config.control),
+            ("carry", &config.carry),
+            ("carry_secret", &config.carry_secret),
+            ("inspect", &config.inspect),
+        ] {
+            anyhow::ensure!(!command.is_empty(), "`{what}` in `{}` names no command", path.display());
+        }
+        Ok(config)
+    }
+}
+
+/// A mesh reached through real processes and real HTTP.
+pub struct LiveMesh {
+    config: LiveConfig,
+    opened: Instant,
+}
+
+impl LiveMesh {
+    pub fn new(config: LiveConfig) -> LiveMesh {
+        LiveMesh { config, opened: Instant::now() }
+    }
+}
+
+/// `command` with each placeholder word replaced.
+fn filled(command: &[String], with: &[(&str, &str)]) -> Vec<String> {
+    command
+        .iter()
+        .map(|word| with.iter().fold(word.clone(), |w, (key, value)| w.replace(&format!("{{{key}}}"), value)))
+        .collect()
+}
+
+/// The first lines of a process's error output, for a message.
+fn first_lines(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).take(5).collect();
+    if lines.is_empty() { "(no error output)".into() } else { lines.join(" | ") }
+}
+
+/// Keeps at most `cap` bytes of `bytes`, as text.
+fn capped(bytes: &[u8], cap: usize) -> String {
+    String::from_utf8_lossy(&bytes[..bytes.len().min(cap)]).into_owned()
+}
+
+/// What a finished process said.
+struct Finished {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl LiveMesh {
+    /// Runs `argv` with `stdin` fed to it, in its own process group so that a timeout
+    /// stops it and everything it started.
+    async fn run(&self, argv: &[String], stdin: Option<&[u8]>, timeout: Duration) -> Result<Finished, MeshError> {
+        let shown = argv.join(" ");
+        let mut command = tokio::process::Command::new(&argv[0]);
+        command
+            .args(&argv[1..])
+            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child =
+            command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
+        let group = child.id();
+        let feed = async {
+            if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+                // A process that exits without reading its input is answered by its status.
+                let _ = pipe.write_all(bytes).await;
+                let _ = pipe.shutdown().await;
+            }
+            child.wait_with_output().await
+        };
+        match tokio::time::timeout(timeout, feed).await {
+            Ok(Ok(output)) => Ok(Finished {
+                code: output.status.code(),
+                stdout: capped(&output.stdout, self.config.output_bytes),
+                stderr: capped(&output.stderr, self.config.output_bytes),
+            }),
+            Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
+            Err(_) => {
+                if let Some(pid) = group {
+                    // SAFETY: signalling a process group this call created; no memory involved.
+                    unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
+                }
+                Err(MeshError::TimedOut(format!(
+                    "`{shown}` gave no answer within {}s and was stopped",
+                    timeout.as_secs()
+                )))
+            }
+        }
+    }
+
+    /// Runs `argv` and insists on a zero exit status.
+    async fn run_ok(&self, argv: &[String], stdin: Option<&[u8]>, timeout: Duration) -> Result<String, MeshError> {
+        let done = self.run(argv, stdin, timeout).await?;
+        match done.code {
+            Some(0) => Ok(done.stdout),
+            code => Err(MeshError::Failed(format!(
+                "`{}` exited with {}: {}",
+                argv.join(" "),
+                code.map_or("a signal".to_string(), |c| format!("status {c}")),
+                first_lines(&done.stderr)
+            ))),
+        }
+    }
+}
+
+#[async_trait]
+impl Mesh for LiveMesh {
+    fn summary(&self) -> String {
+        format!("the live mesh (control plane `{}`)", self.config.control.join(" "))
+    }
+
+    async fn carry(&self, name: &str, payload: Payload, remote: &str) -> Result<(), MeshError> {
+        let (template, bytes) = match &payload {
+            Payload::Bytes(bytes) => (&self.config.carry, bytes.as_slice()),
+            Payload::Secret(secret) => (&self.config.carry_secret, secret.bytes.as_slice()),
+        };
+        let argv = filled(template, &[("remote", remote), ("name", name)]);
+        self.run_ok(&argv, Some(bytes), Duration::from_secs(60)).await.map(|_| ())
+    }
+
+    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
+        let mut argv = self.config.control.clone();
+        argv.extend(args.iter().cloned());
+        self.run_ok(&argv, None, timeout).await
+    }
+
+    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
+        let argv = filled(&self.config.inspect, &[("container", container)]);
+        let done = self.run(&argv, None, Duration::from_secs(self.config.inspect_timeout_seconds)).await?;
+        if done.code != Some(0) {
+            if done.stderr.contains(&self.config.inspect_absent) {
+                return Ok(None);
+            }
+            return Err(MeshError::Failed(format!(
+                "`{}` exited with {}: {}",
+                argv.join(" "),
+                done.code.map_or("a signal".to_string(), |c| format!("status {c}")),
+                first_lines(&done.stderr)
+            )));
+        }
+        let mut words = done.stdout.split_whitespace();
+        let image = words.next().unwrap_or_default().to_string();
+        let running = words.next().is_none_or(|w| w == "true");
+        Ok(Some(ContainerState { image, running }))
+    }
+
+    async fn fetch(&self, url: &str) -> Result<Response, MeshError> {
+        let target = self
+            .config
+            .fetch_rewrite
+            .iter()
+            .find_map(|(from, to)| url.strip_prefix(from.as_str()).map(|rest| format!("{to}{rest}")))
+            .unwrap_or_else(|| url.to_string());
+        let timeout = Duration::from_secs(self.config.fetch_timeout_seconds);
+        let cap = self.config.fetch_body_bytes;
+        let shown = if target == url { format!("`{url}`") } else { format!("`{url}` (reached as `{target}`)") };
+        let answer = tokio::task::spawn_blocking(move || -> Result<Response, String> {
+            let agent: ureq::Agent =
+                ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(false).build().into();
+            let response = agent.get(&target).call().map_err(|e| e.to_string())?;
+            let status = response.status().as_u16();
+            let mut body = Vec::new();
+            response.into_body().into_reader().take(cap).read_to_end(&mut body).map_err(|e| e.to_string())?;
+            Ok(Response { status, body: String::from_utf8_lossy(&body).into_owned() })
+        })
+        .await
+        .map_err(|e| MeshError::Unavailable(format!("{shown}: {e}")))?;
+        answer.map_err(|e| {
+            if e.to_lowercase().contains("timeout") || e.to_lowercase().contains("timed out") {
+                MeshError::TimedOut(format!("{shown} gave no answer within {}s", timeout.as_secs()))
+            } else {
+                MeshError::Unavailable(format!("{shown}: {e}"))
+            }
+        })
+    }
+
+    fn now(&self) -> Duration {
+        self.opened.elapsed()
+    }
+
+    async fn sleep(&self, duration: Duration) {
+        tokio::time::sleep(duration).await;
+    }
+}

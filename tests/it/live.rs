@@ -1,0 +1,232 @@
+//! The live mesh: the control plane and the container engine are stand-in executables
+//! (`tests/live/`) run as real processes through the same configuration file an operator
+//! writes, and the bus is a real NATS server whose `/healthz` the nats plugin waits on.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mesh_adopt::mesh::live::{LiveConfig, LiveMesh};
+use mesh_adopt::mesh::{Mesh, MeshError};
+use mesh_adopt::run::PHASE_THREE;
+
+use crate::support::{SUPERUSER, TestMesh, root};
+
+const MODULE_IMAGE: &str = "registry.mesh.local/nats-snapshot:2.10.22-mesh.3";
+
+/// A port nothing listens on right now.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A NATS server with JetStream and its monitor, on free loopback ports, stopped on drop.
+struct Nats {
+    child: Child,
+    monitor: u16,
+    _store: tempfile::TempDir,
+}
+
+impl Nats {
+    fn start() -> Nats {
+        let store = tempfile::tempdir().unwrap();
+        let (port, monitor) = (free_port(), free_port());
+        let child = Command::new("nats-server")
+            .args(["-js", "-sd"])
+            .arg(store.path())
+            .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-m", &monitor.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nats-server is installed (Debian's nats-server package; .ci/run installs it)");
+        let nats = Nats { child, monitor, _store: store };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if accepts_connections(&format!("http://127.0.0.1:{monitor}/healthz")) {
+                return nats;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("nats-server did not answer on its monitor port {monitor}");
+    }
+}
+
+impl Drop for Nats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether the monitor accepts connections yet.
+fn accepts_connections(url: &str) -> bool {
+    let address = url.trim_start_matches("http://").split('/').next().unwrap().parse().unwrap();
+    std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok()
+}
+
+/// The stand-ins' state directory, seeded with the foundation's running containers.
+struct StandIn {
+    state: tempfile::TempDir,
+}
+
+impl StandIn {
+    fn new() -> StandIn {
+        let state = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(state.path().join("images")).unwrap();
+        std::fs::write(state.path().join("images/mesh-store"), "postgres:16.4-bookworm").unwrap();
+        std::fs::write(state.path().join("images/mesh-bus"), "nats:2.10.22-alpine").unwrap();
+        std::fs::write(state.path().join("push-image"), MODULE_IMAGE).unwrap();
+        StandIn { state }
+    }
+
+    fn path(&self) -> &Path {
+        self.state.path()
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path().join(name)).unwrap_or_default()
+    }
+
+    /// The configuration file an operator would write, pointing at the stand-ins.
+    fn config(&self, monitor: Option<u16>) -> PathBuf {
+        let bin = root().join("tests/live");
+        let env = format!("STANDIN_STATE={}", self.path().display());
+        let control = bin.join("control-plane").display().to_string();
+        let engine = bin.join("container-engine").display().to_string();
+        let rewrite = monitor
+            .map(|m| format!("[fetch_rewrite]\n\"http://127.0.0.1:8222\" = \"http://127.0.0.1:{m}\"\n"))
+            .unwrap_or_default();
+        let text = format!(
+            r#"control = ["env", "{env}", "{control}"]
+carry = ["env", "{env}", "{control}", "carry", "{{remote}}"]
+carry_secret = ["env", "{env}", "{control}", "carry", "--secret", "{{remote}}"]
+inspect = ["env", "{env}", "{engine}", "inspect", "{{container}}"]
+inspect_absent = "No such object"
+fetch_timeout_seconds = 2
+{rewrite}"#
+        );
+        let path = self.path().join("mesh-adopt.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn mesh(&self, monitor: Option<u16>) -> Arc<LiveMesh> {
+        Arc::new(LiveMesh::new(LiveConfig::load(&self.config(monitor)).unwrap()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adopts_phase_three_on_real_processes_and_a_real_bus() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let catalogue = tempfile::tempdir().unwrap();
+    let (report, transcript) =
+        TestMesh::new().run_live(catalogue.path(), standin.mesh(Some(nats.monitor)), &PHASE_THREE).await;
+    assert!(report.succeeded(), "{:?}\n{:#?}", report.modules, transcript.said("nats"));
+    // The nats plugin read the real monitor after the stand-in engine showed the new image.
+    assert!(transcript.said("nats").iter().any(|l| l.contains(&format!("bus answers: mesh-bus on {MODULE_IMAGE}"))));
+    // The control plane heard the provider sequence, in order, through real processes.
+    let argv = standin.read("argv.log");
+    assert!(argv.contains("module add /postgres-module.json\n"), "{argv}");
+    assert!(argv.contains("secret accept node-1 postgres superuser --from /accepting-superuser\n"), "{argv}");
+    // The superuser arrived on stdin, as a secret, and nowhere else.
+    assert_eq!(standin.read("carried/_accepting-superuser"), SUPERUSER);
+    assert_eq!(standin.read("carried/_accepting-superuser.kind").trim(), "secret");
+    assert!(!argv.contains(SUPERUSER), "a secret on a command line");
+    assert!(!standin.read("env.log").contains(SUPERUSER), "a secret in an environment");
+    assert!(transcript.visible_text().iter().all(|t| !t.contains(SUPERUSER)));
+}
+
+#[tokio::test]
+async fn a_control_plane_that_hangs_is_cut_at_the_timeout_and_stopped() {
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("hang-build"), "").unwrap();
+    let mesh = standin.mesh(None);
+    let started = Instant::now();
+    let args: Vec<String> = ["build", "repo", "--path", "modules/x"].iter().map(|s| s.to_string()).collect();
+    let answer = mesh.tell(&args, Duration::from_secs(1)).await;
+    let MeshError::TimedOut(message) = answer.unwrap_err() else { panic!("expected a timeout") };
+    assert!(message.contains("gave no answer within 1s and was stopped"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(10), "cut at the timeout, not after the hang");
+    // The stand-in's `sleep` was in the same process group and is gone too.
+    std::thread::sleep(Duration::from_millis(200));
+    let sleeping = Command::new("pgrep").args(["-f", "sleep 600"]).output().unwrap();
+    assert!(sleeping.stdout.is_empty(), "the hung process outlived its timeout");
+}
+
+#[tokio::test]
+async fn a_control_plane_that_fails_is_reported_with_its_status_and_stderr() {
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("fail-assign"), "node-1 is cordoned\nsee `mesh node show node-1`\n").unwrap();
+    let catalogue = tempfile::tempdir().unwrap();
+    let (report, _) = TestMesh::new().run_live(catalogue.path(), standin.mesh(None), &["mesh-vault"]).await;
+    let Some(mesh_adopt::run::ModuleOutcome::Refused { message, .. }) = report.outcome("mesh-vault") else {
+        panic!("{:?}", report.modules)
+    };
+    for expected in
+        ["assign node-1 mesh-vault", "exited with status 3", "node-1 is cordoned | see `mesh node show node-1`"]
+    {
+        assert!(message.contains(expected), "expected {expected:?} in {message}");
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_monitor_is_refused_after_the_wait() {
+    let standin = StandIn::new();
+    let catalogue = tempfile::tempdir().unwrap();
+    let mut mesh = TestMesh::new();
+    mesh.options.wait = Duration::from_secs(1);
+    // Nothing listens on the port the monitor is rewritten to.
+    let (report, _) = mesh.run_live(catalogue.path(), standin.mesh(Some(free_port())), &["nats"]).await;
+    let Some(mesh_adopt::run::ModuleOutcome::Refused { message, .. }) = report.outcome("nats") else {
+        panic!("{:?}", report.modules)
+    };
+    assert!(message.contains("did not answer ok within 1s"), "{message}");
+    assert!(message.contains("unavailable"), "{message}");
+}
+
+#[test]
+fn the_cli_records_every_call_as_json_lines_without_secrets() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let config = standin.config(Some(nats.monitor));
+    let catalogue = tempfile::tempdir().unwrap();
+    TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
+    let record = catalogue.path().join("run.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
+        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--json"])
+        .arg("--config")
+        .arg(&config)
+        .arg("--catalogue")
+        .arg(catalogue.path())
+        .arg("--record")
+        .arg(&record)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // --json: every stdout line is an object, the last the summary.
+    let events: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events.last().unwrap()["event"], "summary");
+    assert_eq!(events.last().unwrap()["succeeded"], true);
+    // --record: every host call with its result and duration, as it happened.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let calls: Vec<serde_json::Value> = recorded
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["event"] == "call")
+        .collect();
+    let find = |op: &str, args: &str| calls.iter().find(|c| c["op"] == op && c["args"] == args).cloned();
+    let add = find("tell", "module add /postgres-module.json").expect("the register call is recorded");
+    assert_eq!(add["module"], "postgres");
+    assert_eq!(add["ok"], true);
+    assert!(add["took_ms"].as_f64().unwrap() > 0.0);
+    assert!(find("carry", "secret store-superuser to /accepting-superuser").is_some());
+    let inspect = calls.iter().find(|c| c["op"] == "inspect").unwrap();
+    assert!(inspect["result"].as_str().unwrap().contains("\"image\""));
+    assert!(!recorded.contains(SUPERUSER), "a secret in the recording");
+    assert!(!stdout.contains(SUPERUSER));
+}
