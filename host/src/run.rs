@@ -164,18 +164,13 @@ impl Run<'_> {
             },
         };
         let ctx = self.context(module, found.manifest);
-        let plan = match self.host.check(&plugin, &env, &ctx).await? {
-            Ok(plan) => plan,
-            Err(refusal) => {
-                return Ok(ModuleOutcome::Refused { during: "check", message: self.scrub(module, &refusal.message) });
+                Ok(match self.host.check_then_adopt(&plugin, &env, &ctx, mode == Mode::Adopt).await? {
+            (Err(refusal), _) => ModuleOutcome::Refused { during: "check", message: self.scrub(module, &refusal.message) },
+            (Ok(plan), None) => ModuleOutcome::Checked(plan),
+            (Ok(_), Some(Ok(report))) => ModuleOutcome::Adopted(report.summary),
+            (Ok(_), Some(Err(refusal))) => {
+                ModuleOutcome::Refused { during: "adopt", message: self.scrub(module, &refusal.message) }
             }
-        };
-        if mode == Mode::Check {
-            return Ok(ModuleOutcome::Checked(plan));
-        }
-        Ok(match self.host.adopt(&plugin, &env, &ctx).await? {
-            Ok(report) => ModuleOutcome::Adopted(report.summary),
-            Err(refusal) => ModuleOutcome::Refused { during: "adopt", message: self.scrub(module, &refusal.message) },
         })
     }
 

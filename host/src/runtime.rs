@@ -39,6 +39,44 @@ pub struct PluginHost {
     linked: Mutex<HashMap<String, AdopterPre<RunState>>>,
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
+    /// Digests of plugin files already read, by file identity, so a fleet that loads the
+    /// same file for every site reads and hashes it once. A file replaced or rewritten has
+    /// another identity (inode, size or modification time) and is read again.
+    seen: Mutex<HashMap<FileIdentity, String>>,
+}
+
+/// What tells one version of a file from another without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct FileIdentity {
+    device: u64,
+    inode: u64,
+    size: u64,
+    modified_ns: i128,
+}
+
+impl FileIdentity {
+    fn of(path: &Path) -> Option<FileIdentity> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(FileIdentity {
+            device: m.dev(),
+            inode: m.ino(),
+            size: m.size(),
+            modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        })
+    }
+}
+
+/// Refuses a plugin whose digest is not the one its manifest pins, naming both.
+fn check_pin(path: &Path, digest: &str, pin: Option<&str>) -> Result<()> {
+    match pin {
+        Some(pin) if !digest.eq_ignore_ascii_case(pin.trim()) => bail!(
+            "refused to load plugin `{}`: its sha256 is {digest}, and the manifest pins {}",
+            path.display(),
+            pin.trim()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// A plugin compiled and linked, ready to instantiate.
@@ -126,7 +164,7 @@ impl PluginHost {
         let mut linker = Linker::<RunState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()), cache: None })
+        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()), cache: None, seen: Mutex::new(HashMap::new()) })
     }
 
     /// Keeps compiled plugins in `cache` and loads them from it.
@@ -157,25 +195,40 @@ impl PluginHost {
     /// Loads a plugin file whose sha256 must be `pin` when one is given: a catalogue that
     /// pins its plugin gets that plugin or none.
     pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin> {
-        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
-        if let Some(pin) = pin {
-            let digest = format!("{:x}", Sha256::digest(&bytes));
-            if !digest.eq_ignore_ascii_case(pin.trim()) {
-                bail!(
-                    "refused to load plugin `{}`: its sha256 is {digest}, and the manifest pins {}",
-                    path.display(),
-                    pin.trim()
-                );
+        let identity = FileIdentity::of(path);
+        let known = identity.and_then(|id| self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned());
+        let plugin = match known.and_then(|digest| self.linked_plugin(path, digest)) {
+            Some(plugin) => plugin,
+            None => {
+                let bytes =
+                    std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+                let digest = format!("{:x}", Sha256::digest(&bytes));
+                check_pin(path, &digest, pin)?;
+                let plugin = self.load_digested(path, &bytes, digest)?;
+                if let Some(id) = identity {
+                    self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
+                }
+                plugin
             }
-        }
-        self.load_bytes(path, &bytes)
+        };
+        check_pin(path, &plugin.digest, pin)?;
+        Ok(plugin)
+    }
+
+    /// The plugin with this digest, if this process has linked it already.
+    fn linked_plugin(&self, path: &Path, digest: String) -> Option<Plugin> {
+        let pre = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest)?.clone();
+        Some(Plugin { path: path.to_path_buf(), digest, pre })
     }
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
-        let digest = format!("{:x}", Sha256::digest(bytes));
-        if let Some(pre) = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest) {
-            return Ok(Plugin { path: path.to_path_buf(), digest, pre: pre.clone() });
+        self.load_digested(path, bytes, format!("{:x}", Sha256::digest(bytes)))
+    }
+
+    fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
+        if let Some(plugin) = self.linked_plugin(path, digest.clone()) {
+            return Ok(plugin);
         }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
         let component = self.compile_cached(&digest, bytes).with_context(named)?;
@@ -263,6 +316,27 @@ impl PluginHost {
         self.call(plugin, env, Phase::Check, async |_, _| Ok(())).await
     }
 
+        /// Runs `check` and, when it plans and `then_adopt` is set, `adopt` on the same
+    /// instance: one instantiation serves both, with effects denied until `adopt` begins.
+    pub async fn check_then_adopt(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+        then_adopt: bool,
+    ) -> Result<(Result<Plan, Refusal>, Option<Result<Report, Refusal>>)> {
+        self.call(plugin, env, Phase::Check, async |adopter, store| {
+            let planned = adopter.call_check(&mut *store, ctx).await?;
+            if planned.is_err() || !then_adopt {
+                return Ok((planned, None));
+            }
+            store.data_mut().phase = Phase::Adopt;
+            let adopted = adopter.call_adopt(&mut *store, ctx).await?;
+            Ok((planned, Some(adopted)))
+        })
+        .await
+    }
+
     /// Runs the plugin's read-only `check`.
     pub async fn check(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
         self.call(plugin, env, Phase::Check, async |adopter, store| adopter.call_check(store, ctx).await).await
@@ -318,7 +392,8 @@ impl PluginHost {
             export(&adopter, &mut store).await
         }
         .await;
-        let last_call = std::mem::take(&mut store.data_mut().last_call);
+                let last_call = std::mem::take(&mut store.data_mut().last_call);
+        let phase = store.data().phase;
         outcome.map_err(|error| {
             let stderr = String::from_utf8_lossy(&stderr.contents()).trim().to_string();
             let stderr = env.credentials.redact(&stderr).0;
