@@ -164,8 +164,10 @@ impl Run<'_> {
             },
         };
         let ctx = self.context(module, found.manifest);
-                Ok(match self.host.check_then_adopt(&plugin, &env, &ctx, mode == Mode::Adopt).await? {
-            (Err(refusal), _) => ModuleOutcome::Refused { during: "check", message: self.scrub(module, &refusal.message) },
+        Ok(match self.host.check_then_adopt(&plugin, &env, &ctx, mode == Mode::Adopt).await? {
+            (Err(refusal), _) => {
+                ModuleOutcome::Refused { during: "check", message: self.scrub(module, &refusal.message) }
+            }
             (Ok(plan), None) => ModuleOutcome::Checked(plan),
             (Ok(_), Some(Ok(report))) => ModuleOutcome::Adopted(report.summary),
             (Ok(_), Some(Err(refusal))) => {
@@ -233,14 +235,20 @@ impl Run<'_> {
                 detail: format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"),
             });
         }
-        let mut visible = self.transcript.visible_text();
-        if let ModuleOutcome::Refused { message, .. } | ModuleOutcome::Failed(message) = outcome {
-            visible.push(message.clone());
-        }
-        let shown = audit.secret_values.iter().filter(|v| v.len() >= 6).any(|secret| {
-            let secret = String::from_utf8_lossy(secret);
-            visible.iter().any(|text| text.contains(secret.as_ref()))
-        });
+        let secrets: Vec<String> = audit
+            .secret_values
+            .iter()
+            .filter(|v| v.len() >= 6)
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect();
+        let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+        let in_message = match outcome {
+            ModuleOutcome::Refused { message, .. } | ModuleOutcome::Failed(message) => {
+                secrets.iter().any(|s| message.contains(s))
+            }
+            _ => false,
+        };
+        let shown = in_message || self.transcript.shows_any(&secrets);
         if shown {
             violations.push(Violation {
                 invariant: "secret-never-shown",

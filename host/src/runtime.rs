@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, anyhow, bail};
 use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker, ResourceTable, types::ComponentItem};
-use wasmtime::{Config, Engine, Store, StoreLimits, StoreLimitsBuilder, UpdateDeadline};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits, StoreLimitsBuilder,
+    UpdateDeadline,
+};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -23,6 +26,10 @@ use crate::grants::{Permissions, Phase};
 use crate::limits::Limits;
 use crate::mesh::Mesh;
 use crate::transcript::Transcript;
+
+/// Core instances one plugin component may create (a Rust plugin needs a handful: its
+/// module and the shims that adapt WASI).
+const CORE_INSTANCES_PER_PLUGIN: u32 = 16;
 
 /// How often the epoch advances; the guest-time deadline is checked at this grain.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -152,6 +159,19 @@ impl PluginHost {
     pub fn new(limits: Limits) -> Result<PluginHost> {
         let mut config = Config::new();
         config.epoch_interruption(true);
+        // A plugin run instantiates, runs for a millisecond and is dropped: pooling its
+        // memory and stack saves an mmap and munmap of each per run.
+        let mut pool = PoolingAllocationConfig::default();
+        let slots = limits.concurrent_instances.max(1);
+        pool.total_component_instances(slots)
+            .total_core_instances(slots * CORE_INSTANCES_PER_PLUGIN)
+            .max_core_instances_per_component(CORE_INSTANCES_PER_PLUGIN)
+            .total_memories(slots)
+            .total_tables(slots * CORE_INSTANCES_PER_PLUGIN)
+            .max_tables_per_component(CORE_INSTANCES_PER_PLUGIN)
+            .total_stacks(slots)
+            .max_memory_size(limits.memory_bytes);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config).map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
         let weak = engine.weak();
         std::thread::Builder::new().name("mesh-adopt-epoch".into()).spawn(move || {
@@ -164,7 +184,14 @@ impl PluginHost {
         let mut linker = Linker::<RunState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(PluginHost { engine, linker, limits, linked: Mutex::new(HashMap::new()), cache: None, seen: Mutex::new(HashMap::new()) })
+        Ok(PluginHost {
+            engine,
+            linker,
+            limits,
+            linked: Mutex::new(HashMap::new()),
+            cache: None,
+            seen: Mutex::new(HashMap::new()),
+        })
     }
 
     /// Keeps compiled plugins in `cache` and loads them from it.
@@ -316,7 +343,7 @@ impl PluginHost {
         self.call(plugin, env, Phase::Check, async |_, _| Ok(())).await
     }
 
-        /// Runs `check` and, when it plans and `then_adopt` is set, `adopt` on the same
+    /// Runs `check` and, when it plans and `then_adopt` is set, `adopt` on the same
     /// instance: one instantiation serves both, with effects denied until `adopt` begins.
     pub async fn check_then_adopt(
         &self,
@@ -392,7 +419,7 @@ impl PluginHost {
             export(&adopter, &mut store).await
         }
         .await;
-                let last_call = std::mem::take(&mut store.data_mut().last_call);
+        let last_call = std::mem::take(&mut store.data_mut().last_call);
         let phase = store.data().phase;
         outcome.map_err(|error| {
             let stderr = String::from_utf8_lossy(&stderr.contents()).trim().to_string();

@@ -84,56 +84,78 @@ impl Transcript {
 
     /// Every event so far.
     pub fn events(&self) -> Vec<Event> {
-        self.events.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.with_events(<[Event]>::to_vec)
+    }
+
+    /// Reads the events in place, without copying them.
+    fn with_events<T>(&self, read: impl FnOnce(&[Event]) -> T) -> T {
+        read(&self.events.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// The lines `module` said, in order.
     pub fn said(&self, module: &str) -> Vec<String> {
-        self.events()
-            .into_iter()
-            .filter_map(|e| match e {
-                Event::Say { module: m, line, .. } if m == module => Some(line),
-                _ => None,
-            })
-            .collect()
+        self.with_events(|events| {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Say { module: m, line, .. } if m == module => Some(line.clone()),
+                    _ => None,
+                })
+                .collect()
+        })
     }
 
     /// Effects (carries and tells) that reached the mesh for `module`, as their details.
     pub fn effects(&self, module: &str) -> Vec<String> {
-        self.events()
-            .into_iter()
-            .filter_map(|e| match e {
-                Event::Call { module: m, kind, detail, outcome, .. }
-                    if m == module && kind.is_effect() && !matches!(&outcome, Err(e) if e.starts_with("denied")) =>
-                {
-                    Some(detail)
-                }
-                _ => None,
-            })
-            .collect()
+        self.with_events(|events| {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Call { module: m, kind, detail, outcome, .. }
+                        if m == module && kind.is_effect() && !matches!(outcome, Err(e) if e.starts_with("denied")) =>
+                    {
+                        Some(detail.clone())
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
     }
 
     /// Secrets caught on their way out: (module, secret, place).
     pub fn secrets_shown(&self) -> Vec<(String, String, String)> {
-        self.events()
-            .into_iter()
-            .filter_map(|e| match e {
-                Event::SecretShown { module, secret, place } => Some((module, secret, place)),
-                _ => None,
-            })
-            .collect()
+        self.with_events(|events| {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::SecretShown { module, secret, place } => {
+                        Some((module.clone(), secret.clone(), place.clone()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
     }
 
     /// Every text the run produced that an operator or a log could see, for secret scans.
     pub fn visible_text(&self) -> Vec<String> {
-        self.events()
-            .into_iter()
-            .flat_map(|e| match e {
-                Event::Say { line, .. } => vec![line],
-                Event::Call { detail, outcome, .. } => vec![detail, outcome.unwrap_or_else(|e| e)],
-                Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } => Vec::new(),
-            })
-            .collect()
+        self.with_events(|events| events.iter().flat_map(Event::visible).map(str::to_string).collect())
+    }
+
+    /// Whether any text an operator or a log could see contains one of `needles`.
+    pub fn shows_any(&self, needles: &[&str]) -> bool {
+        self.with_events(|events| events.iter().flat_map(Event::visible).any(|t| needles.iter().any(|n| t.contains(n))))
+    }
+}
+
+impl Event {
+    /// The texts of this event an operator or a log could see.
+    fn visible(&self) -> Vec<&str> {
+        match self {
+            Event::Say { line, .. } => vec![line],
+            Event::Call { detail, outcome, .. } => vec![detail, outcome.as_ref().unwrap_or_else(|e| e)],
+            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } => Vec::new(),
+        }
     }
 }
 
