@@ -18,6 +18,7 @@ use crate::mesh::simulated::{SimSetup, SimulatedMesh};
 use crate::output::{Output, Style};
 use crate::run::{Mode, PHASE_THREE, Run, RunOptions};
 use crate::runtime::PluginHost;
+use crate::scenario;
 use crate::transcript::Transcript;
 
 /// Adopt what genesis raised into catalogue modules, each by its own WebAssembly plugin.
@@ -36,6 +37,21 @@ enum Command {
     Run(RunArgs),
     /// Show what a plugin targets, its digest, size, grants and imports, without running it.
     Inspect(InspectArgs),
+    /// Run plugins' scenarios on the simulated mesh: a line each, a diff on failure.
+    Test(TestArgs),
+}
+
+#[derive(Debug, Args)]
+struct TestArgs {
+    /// Scenario files, or directories searched for `scenarios/*.toml` [default: plugins and
+    /// the catalogue].
+    paths: Vec<PathBuf>,
+    /// The catalogue the scenarios start from (its foundation, manifests and plugins).
+    #[arg(long, default_value = "catalogue")]
+    catalogue: PathBuf,
+    /// Also run each scenario with every call failed in turn, then timed out in turn.
+    #[arg(long)]
+    sweep: bool,
 }
 
 /// The mesh backends the CLI can act on.
@@ -167,6 +183,7 @@ async fn execute(cli: Cli) -> Result<bool> {
         Command::Check(args) => (args, Mode::Check),
         Command::Run(args) => (args, Mode::Adopt),
         Command::Inspect(args) => return inspect(args).map(|()| true),
+        Command::Test(args) => return test(args).await,
     };
     let modules: Vec<String> = if args.modules.is_empty() {
         PHASE_THREE.iter().map(|m| m.to_string()).collect()
@@ -245,6 +262,60 @@ fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
         }
         None => Ok(host),
     }
+}
+
+/// Runs scenarios, a line each; with `--sweep`, sweeps each and reports the figures.
+async fn test(args: TestArgs) -> Result<bool> {
+    let paths =
+        if args.paths.is_empty() { vec![PathBuf::from("plugins"), args.catalogue.clone()] } else { args.paths.clone() };
+    let files = scenario::discover(&paths)?;
+    if files.is_empty() {
+        bail!(
+            "no scenarios under {}",
+            paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", ")
+        );
+    }
+    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+    let (mut passed, mut failed) = (0, 0);
+    let mut totals = scenario::SweepResult::default();
+    for file in &files {
+        let ran = scenario::run(&host, &args.catalogue, &file.scenario, None)
+            .await
+            .with_context(|| format!("failed to run the scenario `{}`", file.path.display()))?;
+        let differences = scenario::differences(&file.scenario, &ran);
+        if differences.is_empty() {
+            passed += 1;
+            println!("ok    {:<40} {}", file.label, file.scenario.name);
+        } else {
+            failed += 1;
+            println!("FAIL  {:<40} {}", file.label, file.scenario.name);
+            for difference in differences {
+                println!("  {}", difference.replace('\n', "\n  "));
+            }
+        }
+        if args.sweep {
+            let swept = scenario::sweep(&host, &args.catalogue, &file.scenario).await?;
+            println!(
+                "      swept {} steps: {} survived, {} did not converge",
+                swept.steps, swept.survived, swept.not_converged
+            );
+            for problem in &swept.problems {
+                println!("      ✗ {}", problem.replace('\n', "\n        "));
+            }
+            totals.steps += swept.steps;
+            totals.survived += swept.survived;
+            totals.not_converged += swept.not_converged;
+            totals.problems.extend(swept.problems);
+        }
+    }
+    println!("\n{passed} passed, {failed} failed");
+    if args.sweep {
+        println!(
+            "sweep: {} steps swept, {} faults survived, {} runs did not converge",
+            totals.steps, totals.survived, totals.not_converged
+        );
+    }
+    Ok(failed == 0 && totals.problems.is_empty())
 }
 
 /// Prints what a plugin is, and for a module, what its manifest says of it.

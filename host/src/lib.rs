@@ -16,6 +16,7 @@ pub mod mesh;
 pub mod output;
 pub mod run;
 pub mod runtime;
+pub mod scenario;
 pub mod transcript;
 
 pub use bindings::{BundleResource, CatalogSource, Context, Options, Plan, Refusal, Report};

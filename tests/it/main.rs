@@ -15,4 +15,5 @@ mod native_baseline;
 mod nats;
 mod postgres;
 mod provider;
+mod scenarios;
 mod support;

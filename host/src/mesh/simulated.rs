@@ -49,6 +49,18 @@ pub enum Op {
     Fetch,
 }
 
+impl Op {
+    /// The import's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Carry => "carry",
+            Op::Tell => "tell",
+            Op::Inspect => "inspect",
+            Op::Fetch => "fetch",
+        }
+    }
+}
+
 /// What an injected fault does to the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FaultEffect {
@@ -88,6 +100,9 @@ pub struct SimSetup {
     pub bus_recovery: Option<Duration>,
     /// Faults to inject.
     pub faults: Vec<Fault>,
+    /// The one call (counted from 0 among every carry, tell, inspect and fetch that reaches
+    /// the mesh) to answer with this effect: how a sweep fails each step in turn.
+    pub fail_call: Option<(usize, FaultEffect)>,
     /// Seeds the bytes the node seals, so runs repeat.
     pub seed: u64,
 }
@@ -105,6 +120,7 @@ impl SimSetup {
             apply_delay: Duration::from_secs(5),
             bus_recovery: Some(Duration::from_secs(6)),
             faults: Vec::new(),
+            fail_call: None,
             seed: 0x5eed,
         }
     }
@@ -170,6 +186,8 @@ struct World {
     changes: Vec<ContainerChange>,
     violations: Vec<Violation>,
     commands: Vec<Vec<String>>,
+    /// Every call that reached the mesh, as `op words`, in order.
+    calls: Vec<String>,
     store_name: Option<String>,
     bus_name: Option<String>,
     bus_paths: BTreeMap<String, String>,
@@ -212,6 +230,7 @@ impl SimulatedMesh {
                 changes: Vec::new(),
                 violations: Vec::new(),
                 commands: Vec::new(),
+                calls: Vec::new(),
                 store_name,
                 bus_name,
                 bus_paths,
@@ -251,6 +270,33 @@ impl SimulatedMesh {
         world.containers.get(name).map(|c| c.image.clone())
     }
 
+    /// Every call that reached the mesh, as `op words` (`tell push node-1`), in order.
+    pub fn calls(&self) -> Vec<String> {
+        self.world().calls.clone()
+    }
+
+    /// The mesh's state in a canonical text, after any applies that are due: containers and
+    /// their images, modules and how far each got, secrets accepted and sealed. Two runs
+    /// that leave the same text converged.
+    pub fn end_state(&self) -> String {
+        let mut world = self.world();
+        world.settle();
+        let mut lines = Vec::new();
+        for (name, c) in &world.containers {
+            lines.push(format!("container {name} {} running={}", c.image, c.running));
+        }
+        for (name, m) in &world.modules {
+            lines.push(format!("module {name} built={} assigned={} prepared={}", m.built, m.assigned, m.prepared));
+        }
+        for (module, secret) in world.accepted.keys() {
+            lines.push(format!("accepted {module}/{secret}"));
+        }
+        for (module, secret) in world.sealed.keys() {
+            lines.push(format!("sealed {module}/{secret}"));
+        }
+        lines.join("\n")
+    }
+
     /// How often the node recreated a container.
     pub fn recreations(&self, name: &str) -> u32 {
         self.world().recreations.get(name).copied().unwrap_or(0)
@@ -260,6 +306,14 @@ impl SimulatedMesh {
 impl World {
     /// Takes the first fault matching this call, counting it down.
     fn fault(&mut self, op: Op, words: &str) -> Option<FaultEffect> {
+        self.calls.push(format!("{} {words}", op.name()));
+        if let Some((n, effect)) = &self.setup.fail_call
+            && *n == self.calls.len() - 1
+        {
+            let effect = effect.clone();
+            self.setup.fail_call = None;
+            return Some(effect);
+        }
         let fault = self.setup.faults.iter_mut().find(|f| f.op == op && f.times > 0 && words.contains(&f.matching))?;
         fault.times -= 1;
         Some(fault.effect.clone())

@@ -1,0 +1,24 @@
+//! The postgres rules with one mistake: a failure to deliver the superuser is ignored and
+//! the push goes ahead. Every clean run adopts; under one fault the node seals random bytes
+//! over the credential the store already has. The sweep must catch it, naming the step.
+
+use mesh_adopt_sdk::provider::{Provider, deliver_credential};
+use mesh_adopt_sdk::{Context, Plan, Plugin, Refusal, Report};
+
+struct IgnoresAcceptFailure;
+
+impl Plugin for IgnoresAcceptFailure {
+    fn check(ctx: &Context) -> Result<Plan, Refusal> {
+        Ok(Plan { summary: Vec::new(), commands: Provider::new(ctx, "").commands(Vec::new())? })
+    }
+
+    fn adopt(ctx: &Context) -> Result<Report, Refusal> {
+        Provider::new(ctx, "").install(|| {
+            let _ignored = deliver_credential(ctx, "superuser", "store-superuser", "the store's superuser");
+            Ok(())
+        })?;
+        Ok(Report { summary: "adopted, whatever happened to the superuser".into() })
+    }
+}
+
+mesh_adopt_sdk::export!(IgnoresAcceptFailure);
