@@ -21,9 +21,10 @@ setup-test: setup
 # Build every plugin (the catalogue's and the tests' own) and place each module's beside its manifest.
 build-plugins: setup
     cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml
-    cp {{plugin_target}}/adopt_postgres.wasm catalogue/modules/postgres/adopt.wasm
-    cp {{plugin_target}}/adopt_nats.wasm catalogue/modules/nats/adopt.wasm
-    cp {{plugin_target}}/adopt_mesh_vault.wasm catalogue/modules/mesh-vault/adopt.wasm
+    for dir in catalogue/modules/*/; do \
+        wasm="{{plugin_target}}/adopt_$(basename "$dir" | tr - _).wasm"; \
+        if [ -f "$wasm" ]; then cp "$wasm" "$dir/adopt.wasm"; fi; \
+    done
 
 # Build the host.
 build: build-plugins

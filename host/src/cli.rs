@@ -39,6 +39,20 @@ enum Command {
     Inspect(InspectArgs),
     /// Run plugins' scenarios on the simulated mesh: a line each, a diff on failure.
     Test(TestArgs),
+    /// Start a new module's plugin: crate, manifest and a first scenario that passes.
+    New(NewArgs),
+}
+
+#[derive(Debug, Args)]
+struct NewArgs {
+    /// The module's name, e.g. `object-store`.
+    module: String,
+    /// The plugins workspace to add the crate to.
+    #[arg(long, default_value = "plugins")]
+    plugins: PathBuf,
+    /// The catalogue to add the module's manifest to.
+    #[arg(long, default_value = "catalogue")]
+    catalogue: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -184,6 +198,7 @@ async fn execute(cli: Cli) -> Result<bool> {
         Command::Run(args) => (args, Mode::Adopt),
         Command::Inspect(args) => return inspect(args).map(|()| true),
         Command::Test(args) => return test(args).await,
+        Command::New(args) => return new_module(args).map(|()| true),
     };
     let modules: Vec<String> = if args.modules.is_empty() {
         PHASE_THREE.iter().map(|m| m.to_string()).collect()
@@ -262,6 +277,19 @@ fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
         }
         None => Ok(host),
     }
+}
+
+/// Writes a new module's plugin and says what to do next.
+fn new_module(args: NewArgs) -> Result<()> {
+    let made = crate::scaffold::new_module(&args.module, &args.plugins, &args.catalogue)?;
+    println!("created {}", made.plugin_dir.display());
+    println!("created {}", made.manifest.display());
+    println!("created {}", made.scenario.display());
+    if !made.joined_workspace {
+        println!("add \"{}\" to `members` in {}/Cargo.toml", args.module, args.plugins.display());
+    }
+    println!("\nnext: `just build-plugins`, then `mesh-adopt test {}`", made.plugin_dir.display());
+    Ok(())
 }
 
 /// Runs scenarios, a line each; with `--sweep`, sweeps each and reports the figures.

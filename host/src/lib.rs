@@ -16,6 +16,7 @@ pub mod mesh;
 pub mod output;
 pub mod run;
 pub mod runtime;
+pub mod scaffold;
 pub mod scenario;
 pub mod transcript;
 

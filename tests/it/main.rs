@@ -15,5 +15,6 @@ mod native_baseline;
 mod nats;
 mod postgres;
 mod provider;
+mod scaffold;
 mod scenarios;
 mod support;
