@@ -2,7 +2,9 @@
 //! adopted on hundreds of sites pays Cranelift once.
 //!
 //! An entry is keyed by the plugin's sha256 and the engine's compatibility hash (wasmtime's
-//! version, target and settings), and stored with a sha256 of its own bytes. Only this host
+//! version, target and settings), and stored with a 128-bit XXH3 checksum of its own bytes:
+//! the directory is private, so the checksum guards against corruption, not forgery, and a
+//! fast one keeps a cache hit well under a millisecond. Only this host
 //! writes the directory, created private to the user. A missing, stale, corrupt or foreign
 //! entry is a miss: the plugin is compiled again and the entry replaced. Nothing is ever
 //! loaded from the cache without its checksum matching.
@@ -14,9 +16,15 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
-use sha2::{Digest, Sha256};
+
 use wasmtime::Engine;
 use wasmtime::component::Component;
+
+const CHECKSUM_BYTES: usize = 16;
+
+fn checksum(bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
+    xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
+}
 
 /// A directory of precompiled plugins.
 #[derive(Debug, Clone)]
@@ -77,12 +85,12 @@ impl CompileCache {
     pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
         let path = self.entry(engine, digest);
         let Ok(stored) = fs::read(&path) else { return Err(Miss::Absent) };
-        // Layout: 64 hex digits of the sha256 of what follows, then the precompiled bytes.
-        if stored.len() < 64 {
+                // Layout: the 16-byte checksum of what follows, then the precompiled bytes.
+        if stored.len() < CHECKSUM_BYTES {
             return Err(Miss::Corrupt);
         }
-        let (sum, bytes) = stored.split_at(64);
-        if format!("{:x}", Sha256::digest(bytes)).as_bytes() != sum {
+        let (sum, bytes) = stored.split_at(CHECKSUM_BYTES);
+        if sum != checksum(bytes) {
             return Err(Miss::Corrupt);
         }
         // SAFETY: these bytes were written by `put` of this host (the directory is private
@@ -102,7 +110,7 @@ impl CompileCache {
             .mode(0o600)
             .open(&temporary)
             .with_context(|| format!("failed to write `{}`", temporary.display()))?;
-        file.write_all(format!("{:x}", Sha256::digest(precompiled)).as_bytes())?;
+                file.write_all(&checksum(precompiled))?;
         file.write_all(precompiled)?;
         file.sync_all()?;
         fs::rename(&temporary, &path).with_context(|| format!("failed to write `{}`", path.display()))?;
