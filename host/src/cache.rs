@@ -85,7 +85,7 @@ impl CompileCache {
     pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
         let path = self.entry(engine, digest);
         let Ok(stored) = fs::read(&path) else { return Err(Miss::Absent) };
-                // Layout: the 16-byte checksum of what follows, then the precompiled bytes.
+        // Layout: the 16-byte checksum of what follows, then the precompiled bytes.
         if stored.len() < CHECKSUM_BYTES {
             return Err(Miss::Corrupt);
         }
@@ -110,7 +110,7 @@ impl CompileCache {
             .mode(0o600)
             .open(&temporary)
             .with_context(|| format!("failed to write `{}`", temporary.display()))?;
-                file.write_all(&checksum(precompiled))?;
+        file.write_all(&checksum(precompiled))?;
         file.write_all(precompiled)?;
         file.sync_all()?;
         fs::rename(&temporary, &path).with_context(|| format!("failed to write `{}`", path.display()))?;

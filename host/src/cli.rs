@@ -14,6 +14,7 @@ use crate::credentials::Credentials;
 use crate::limits::Limits;
 use crate::mesh::Mesh;
 use crate::mesh::live::{CONFIG_FILE, LiveConfig, LiveMesh};
+use crate::mesh::replay::{ReplayMesh, read_recording};
 use crate::mesh::simulated::{SimSetup, SimulatedMesh};
 use crate::output::{Output, Style};
 use crate::run::{Mode, PHASE_THREE, Run, RunOptions};
@@ -41,6 +42,27 @@ enum Command {
     Test(TestArgs),
     /// Start a new module's plugin: crate, manifest and a first scenario that passes.
     New(NewArgs),
+    /// Answer a plugin's calls from a `--record` file and report the first call where it
+    /// no longer does what the recorded run did.
+    Replay(ReplayArgs),
+}
+
+#[derive(Debug, Args)]
+struct ReplayArgs {
+    /// A recording made with `run --record FILE`.
+    recording: PathBuf,
+    /// A plugin to replay instead of the catalogue's (needs --module when the recording
+    /// holds several).
+    #[arg(long, value_name = "ADOPT.WASM")]
+    plugin: Option<PathBuf>,
+    /// The module to replay [default: every module the recording holds, in its order].
+    #[arg(long)]
+    module: Option<String>,
+    #[command(flatten)]
+    site: SiteArgs,
+    /// Also print every host call the plugins make.
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -86,10 +108,10 @@ struct InspectArgs {
     catalogue: PathBuf,
 }
 
+/// Where a run starts from: the catalogue, the foundation, the credentials and the
+/// operator's options. Shared by `check`, `run` and `replay`.
 #[derive(Debug, Args)]
-struct RunArgs {
-    /// Modules to adopt, in order [default: postgres nats mesh-vault].
-    modules: Vec<String>,
+struct SiteArgs {
     /// The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it.
     #[arg(long, default_value = "catalogue")]
     catalogue: PathBuf,
@@ -108,6 +130,39 @@ struct RunArgs {
     /// How long to wait for the node after a push: 90, 90s, 5m.
     #[arg(long, default_value = "120s", value_parser = parse_duration)]
     wait: Duration,
+}
+
+impl SiteArgs {
+    fn catalogue(&self) -> Result<Catalogue> {
+        if !self.catalogue.is_dir() {
+            bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", self.catalogue.display());
+        }
+        Ok(Catalogue::at(&self.catalogue))
+    }
+
+    fn foundation(&self) -> Result<Foundation> {
+        Foundation::load(&self.foundation.clone().unwrap_or_else(|| self.catalogue.join("foundation.json")))
+    }
+
+    fn credentials(&self) -> Credentials {
+        Credentials::open(&self.credentials.clone().unwrap_or_else(|| self.catalogue.join("genesis/credentials")))
+    }
+
+    fn options(&self) -> RunOptions {
+        RunOptions {
+            node: self.node.clone(),
+            catalog_source: self.catalog_source.as_deref().map(parse_catalog_source),
+            wait: self.wait,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Modules to adopt, in order [default: postgres nats mesh-vault].
+    modules: Vec<String>,
+    #[command(flatten)]
+    site: SiteArgs,
     /// Also print every host call the plugins make.
     #[arg(long, short)]
     verbose: bool,
@@ -199,21 +254,17 @@ async fn execute(cli: Cli) -> Result<bool> {
         Command::Inspect(args) => return inspect(args).map(|()| true),
         Command::Test(args) => return test(args).await,
         Command::New(args) => return new_module(args).map(|()| true),
+        Command::Replay(args) => return replay(args).await,
     };
     let modules: Vec<String> = if args.modules.is_empty() {
         PHASE_THREE.iter().map(|m| m.to_string()).collect()
     } else {
         args.modules.clone()
     };
-    if !args.catalogue.is_dir() {
-        bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", args.catalogue.display());
-    }
-    let catalogue = Catalogue::at(&args.catalogue);
-    let foundation_path = args.foundation.clone().unwrap_or_else(|| args.catalogue.join("foundation.json"));
-    let foundation = Foundation::load(&foundation_path)?;
-    let credentials_path = args.credentials.clone().unwrap_or_else(|| args.catalogue.join("genesis/credentials"));
+    let catalogue = args.site.catalogue()?;
+    let foundation = args.site.foundation()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
-        MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.node))),
+        MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.site.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
     };
     let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
@@ -235,14 +286,10 @@ async fn execute(cli: Cli) -> Result<bool> {
         host: &host,
         catalogue: &catalogue,
         foundation: &foundation,
-        credentials: Arc::new(Credentials::open(&credentials_path)),
+        credentials: Arc::new(args.site.credentials()),
         mesh,
         transcript,
-        options: RunOptions {
-            node: args.node.clone(),
-            catalog_source: args.catalog_source.as_deref().map(parse_catalog_source),
-            wait: args.wait,
-        },
+        options: args.site.options(),
         plugin_overrides: Vec::new(),
     };
     let report = run.run(&modules, mode).await;
@@ -276,6 +323,61 @@ fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
             Ok(host)
         }
         None => Ok(host),
+    }
+}
+
+/// Replays a recording against the catalogue's plugins (or one given), and says whether and
+/// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
+async fn replay(args: ReplayArgs) -> Result<bool> {
+    let mut calls = read_recording(&args.recording)?;
+    let mut modules: Vec<String> = Vec::new();
+    for call in &calls {
+        if !modules.contains(&call.module) {
+            modules.push(call.module.clone());
+        }
+    }
+    if let Some(only) = &args.module {
+        anyhow::ensure!(
+            modules.contains(only),
+            "the recording holds no calls of `{only}`; it holds {}",
+            modules.join(", ")
+        );
+        calls.retain(|c| &c.module == only);
+        modules = vec![only.clone()];
+    }
+    let overrides = match (&args.plugin, modules.as_slice()) {
+        (None, _) => Vec::new(),
+        (Some(plugin), [module]) => vec![(module.clone(), plugin.clone())],
+        (Some(_), _) => bail!("the recording holds {}: say which with --module", modules.join(", ")),
+    };
+    let catalogue = args.site.catalogue()?;
+    let foundation = args.site.foundation()?;
+    let mesh = Arc::new(ReplayMesh::new(calls));
+    let output = Arc::new(Output::new(Style::Human { verbose: args.verbose }, false, None)?);
+    let observer = output.clone();
+    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+    println!("replaying {} of `{}`", modules.join(", "), args.recording.display());
+    let run = Run {
+        host: &host,
+        catalogue: &catalogue,
+        foundation: &foundation,
+        credentials: Arc::new(args.site.credentials()),
+        mesh: mesh.clone(),
+        transcript: Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event)))),
+        options: args.site.options(),
+        plugin_overrides: overrides,
+    };
+    let report = run.run(&modules, Mode::Adopt).await;
+    output.finish(&report);
+    match mesh.divergence() {
+        None => {
+            println!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered());
+            Ok(true)
+        }
+        Some(divergence) => {
+            println!("\ndiverged at {divergence}");
+            Ok(false)
+        }
     }
 }
 

@@ -126,3 +126,47 @@ fn inspect_says_why_a_plugin_for_another_contract_would_not_load() {
     assert!(stdout.contains("targets      mesh:adopt@0.2.0"), "{stdout}");
     assert!(stdout.contains("loads        no: it targets mesh:adopt@0.2.0"), "{stdout}");
 }
+
+#[test]
+fn replay_answers_a_plugin_from_a_recording_and_names_where_another_diverges() {
+    let dir = catalogue();
+    let record = dir.path().join("run.jsonl");
+    let recorded = mesh_adopt(
+        dir.path(),
+        &["run", "--catalog-source", "https://git.mesh.test/c.git", "--record", record.to_str().unwrap()],
+    );
+    assert_eq!(recorded.status.code(), Some(0), "{}", text(&recorded.stderr));
+
+    // The same plugins make every recorded call, in order.
+    let same = mesh_adopt(
+        dir.path(),
+        &["replay", record.to_str().unwrap(), "--catalog-source", "https://git.mesh.test/c.git"],
+    );
+    let stdout = text(&same.stdout);
+    assert_eq!(same.status.code(), Some(0), "{stdout}{}", text(&same.stderr));
+    assert!(stdout.contains("the plugin made every recorded call, in order"), "{stdout}");
+
+    // A postgres plugin that skips the superuser diverges where the recording delivers it.
+    let changed = plugin("pushes_before_secret");
+    let other = mesh_adopt(
+        dir.path(),
+        &[
+            "replay",
+            record.to_str().unwrap(),
+            "--module",
+            "postgres",
+            "--plugin",
+            changed.to_str().unwrap(),
+            "--catalog-source",
+            "https://git.mesh.test/c.git",
+        ],
+    );
+    let stdout = text(&other.stdout);
+    assert_eq!(other.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "diverged at call 7: the recording has carry `secret store-superuser to /accepting-superuser` (postgres), the plugin made tell `push node-1`"
+        ),
+        "{stdout}"
+    );
+}

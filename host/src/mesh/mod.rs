@@ -7,6 +7,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 pub mod live;
+pub mod replay;
 pub mod simulated;
 
 pub use simulated::SimulatedMesh;

@@ -1,0 +1,189 @@
+//! A mesh that answers from a recording: each call a plugin makes is compared with the next
+//! call the recording holds and answered as it was answered then. A field failure recorded
+//! with `--record` becomes a regression test, and a changed plugin shows the first call at
+//! which it no longer does what the recorded one did.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use async_trait::async_trait;
+
+use super::{ContainerState, Mesh, MeshError, Payload, Response};
+
+/// One host call as a recording keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedCall {
+    pub module: String,
+    pub op: String,
+    pub args: String,
+    /// What the mesh answered: the value in words, or the error's words.
+    pub result: Result<String, String>,
+}
+
+impl RecordedCall {
+    fn shown(&self) -> String {
+        format!("{} `{}` ({})", self.op, self.args, self.module)
+    }
+}
+
+/// Reads the calls that reached the mesh from a `--record` file: credentials (answered by
+/// the host) and calls the grants denied (never sent) are left out.
+pub fn read_recording(path: &Path) -> Result<Vec<RecordedCall>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("failed to read the recording `{}`", path.display()))?;
+    let mut calls = Vec::new();
+    for (number, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let event: serde_json::Value = serde_json::from_str(line)
+            .with_context(|| format!("line {} of the recording `{}` is not JSON", number + 1, path.display()))?;
+        if event["event"] != "call" {
+            continue;
+        }
+        let field = |name: &str| -> Result<String> {
+            event[name]
+                .as_str()
+                .map(String::from)
+                .with_context(|| format!("line {} of the recording `{}` has no `{name}`", number + 1, path.display()))
+        };
+        let op = field("op")?;
+        let result = field("result")?;
+        let ok = event["ok"].as_bool().unwrap_or(false);
+        if op == "credential" || (!ok && result.starts_with("denied")) {
+            continue;
+        }
+        calls.push(RecordedCall {
+            module: field("module")?,
+            op,
+            args: field("args")?,
+            result: if ok { Ok(result) } else { Err(result) },
+        });
+    }
+    if calls.is_empty() {
+        bail!("the recording `{}` holds no calls that reached a mesh", path.display());
+    }
+    Ok(calls)
+}
+
+/// A mesh answering from recorded calls, on a virtual clock.
+pub struct ReplayMesh {
+    state: Mutex<Replay>,
+}
+
+struct Replay {
+    pending: VecDeque<RecordedCall>,
+    answered: usize,
+    divergence: Option<String>,
+    now: Duration,
+}
+
+impl ReplayMesh {
+    pub fn new(calls: Vec<RecordedCall>) -> ReplayMesh {
+        ReplayMesh {
+            state: Mutex::new(Replay { pending: calls.into(), answered: 0, divergence: None, now: Duration::ZERO }),
+        }
+    }
+
+    /// How many calls were answered from the recording.
+    pub fn answered(&self) -> usize {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).answered
+    }
+
+    /// The first call where the plugin did not do what the recording holds, if any: a call
+    /// that differs, a call beyond the recording, or recorded calls never made.
+    pub fn divergence(&self) -> Option<String> {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.divergence.clone().or_else(|| {
+            state.pending.front().map(|next| {
+                format!(
+                    "call {}: the recording goes on with {}, and the plugin made no more calls",
+                    state.answered + 1,
+                    next.shown()
+                )
+            })
+        })
+    }
+
+    /// Answers a call from the recording, or notes where the plugin diverged.
+    fn answer(&self, op: &str, args: &str, matches: impl Fn(&str) -> bool) -> Result<String, MeshError> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if state.divergence.is_some() {
+            return Err(MeshError::Unavailable("the replay already diverged".into()));
+        }
+        let number = state.answered + 1;
+        let next = state.pending.front().cloned();
+        match next {
+            Some(recorded) if recorded.op == op && matches(&recorded.args) => {
+                state.pending.pop_front();
+                state.answered += 1;
+                recorded.result.map_err(|words| error_from_words(&words))
+            }
+            Some(recorded) => {
+                let why =
+                    format!("call {number}: the recording has {}, the plugin made {op} `{args}`", recorded.shown());
+                state.divergence = Some(why.clone());
+                Err(MeshError::Failed(format!("replay diverged at {why}")))
+            }
+            None => {
+                let why = format!("call {number}: the plugin made {op} `{args}` beyond the end of the recording");
+                state.divergence = Some(why.clone());
+                Err(MeshError::Failed(format!("replay diverged at {why}")))
+            }
+        }
+    }
+}
+
+/// A recorded error's words (`failed: …`, `timed out: …`, `unavailable: …`) as the error.
+fn error_from_words(words: &str) -> MeshError {
+    if let Some(rest) = words.strip_prefix("timed out: ") {
+        MeshError::TimedOut(rest.into())
+    } else if let Some(rest) = words.strip_prefix("unavailable: ") {
+        MeshError::Unavailable(rest.into())
+    } else {
+        MeshError::Failed(words.strip_prefix("failed: ").unwrap_or(words).into())
+    }
+}
+
+#[async_trait]
+impl Mesh for ReplayMesh {
+    fn summary(&self) -> String {
+        "a replay of a recording".into()
+    }
+
+    async fn carry(&self, _name: &str, _payload: Payload, remote: &str) -> Result<(), MeshError> {
+        let suffix = format!(" to {remote}");
+        self.answer("carry", remote, |recorded| recorded.ends_with(&suffix)).map(|_| ())
+    }
+
+    async fn tell(&self, args: &[String], _timeout: Duration) -> Result<String, MeshError> {
+        let words = args.join(" ");
+        self.answer("tell", &words, |recorded| recorded == words)
+    }
+
+    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
+        let answer = self.answer("inspect", container, |recorded| recorded == container)?;
+        let value: serde_json::Value = serde_json::from_str(&answer).unwrap_or(serde_json::Value::Null);
+        Ok(value.as_object().map(|state| ContainerState {
+            image: state.get("image").and_then(|v| v.as_str()).unwrap_or_default().into(),
+            running: state.get("running").and_then(|v| v.as_bool()).unwrap_or(true),
+        }))
+    }
+
+    async fn fetch(&self, url: &str) -> Result<Response, MeshError> {
+        let answer = self.answer("fetch", url, |recorded| recorded == url)?;
+        let value: serde_json::Value = serde_json::from_str(&answer).unwrap_or_default();
+        Ok(Response {
+            status: value["status"].as_u64().and_then(|s| u16::try_from(s).ok()).unwrap_or(0),
+            body: value["body"].as_str().unwrap_or_default().into(),
+        })
+    }
+
+    fn now(&self) -> Duration {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).now
+    }
+
+    async fn sleep(&self, duration: Duration) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).now += duration;
+    }
+}
