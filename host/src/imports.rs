@@ -64,7 +64,7 @@ impl RunState {
         T: Recorded,
     {
         let entered = Instant::now();
-        let (detail, leaked) = self.scrub(detail, &format!("a {kind:?} call's arguments").to_lowercase());
+        let (detail, leaked) = self.scrub(detail, &format!("a {} call's arguments", kind.name()));
         let outcome = if let Some(why) = oversized {
             Err(HostError::Denied(why))
         } else if leaked {
@@ -88,7 +88,7 @@ impl RunState {
             }
         };
         self.in_host += entered.elapsed();
-        self.last_call = format!("{kind:?} {detail}").to_lowercase();
+        self.last_call = format!("{} {detail}", kind.name());
         let outcome_words = match &outcome {
             Ok(value) => Ok(self.env.credentials.redact(&value.recorded()).0),
             Err(e) => Err(self.env.credentials.redact(&error_words(e)).0),

@@ -3,28 +3,11 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::support::{plugin, root};
+use crate::support::{example_catalogue, plugin};
 
 /// A copy of the example catalogue with freshly built plugins beside its manifests.
 fn catalogue() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = root().join("catalogue");
-    std::fs::copy(from.join("foundation.json"), dir.path().join("foundation.json")).unwrap();
-    std::fs::create_dir_all(dir.path().join("genesis/credentials")).unwrap();
-    std::fs::copy(
-        from.join("genesis/credentials/store-superuser"),
-        dir.path().join("genesis/credentials/store-superuser"),
-    )
-    .unwrap();
-    for (module, crate_name) in
-        [("postgres", "adopt_postgres"), ("nats", "adopt_nats"), ("mesh-vault", "adopt_mesh_vault")]
-    {
-        let at = dir.path().join("modules").join(module);
-        std::fs::create_dir_all(&at).unwrap();
-        std::fs::copy(from.join("modules").join(module).join("manifest.json"), at.join("manifest.json")).unwrap();
-        std::fs::copy(plugin(crate_name), at.join("adopt.wasm")).unwrap();
-    }
-    dir
+    example_catalogue(&plugin("adopt_postgres"))
 }
 
 fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {

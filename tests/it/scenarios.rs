@@ -1,34 +1,11 @@
 //! Scenarios and the sweep: the shipped scenarios pass and survive every fault, and a
 //! plugin that is data-unsafe under one fault is caught, naming the step.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mesh_adopt::scenario;
 
-use crate::support::{host, plugin, root};
-
-/// A copy of the example catalogue, with `postgres_plugin` as the postgres module's plugin.
-fn catalogue_with(postgres_plugin: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = root().join("catalogue");
-    std::fs::copy(from.join("foundation.json"), dir.path().join("foundation.json")).unwrap();
-    std::fs::create_dir_all(dir.path().join("genesis/credentials")).unwrap();
-    std::fs::copy(
-        from.join("genesis/credentials/store-superuser"),
-        dir.path().join("genesis/credentials/store-superuser"),
-    )
-    .unwrap();
-    for (module, crate_name) in
-        [("postgres", None), ("nats", Some("adopt_nats")), ("mesh-vault", Some("adopt_mesh_vault"))]
-    {
-        let at = dir.path().join("modules").join(module);
-        std::fs::create_dir_all(&at).unwrap();
-        std::fs::copy(from.join("modules").join(module).join("manifest.json"), at.join("manifest.json")).unwrap();
-        let wasm = crate_name.map(plugin).unwrap_or_else(|| postgres_plugin.to_path_buf());
-        std::fs::copy(wasm, at.join("adopt.wasm")).unwrap();
-    }
-    dir
-}
+use crate::support::{example_catalogue, host, plugin, root};
 
 fn shipped() -> Vec<scenario::ScenarioFile> {
     scenario::discover(&[root().join("plugins"), root().join("catalogue")]).unwrap()
@@ -36,7 +13,7 @@ fn shipped() -> Vec<scenario::ScenarioFile> {
 
 #[tokio::test]
 async fn every_shipped_scenario_passes() {
-    let catalogue = catalogue_with(&plugin("adopt_postgres"));
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let files = shipped();
     assert!(files.len() >= 25, "{} scenarios", files.len());
     for file in &files {
@@ -48,7 +25,7 @@ async fn every_shipped_scenario_passes() {
 
 #[tokio::test]
 async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
-    let catalogue = catalogue_with(&plugin("adopt_postgres"));
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let mut file = scenario::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
     let commands = file.scenario.expect.commands.as_mut().unwrap();
     commands.remove(2);
@@ -62,7 +39,7 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
 
 #[tokio::test]
 async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
-    let catalogue = catalogue_with(&plugin("ignores_accept_failure"));
+    let catalogue = example_catalogue(&plugin("ignores_accept_failure"));
     let file = scenario::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
     let swept = scenario::sweep(host(), catalogue.path(), &file.scenario).await.unwrap();
     let problems = swept.problems.join("\n");
@@ -76,7 +53,7 @@ async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
 
 #[tokio::test]
 async fn the_real_postgres_plugin_survives_the_same_sweep() {
-    let catalogue = catalogue_with(&plugin("adopt_postgres"));
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let file = scenario::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
     let swept = scenario::sweep(host(), catalogue.path(), &file.scenario).await.unwrap();
     assert!(swept.steps >= 18, "{swept:?}");

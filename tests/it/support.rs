@@ -34,6 +34,31 @@ pub fn host() -> &'static PluginHost {
     HOST.get_or_init(|| PluginHost::new(Limits::default()).expect("plugin host"))
 }
 
+/// A copy of the example catalogue (foundation, manifests, genesis credentials) with
+/// freshly built plugins beside its manifests, `postgres_plugin` as the postgres module's.
+pub fn example_catalogue(postgres_plugin: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = root().join("catalogue");
+    std::fs::copy(from.join("foundation.json"), dir.path().join("foundation.json")).unwrap();
+    std::fs::create_dir_all(dir.path().join("genesis/credentials")).unwrap();
+    std::fs::copy(
+        from.join("genesis/credentials/store-superuser"),
+        dir.path().join("genesis/credentials/store-superuser"),
+    )
+    .unwrap();
+    for (module, wasm) in [
+        ("postgres", postgres_plugin.to_path_buf()),
+        ("nats", plugin("adopt_nats")),
+        ("mesh-vault", plugin("adopt_mesh_vault")),
+    ] {
+        let at = dir.path().join("modules").join(module);
+        std::fs::create_dir_all(&at).unwrap();
+        std::fs::copy(from.join("modules").join(module).join("manifest.json"), at.join("manifest.json")).unwrap();
+        std::fs::copy(wasm, at.join("adopt.wasm")).unwrap();
+    }
+    dir
+}
+
 /// An engine with tight limits, for plugins that try to take the machine: a second of
 /// guest time, 32 MiB of memory, 200 say lines.
 pub fn tight_host() -> &'static PluginHost {
