@@ -223,3 +223,14 @@ async fn a_manifest_naming_another_world_is_refused_naming_both() {
     assert_mentions(ran.failure("postgres"), &["`mesh:adopt/adopter@0.2.0`", "`mesh:adopt/adopter@0.1.0`"]);
     untouched(&ran);
 }
+
+#[tokio::test]
+async fn a_manifest_asking_to_widen_tell_is_refused_at_load() {
+    // What a plugin may tell is the host's to say: the grants have no key for it.
+    let ran = run_hostile("adopt_postgres", |mesh| {
+        mesh.manifest("postgres")["adopt"]["grants"]["tell"] = json!(["assign node-1 nats"]);
+    })
+    .await;
+    assert_mentions(ran.failure("postgres"), &["modules/postgres/manifest.json", "malformed", "unknown field `tell`"]);
+    untouched(&ran);
+}
