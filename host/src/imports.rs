@@ -64,6 +64,7 @@ impl RunState {
         T: Recorded,
     {
         let entered = Instant::now();
+        let timeout = self.pending_timeout.take();
         let (detail, leaked) = self.scrub(detail, &format!("a {} call's arguments", kind.name()));
         let outcome = if let Some(why) = oversized {
             Err(HostError::Denied(why))
@@ -76,13 +77,15 @@ impl RunState {
             match self.env.permissions.allow(self.phase, grant) {
                 Err(why) => Err(HostError::Denied(self.env.credentials.redact(&why).0)),
                 Ok(()) => {
-                    self.env.transcript.record(Event::Started {
-                        module: self.env.module.clone(),
-                        kind,
-                        detail: detail.clone(),
-                        at: self.env.mesh.now(),
-                        timeout: self.pending_timeout.take(),
-                    });
+                    if self.env.transcript.is_observed() {
+                        self.env.transcript.announce(Event::Started {
+                            module: self.env.module.clone(),
+                            kind,
+                            detail: detail.clone(),
+                            at: self.env.mesh.now(),
+                            timeout,
+                        });
+                    }
                     call(self).await
                 }
             }

@@ -82,6 +82,19 @@ impl Transcript {
         self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
     }
 
+    /// Whether anyone watches the run as it goes; progress events are only made for them.
+    pub fn is_observed(&self) -> bool {
+        self.observer.is_some()
+    }
+
+    /// Hands a progress event (a call under way) to the observer without keeping it: it
+    /// says nothing the call's own record will not.
+    pub fn announce(&self, event: Event) {
+        if let Some(observer) = &self.observer {
+            observer(&event);
+        }
+    }
+
     /// Every event so far.
     pub fn events(&self) -> Vec<Event> {
         self.with_events(<[Event]>::to_vec)
