@@ -9,6 +9,7 @@ use wasmtime::component::Resource;
 use crate::bindings::HostError;
 use crate::bindings::mesh::adopt::{clock, control, log, machine, types};
 use crate::grants::Call;
+use crate::limits::cut_to;
 use crate::mesh::{MeshError, Payload, SecretValue};
 use crate::runtime::RunState;
 use crate::transcript::{CallKind, Event};
@@ -229,14 +230,7 @@ impl machine::Host for RunState {
     async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
         self.serve(CallKind::Fetch, Call::Fetch { url: &url.clone() }, &url, None, async |state| {
             let mut response = state.env.mesh.fetch(&url).await?;
-            let cap = state.limits.fetch_body_bytes;
-            if response.body.len() > cap {
-                let mut cut = cap;
-                while !response.body.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                response.body.truncate(cut);
-            }
+            cut_to(&mut response.body, state.limits.fetch_body_bytes);
             Ok(machine::Response { status: response.status, body: response.body })
         })
         .await
@@ -255,12 +249,7 @@ impl log::Host for RunState {
             ));
         }
         let mut line = line;
-        if line.len() > self.limits.say_line_bytes {
-            let mut cut = self.limits.say_line_bytes;
-            while !line.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            line.truncate(cut);
+        if cut_to(&mut line, self.limits.say_line_bytes) {
             line.push_str(" … (cut)");
         }
         let (line, _) = self.scrub(&line, "a say line");

@@ -40,3 +40,29 @@ impl Default for Limits {
         }
     }
 }
+
+/// Cuts `text` to at most `bytes` bytes on a character boundary; true when it was cut.
+pub fn cut_to(text: &mut String, bytes: usize) -> bool {
+    if text.len() <= bytes {
+        return false;
+    }
+    let mut cut = bytes;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_on_a_character_boundary() {
+        let mut text = "héllo".to_string();
+        assert!(cut_to(&mut text, 2));
+        assert_eq!(text, "h");
+        assert!(!cut_to(&mut text, 10));
+    }
+}

@@ -179,12 +179,7 @@ impl Run<'_> {
     /// A plugin's refusal with secret values replaced by their names; one found fails the run.
     fn scrub(&self, module: &str, message: &str) -> String {
         let (mut scrubbed, found) = self.credentials.redact(message);
-        if scrubbed.len() > REFUSAL_BYTES {
-            let mut cut = REFUSAL_BYTES;
-            while !scrubbed.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            scrubbed.truncate(cut);
+        if crate::limits::cut_to(&mut scrubbed, REFUSAL_BYTES) {
             scrubbed.push_str(" … (cut)");
         }
         if let Some(secret) = found {
