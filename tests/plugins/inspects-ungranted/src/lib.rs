@@ -1,20 +1,9 @@
 //! Inspects a container its manifest does not grant.
 
-use mesh_adopt_sdk::{Context, Plan, Plugin, Refusal, Report};
+use mesh_adopt_sdk::Report;
 
-struct Hostile;
-
-impl Plugin for Hostile {
-    fn check(_: &Context) -> Result<Plan, Refusal> {
-        Ok(Plan { summary: Vec::new(), commands: Vec::new() })
-    }
-
-    #[allow(unreachable_code, unused_variables)]
-    fn adopt(ctx: &Context) -> Result<Report, Refusal> {
-        let got = mesh_adopt_sdk::host::inspect("mesh-control")
-            .map_err(|e| mesh_adopt_sdk::refuse(mesh_adopt_sdk::host::describe(&e)))?;
-        Ok(Report { summary: format!("{got:?}") })
-    }
-}
-
-mesh_adopt_sdk::export!(Hostile);
+hostile_kit::adopt_only!(|ctx| {
+    let got = mesh_adopt_sdk::host::inspect("mesh-control")
+        .map_err(|e| mesh_adopt_sdk::refuse(mesh_adopt_sdk::host::describe(&e)))?;
+    Ok(Report { summary: format!("{got:?}") })
+});
