@@ -56,6 +56,8 @@ pub struct MeshSpec {
     pub catalog_source: Option<String>,
     /// `normally`, `never`, or `losing NAME`.
     pub applies: Option<String>,
+    /// How long after a push the node applies it, e.g. `90s` for a node applying late.
+    pub apply_delay: Option<String>,
     /// How long a recreated bus takes to answer, or `never`.
     pub bus_recovery: Option<String>,
     /// How long a build takes.
@@ -322,6 +324,9 @@ fn setup(scenario: &Scenario, prepared: &Prepared) -> Result<SimSetup> {
     let spec = &scenario.mesh;
     let mut setup = SimSetup::new(prepared.foundation.clone(), &prepared.options.node);
     setup.running_images = spec.running_images.clone();
+    if let Some(t) = &spec.apply_delay {
+        setup.apply_delay = duration(t, "mesh.apply_delay")?;
+    }
     if let Some(t) = &spec.build_time {
         setup.build_time = duration(t, "mesh.build_time")?;
     }

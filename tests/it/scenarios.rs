@@ -15,7 +15,7 @@ fn shipped() -> Vec<scenario::ScenarioFile> {
 async fn every_shipped_scenario_passes() {
     let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let files = shipped();
-    assert!(files.len() >= 25, "{} scenarios", files.len());
+    assert!(files.len() >= 26, "{} scenarios", files.len());
     for file in &files {
         let ran = scenario::run(host(), catalogue.path(), &file.scenario, None).await.unwrap();
         let differences = scenario::differences(&file.scenario, &ran);
