@@ -6,8 +6,8 @@
 //!
 //! The sweep runs each scenario again with every call that reached the mesh failed in turn
 //! (and timed out in turn), and asks of each run that the invariants held, that a refusal
-//! named the failed step, and that running the scenario again on the mesh the fault left
-//! converges to the clean run's end state.
+//! named the failed step, and that running the scenario again, without faults, on the mesh
+//! the fault left converges to where the clean run, run again the same way, ends.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -503,8 +503,13 @@ pub struct SweepResult {
 /// turn, and checks every faulted run (see the module's documentation).
 pub async fn sweep(host: &PluginHost, catalogue: &Path, scenario: &Scenario) -> Result<SweepResult> {
     let clean = run(host, catalogue, scenario, None).await?;
-    let clean_end = clean.mesh.end_state();
     let calls = clean.mesh.calls();
+    // The reference is the clean run run again too, as every faulted run is; each rerun runs
+    // without faults, the scenario's own included, so both sides end the same way.
+    let prepared = prepare(catalogue, scenario)?;
+    clean.mesh.clear_faults();
+    run_on(host, scenario, &prepared, clean.mesh.clone()).await;
+    let clean_end = clean.mesh.end_state();
     let mut result = SweepResult::default();
     let effects = [FaultEffect::Fail("injected fault: the mesh said no".into()), FaultEffect::TimeOut];
     for effect in effects {
@@ -530,8 +535,9 @@ pub async fn sweep(host: &PluginHost, catalogue: &Path, scenario: &Scenario) -> 
             {
                 problems.push(format!("the refusal does not name the step: {message}"));
             }
-            // Run again, without the fault, on what the faulted run left.
+            // Run again, without faults, on what the faulted run left.
             let prepared = prepare(catalogue, scenario)?;
+            faulted.mesh.clear_faults();
             let (again, _) = run_on(host, scenario, &prepared, faulted.mesh.clone()).await;
             let end = faulted.mesh.end_state();
             if !again.violations.is_empty() && problems.is_empty() {

@@ -286,7 +286,10 @@ impl SimulatedMesh {
             lines.push(format!("container {name} {} running={}", c.image, c.running));
         }
         for (name, m) in &world.modules {
-            lines.push(format!("module {name} built={} assigned={} prepared={}", m.built, m.assigned, m.prepared));
+            lines.push(format!(
+                "module {name} built={} issued={} assigned={} prepared={}",
+                m.built, m.issued, m.assigned, m.prepared
+            ));
         }
         for (module, secret) in world.accepted.keys() {
             lines.push(format!("accepted {module}/{secret}"));
@@ -295,6 +298,13 @@ impl SimulatedMesh {
             lines.push(format!("sealed {module}/{secret}"));
         }
         lines.join("\n")
+    }
+
+    /// Drops every fault still to be injected: what a rerun after a fault starts from.
+    pub fn clear_faults(&self) {
+        let mut world = self.world();
+        world.setup.faults.clear();
+        world.setup.fail_call = None;
     }
 
     /// How often the node recreated a container.
@@ -358,6 +368,16 @@ impl World {
         self.modules.get_mut(module).ok_or_else(|| MeshError::Failed(format!("no module `{module}` is registered")))
     }
 
+    /// A module that has been built, asked of this mesh's node; what issue and assign need.
+    fn built_on(&mut self, node: &str, module: &str) -> Result<&mut ModuleRecord, MeshError> {
+        self.node_is(node)?;
+        let record = self.module_mut(module)?;
+        if !record.built {
+            return Err(MeshError::Failed(format!("module `{module}` is not built")));
+        }
+        Ok(record)
+    }
+
     fn tell(&mut self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
         let words = args.join(" ");
         self.injected(Op::Tell, &words, timeout)?;
@@ -381,11 +401,7 @@ impl World {
                 Ok(format!("built {module}"))
             }
             ["module", "issue", module, "--node", node] => {
-                self.node_is(node)?;
-                let record = self.module_mut(module)?;
-                if !record.built {
-                    return Err(MeshError::Failed(format!("module `{module}` is not built")));
-                }
+                let record = self.built_on(node, module)?;
                 if record.manifest.bus_subjects.is_empty() {
                     return Err(MeshError::Failed(format!("module `{module}` declares no bus subjects")));
                 }
@@ -393,12 +409,7 @@ impl World {
                 Ok(format!("issued an account to {module}"))
             }
             ["assign", node, module] => {
-                self.node_is(node)?;
-                let record = self.module_mut(module)?;
-                if !record.built {
-                    return Err(MeshError::Failed(format!("module `{module}` is not built")));
-                }
-                record.assigned = true;
+                self.built_on(node, module)?.assigned = true;
                 Ok(format!("assigned {module} to {node}"))
             }
             ["prepare", node, module] => {
