@@ -3,8 +3,16 @@
 wasmtime::component::bindgen!({
     path: "../wit",
     world: "adopter",
-    // A say flood stops the plugin, so `say` may trap; every other import answers in-band.
-    imports: { "mesh:adopt/log.say": async | trappable, default: async },
+    // What reaches a mesh waits on it, so it is async; what the host answers itself (a line
+    // said, the clock, a secret's name) is not, and skips the cost of a future per call. A say
+    // flood stops the plugin, so `say` may trap; every other import answers in-band.
+    imports: {
+        "mesh:adopt/log.say": trappable,
+        "mesh:adopt/clock.now": exact,
+        "mesh:adopt/control.[method]secret.name": exact,
+        "mesh:adopt/control.[drop]secret": exact,
+        default: async,
+    },
     exports: { default: async },
     with: { "mesh:adopt/control.secret": crate::mesh::SecretValue },
 });

@@ -3,7 +3,7 @@
 //! The directory is opened once as a capability (cap-std): a name with `..`, an absolute
 //! path or a symlink pointing outside cannot reach anything else on the machine.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -16,9 +16,10 @@ use crate::mesh::SecretValue;
 pub struct Credentials {
     path: PathBuf,
     dir: Result<Dir, String>,
-    /// Every value handed to a plugin so far, so any text can be scrubbed of them. Keyed by
-    /// name and value, so a credential read on every site of a fleet is held once.
-    handed_out: Mutex<BTreeMap<(String, Vec<u8>), SecretValue>>,
+    /// Every value handed to a plugin so far, as (name, value), so any text can be scrubbed
+    /// of them. Each pair is held once, however many sites of a fleet read it. Only values
+    /// that are text are kept: text can only contain those.
+    handed_out: Mutex<BTreeSet<(String, String)>>,
 }
 
 impl Credentials {
@@ -27,7 +28,7 @@ impl Credentials {
     pub fn open(path: &Path) -> Credentials {
         let dir = Dir::open_ambient_dir(path, ambient_authority())
             .map_err(|e| format!("the credentials directory `{}` cannot be opened: {e}", path.display()));
-        Credentials { path: path.to_path_buf(), dir, handed_out: Mutex::new(BTreeMap::new()) }
+        Credentials { path: path.to_path_buf(), dir, handed_out: Mutex::new(BTreeSet::new()) }
     }
 
     /// Reads credential `name`. Names are plain file names inside the directory.
@@ -38,26 +39,25 @@ impl Credentials {
         }
         let bytes = dir.read(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", self.path.display()))?;
         let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
-        let value = SecretValue { name: name.to_string(), bytes: trimmed };
-        self.handed_out
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert((name.to_string(), value.bytes.clone()), value.clone());
-        Ok(value)
+        if let Ok(text) = std::str::from_utf8(&trimmed)
+            && !text.is_empty()
+        {
+            self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).insert((name.to_string(), text.to_string()));
+        }
+        Ok(SecretValue { name: name.to_string(), bytes: trimmed })
     }
 
     /// `text` with the value of every credential handed out replaced by its name, and the
-    /// name of the first one found, if any.
-    pub fn redact(&self, text: &str) -> (String, Option<String>) {
-        let mut scrubbed = text.to_string();
+    /// name of the first one found, if any. Text without any comes back as it was, unmoved.
+    pub fn redact(&self, text: String) -> (String, Option<String>) {
+        let handed_out = self.handed_out.lock().unwrap_or_else(|p| p.into_inner());
+        let mut scrubbed = text;
         let mut found = None;
-        for secret in self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).values() {
-            let Ok(value) = std::str::from_utf8(&secret.bytes) else { continue };
-            if value.is_empty() || !scrubbed.contains(value) {
-                continue;
+        for (name, value) in handed_out.iter() {
+            if scrubbed.contains(value.as_str()) {
+                scrubbed = scrubbed.replace(value.as_str(), &format!("<secret {name}>"));
+                found.get_or_insert_with(|| name.clone());
             }
-            scrubbed = scrubbed.replace(value, &format!("<secret {}>", secret.name));
-            found.get_or_insert_with(|| secret.name.clone());
         }
         (scrubbed, found)
     }
@@ -90,9 +90,9 @@ mod tests {
         std::fs::write(dir.path().join("pw"), "hunter2-long").unwrap();
         let credentials = Credentials::open(dir.path());
         // Nothing is redacted before the value has been handed out.
-        assert_eq!(credentials.redact("say hunter2-long").1, None);
+        assert_eq!(credentials.redact("say hunter2-long".into()).1, None);
         credentials.read("pw").unwrap();
-        assert_eq!(credentials.redact("say hunter2-long"), ("say <secret pw>".to_string(), Some("pw".into())));
+        assert_eq!(credentials.redact("say hunter2-long".into()), ("say <secret pw>".to_string(), Some("pw".into())));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! bounded by the limits, scrubbed of secret values, recorded in the transcript and carried
 //! to the mesh.
 
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use wasmtime::component::Resource;
@@ -37,16 +38,13 @@ pub fn error_words(error: &HostError) -> String {
 impl RunState {
     /// `text` with secret values replaced by their names; a value found is recorded as shown
     /// at `place`, which fails the run.
-    pub(crate) fn scrub(&mut self, text: &str, place: &str) -> (String, bool) {
+    pub(crate) fn scrub(&mut self, text: String, place: impl FnOnce() -> String) -> (String, bool) {
         let (scrubbed, found) = self.env.credentials.redact(text);
-        if let Some(secret) = &found {
-            self.env.transcript.record(Event::SecretShown {
-                module: self.env.module.clone(),
-                secret: secret.clone(),
-                place: place.to_string(),
-            });
+        let leaked = found.is_some();
+        if let Some(secret) = found {
+            self.env.transcript.record(Event::SecretShown { module: self.env.module.clone(), secret, place: place() });
         }
-        (scrubbed, found.is_some())
+        (scrubbed, leaked)
     }
 
     /// Runs one host call: the grants first, then the call itself, timed so the guest-time
@@ -57,7 +55,7 @@ impl RunState {
         &mut self,
         kind: CallKind,
         grant: Call<'_>,
-        detail: &str,
+        detail: String,
         oversized: Option<String>,
         call: impl AsyncFnOnce(&mut RunState) -> Result<T, HostError>,
     ) -> Result<T, HostError>
@@ -66,7 +64,7 @@ impl RunState {
     {
         let entered = Instant::now();
         let timeout = self.pending_timeout.take();
-        let (detail, leaked) = self.scrub(detail, &format!("a {} call's arguments", kind.name()));
+        let (detail, leaked) = self.scrub(detail, || format!("a {} call's arguments", kind.name()));
         let outcome = if let Some(why) = oversized {
             Err(HostError::Denied(why))
         } else if leaked {
@@ -76,7 +74,7 @@ impl RunState {
             ))
         } else {
             match self.env.permissions.allow(self.phase, grant) {
-                Err(why) => Err(HostError::Denied(self.env.credentials.redact(&why).0)),
+                Err(why) => Err(HostError::Denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
                     if self.env.transcript.is_observed() {
                         self.env.transcript.announce(Event::Started {
@@ -91,11 +89,13 @@ impl RunState {
                 }
             }
         };
-        self.in_host += entered.elapsed();
-        self.last_call = format!("{} {detail}", kind.name());
+        let took = entered.elapsed();
+        self.in_host += took;
+        self.last_call.clear();
+        let _ = write!(self.last_call, "{} {detail}", kind.name());
         let outcome_words = match &outcome {
-            Ok(value) => Ok(self.env.credentials.redact(&value.recorded()).0),
-            Err(e) => Err(self.env.credentials.redact(&error_words(e)).0),
+            Ok(value) => Ok(self.env.credentials.redact(value.recorded()).0),
+            Err(e) => Err(self.env.credentials.redact(error_words(e)).0),
         };
         self.env.transcript.record(Event::Call {
             module: self.env.module.clone(),
@@ -104,7 +104,7 @@ impl RunState {
             detail,
             outcome: outcome_words,
             at: self.env.mesh.now(),
-            took: entered.elapsed(),
+            took,
         });
         outcome
     }
@@ -136,7 +136,7 @@ impl Recorded for Resource<SecretValue> {
 impl Recorded for Option<machine::ContainerState> {
     fn recorded(&self) -> String {
         match self {
-            Some(c) => serde_json::json!({"image": c.image, "running": c.running}).to_string(),
+            Some(c) => format!(r#"{{"image":{},"running":{}}}"#, json_string(&c.image), c.running),
             None => "null".into(),
         }
     }
@@ -144,18 +144,23 @@ impl Recorded for Option<machine::ContainerState> {
 
 impl Recorded for machine::Response {
     fn recorded(&self) -> String {
-        serde_json::json!({"status": self.status, "body": self.body}).to_string()
+        format!(r#"{{"body":{},"status":{}}}"#, json_string(&self.body), self.status)
     }
+}
+
+/// `text` as a JSON string literal.
+fn json_string(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
 }
 
 impl types::Host for RunState {}
 
 impl control::HostSecret for RunState {
-    async fn name(&mut self, secret: Resource<SecretValue>) -> String {
+    fn name(&mut self, secret: Resource<SecretValue>) -> String {
         self.table().get(&secret).map(|s| s.name.clone()).unwrap_or_default()
     }
 
-    async fn drop(&mut self, secret: Resource<SecretValue>) -> wasmtime::Result<()> {
+    fn drop(&mut self, secret: Resource<SecretValue>) -> wasmtime::Result<()> {
         self.table().delete(secret)?;
         Ok(())
     }
@@ -163,7 +168,7 @@ impl control::HostSecret for RunState {
 
 impl control::Host for RunState {
     async fn credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
-        self.serve(CallKind::Credential, Call::Credential { name: &name }, &name.clone(), None, async |state| {
+        self.serve(CallKind::Credential, Call::Credential { name: &name }, name.clone(), None, async |state| {
             let value = state.env.credentials.read(&name).map_err(HostError::Unavailable)?;
             state.table().push(value).map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
         })
@@ -185,7 +190,7 @@ impl control::Host for RunState {
                 (payload, detail, true)
             }
         };
-        self.serve(CallKind::Carry, Call::Carry { remote: &remote.clone(), secret }, &detail, None, async |state| {
+        self.serve(CallKind::Carry, Call::Carry { remote: &remote, secret }, detail, None, async |state| {
             Ok(state.env.mesh.carry(&name, payload?, &remote).await?)
         })
         .await
@@ -204,7 +209,7 @@ impl control::Host for RunState {
             format!("the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)")
         });
         self.pending_timeout = Some(Duration::from_secs(timeout_seconds.into()).min(self.limits.tell_timeout_ceiling));
-        self.serve(CallKind::Tell, Call::Tell { args: &args.clone() }, &detail, oversized, async |state| {
+        self.serve(CallKind::Tell, Call::Tell { args: &args }, detail, oversized, async |state| {
             let timeout = Duration::from_secs(timeout_seconds.into()).min(state.limits.tell_timeout_ceiling);
             Ok(state.env.mesh.tell(&args, timeout).await?)
         })
@@ -214,21 +219,15 @@ impl control::Host for RunState {
 
 impl machine::Host for RunState {
     async fn inspect(&mut self, container: String) -> Result<Option<machine::ContainerState>, HostError> {
-        self.serve(
-            CallKind::Inspect,
-            Call::Inspect { container: &container.clone() },
-            &container,
-            None,
-            async |state| {
-                let found = state.env.mesh.inspect(&container).await?;
-                Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
-            },
-        )
+        self.serve(CallKind::Inspect, Call::Inspect { container: &container }, container.clone(), None, async |state| {
+            let found = state.env.mesh.inspect(&container).await?;
+            Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
+        })
         .await
     }
 
     async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
-        self.serve(CallKind::Fetch, Call::Fetch { url: &url.clone() }, &url, None, async |state| {
+        self.serve(CallKind::Fetch, Call::Fetch { url: &url }, url.clone(), None, async |state| {
             let mut response = state.env.mesh.fetch(&url).await?;
             cut_to(&mut response.body, state.limits.fetch_body_bytes);
             Ok(machine::Response { status: response.status, body: response.body })
@@ -238,7 +237,7 @@ impl machine::Host for RunState {
 }
 
 impl log::Host for RunState {
-    async fn say(&mut self, line: String) -> wasmtime::Result<()> {
+    fn say(&mut self, line: String) -> wasmtime::Result<()> {
         let module = self.env.module.clone();
         self.said += 1;
         if self.said > self.limits.say_lines {
@@ -252,7 +251,7 @@ impl log::Host for RunState {
         if cut_to(&mut line, self.limits.say_line_bytes) {
             line.push_str(" … (cut)");
         }
-        let (line, _) = self.scrub(&line, "a say line");
+        let (line, _) = self.scrub(line, || "a say line".into());
         let at = self.env.mesh.now();
         self.env.transcript.record(Event::Say { module, line, at });
         Ok(())
@@ -260,7 +259,7 @@ impl log::Host for RunState {
 }
 
 impl clock::Host for RunState {
-    async fn now(&mut self) -> u64 {
+    fn now(&mut self) -> u64 {
         self.env.mesh.now().as_millis() as u64
     }
 

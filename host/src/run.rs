@@ -166,18 +166,18 @@ impl Run<'_> {
         let ctx = self.context(module, found.manifest);
         Ok(match self.host.check_then_adopt(&plugin, &env, &ctx, mode == Mode::Adopt).await? {
             (Err(refusal), _) => {
-                ModuleOutcome::Refused { during: "check", message: self.scrub(module, &refusal.message) }
+                ModuleOutcome::Refused { during: "check", message: self.scrub(module, refusal.message) }
             }
             (Ok(plan), None) => ModuleOutcome::Checked(plan),
             (Ok(_), Some(Ok(report))) => ModuleOutcome::Adopted(report.summary),
             (Ok(_), Some(Err(refusal))) => {
-                ModuleOutcome::Refused { during: "adopt", message: self.scrub(module, &refusal.message) }
+                ModuleOutcome::Refused { during: "adopt", message: self.scrub(module, refusal.message) }
             }
         })
     }
 
     /// A plugin's refusal with secret values replaced by their names; one found fails the run.
-    fn scrub(&self, module: &str, message: &str) -> String {
+    fn scrub(&self, module: &str, message: String) -> String {
         let (mut scrubbed, found) = self.credentials.redact(message);
         if crate::limits::cut_to(&mut scrubbed, REFUSAL_BYTES) {
             scrubbed.push_str(" … (cut)");
