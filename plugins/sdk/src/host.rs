@@ -35,8 +35,7 @@ pub fn tell(args: &[&str]) -> Result<String, Refusal> {
 
 /// Tells the control plane one command, allowing it `timeout_seconds`.
 pub fn tell_within(args: &[&str], timeout_seconds: u32) -> Result<String, Refusal> {
-    let owned: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    control::tell(&owned, timeout_seconds)
+    control::tell(args, timeout_seconds)
         .map_err(|e| refuse(format!("failed to tell `{}`: {}", quoted(args), describe(&e))))
 }
 
@@ -52,14 +51,14 @@ fn quoted(args: &[&str]) -> String {
 
 /// Carries bytes the plugin has into the control plane at `remote`.
 pub fn carry_bytes(name: &str, bytes: &[u8], remote: &str) -> Result<(), Refusal> {
-    control::carry(name, &control::Payload::Bytes(bytes.to_vec()), remote)
+    control::carry(name, control::Payload::Bytes(bytes), remote)
         .map_err(|e| refuse(format!("failed to carry `{name}` to `{remote}`: {}", describe(&e))))
 }
 
 /// Carries a secret into the control plane at `remote`; the plugin never sees its bytes.
 pub fn carry_secret(secret: &Secret, remote: &str) -> Result<(), Refusal> {
     let name = secret.name();
-    control::carry(&name, &control::Payload::Secret(secret), remote)
+    control::carry(&name, control::Payload::Secret(secret), remote)
         .map_err(|e| refuse(format!("failed to carry secret `{name}` to `{remote}`: {}", describe(&e))))
 }
 

@@ -15,6 +15,8 @@ pub mod bindings {
         pub_export_macro: true,
         export_macro_name: "__export_adopter",
         default_bindings_module: "mesh_adopt_sdk::bindings",
+        // Imports take borrowed arguments, so a tell or a carry is made without copying them.
+        ownership: Borrowing { duplicate_if_necessary: false },
     });
 }
 
