@@ -108,6 +108,11 @@ struct InspectArgs {
     catalogue: PathBuf,
 }
 
+/// The node modules are assigned to when the operator names none.
+const DEFAULT_NODE: &str = "node-1";
+/// How long a plugin waits for the node after a push when the operator does not say.
+const DEFAULT_WAIT: Duration = Duration::from_secs(120);
+
 /// Where a run starts from: the catalogue, the foundation, the credentials and the
 /// operator's options. Shared by `check`, `run` and `replay`.
 #[derive(Debug, Args)]
@@ -121,15 +126,17 @@ struct SiteArgs {
     /// Where genesis left its credentials [default: <catalogue>/genesis/credentials].
     #[arg(long)]
     credentials: Option<PathBuf>,
-    /// The node the modules are assigned to.
-    #[arg(long, default_value = "node-1")]
-    node: String,
-    /// The catalogue repository a builder clones, with an optional ref: REPO[@REF].
+    /// The node the modules are assigned to [default: node-1; a replay: the recorded one].
+    #[arg(long)]
+    node: Option<String>,
+    /// The catalogue repository a builder clones, with an optional ref: REPO[@REF] [a replay:
+    /// the recorded one].
     #[arg(long = "catalog-source", value_name = "REPO[@REF]")]
     catalog_source: Option<String>,
-    /// How long to wait for the node after a push: 90, 90s, 5m.
-    #[arg(long, default_value = "120s", value_parser = parse_duration)]
-    wait: Duration,
+    /// How long to wait for the node after a push: 90, 90s, 5m [default: 120s; a replay: the
+    /// recorded wait].
+    #[arg(long, value_parser = parse_duration)]
+    wait: Option<Duration>,
 }
 
 impl SiteArgs {
@@ -148,11 +155,18 @@ impl SiteArgs {
         Credentials::open(&self.credentials.clone().unwrap_or_else(|| self.catalogue.join("genesis/credentials")))
     }
 
+    /// The options given, the defaults for those not given.
     fn options(&self) -> RunOptions {
+        self.options_over(RunOptions { node: DEFAULT_NODE.to_string(), catalog_source: None, wait: DEFAULT_WAIT })
+    }
+
+    /// The options given, `base`'s for those not given: a replay runs as it was recorded
+    /// unless the operator says otherwise.
+    fn options_over(&self, base: RunOptions) -> RunOptions {
         RunOptions {
-            node: self.node.clone(),
-            catalog_source: self.catalog_source.as_deref().map(parse_catalog_source),
-            wait: self.wait,
+            node: self.node.clone().unwrap_or(base.node),
+            catalog_source: self.catalog_source.as_deref().map(parse_catalog_source).or(base.catalog_source),
+            wait: self.wait.unwrap_or(base.wait),
         }
     }
 }
@@ -263,12 +277,14 @@ async fn execute(cli: Cli) -> Result<bool> {
     };
     let catalogue = args.site.catalogue()?;
     let foundation = args.site.foundation()?;
+    let options = args.site.options();
     let mesh: Arc<dyn Mesh> = match args.mesh {
-        MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &args.site.node))),
+        MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &options.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
     };
     let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
     let output = Arc::new(Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?);
+    output.record_run(&modules, &options, &mesh.summary());
     let observer = output.clone();
     let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
     let limits = Limits { memory_bytes: args.plugin_memory << 20, guest_time: args.plugin_time, ..Limits::default() };
@@ -289,7 +305,7 @@ async fn execute(cli: Cli) -> Result<bool> {
         credentials: Arc::new(args.site.credentials()),
         mesh,
         transcript,
-        options: args.site.options(),
+        options,
         plugin_overrides: Vec::new(),
     };
     let report = run.run(&modules, mode).await;
@@ -329,7 +345,8 @@ fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
 /// Replays a recording against the catalogue's plugins (or one given), and says whether and
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
 async fn replay(args: ReplayArgs) -> Result<bool> {
-    let mut calls = read_recording(&args.recording)?;
+    let recording = read_recording(&args.recording)?;
+    let mut calls = recording.calls;
     let mut modules: Vec<String> = Vec::new();
     for call in &calls {
         if !modules.contains(&call.module) {
@@ -356,7 +373,22 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
     let output = Arc::new(Output::new(Style::Human { verbose: args.verbose }, false, None)?);
     let observer = output.clone();
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
-    println!("replaying {} of `{}`", modules.join(", "), args.recording.display());
+    let options = match recording.options {
+        Some(recorded) => args.site.options_over(recorded),
+        None => args.site.options(),
+    };
+    println!(
+        "replaying {} of `{}` on node {}, built from {}, waiting up to {}s",
+        modules.join(", "),
+        args.recording.display(),
+        options.node,
+        match &options.catalog_source {
+            Some((repository, Some(reference))) => format!("{repository}@{reference}"),
+            Some((repository, None)) => repository.clone(),
+            None => "no catalogue source".into(),
+        },
+        options.wait.as_secs()
+    );
     let run = Run {
         host: &host,
         catalogue: &catalogue,
@@ -364,7 +396,7 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
         credentials: Arc::new(args.site.credentials()),
         mesh: mesh.clone(),
         transcript: Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event)))),
-        options: args.site.options(),
+        options,
         plugin_overrides: overrides,
     };
     let report = run.run(&modules, Mode::Adopt).await;

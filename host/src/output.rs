@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::mesh::ContainerChange;
-use crate::run::{ModuleOutcome, RunReport};
+use crate::run::{ModuleOutcome, RunOptions, RunReport};
 use crate::transcript::{CallKind, Event};
 
 /// A tell allowed this long is a long wait worth showing (a build, a push).
@@ -69,6 +69,17 @@ impl Output {
             spinner: Mutex::new(None),
             recording,
         })
+    }
+
+    /// Starts the recording with what a replay needs to run as this run did: the modules,
+    /// the operator's options and the mesh.
+    pub fn record_run(&self, modules: &[String], options: &RunOptions, mesh: &str) {
+        if let Some(recording) = &self.recording {
+            let header = json!({
+                "event": "run", "modules": modules, "options": options.to_json(), "mesh": mesh,
+            });
+            recording.write_line(&header.to_string());
+        }
     }
 
     /// Shows and records one event.
@@ -143,8 +154,12 @@ impl Output {
 
 impl Recording {
     fn write(&self, event: &Event) {
+        self.write_line(&event.to_json().to_string());
+    }
+
+    fn write_line(&self, line: &str) {
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        let written = writeln!(file, "{}", event.to_json()).and_then(|()| file.flush());
+        let written = writeln!(file, "{line}").and_then(|()| file.flush());
         if let Err(e) = written {
             self.broken.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| e.to_string());
         }

@@ -33,6 +33,36 @@ pub struct RunOptions {
     pub wait: Duration,
 }
 
+impl RunOptions {
+    /// The options as a recording keeps them, so a replay can run as the recorded run did.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "node": self.node,
+            "catalog_source": self.catalog_source.as_ref().map(|(repository, reference)| {
+                serde_json::json!({"repository": repository, "ref": reference})
+            }),
+            "wait_s": self.wait.as_secs(),
+        })
+    }
+
+    /// Reads options written by [`RunOptions::to_json`], naming the field that is wrong.
+    pub fn from_json(value: &serde_json::Value) -> Result<RunOptions> {
+        let node = value["node"].as_str().ok_or_else(|| anyhow::anyhow!("no `node`"))?.to_string();
+        let catalog_source = match &value["catalog_source"] {
+            serde_json::Value::Null => None,
+            source => Some((
+                source["repository"]
+                    .as_str()
+                    .ok_or_else(|| anyhow::anyhow!("no `catalog_source.repository`"))?
+                    .to_string(),
+                source["ref"].as_str().map(String::from),
+            )),
+        };
+        let wait = Duration::from_secs(value["wait_s"].as_u64().ok_or_else(|| anyhow::anyhow!("no `wait_s`"))?);
+        Ok(RunOptions { node, catalog_source, wait })
+    }
+}
+
 /// How a module's turn ended.
 #[derive(Debug, Clone)]
 pub enum ModuleOutcome {

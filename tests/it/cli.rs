@@ -116,40 +116,77 @@ fn replay_answers_a_plugin_from_a_recording_and_names_where_another_diverges() {
     let record = dir.path().join("run.jsonl");
     let recorded = mesh_adopt(
         dir.path(),
-        &["run", "--catalog-source", "https://git.mesh.test/c.git", "--record", record.to_str().unwrap()],
+        &[
+            "run",
+            "--node",
+            "node-7",
+            "--wait",
+            "30s",
+            "--catalog-source",
+            "https://git.mesh.test/c.git@v2",
+            "--record",
+            record.to_str().unwrap(),
+        ],
     );
     assert_eq!(recorded.status.code(), Some(0), "{}", text(&recorded.stderr));
 
-    // The same plugins make every recorded call, in order.
-    let same = mesh_adopt(
-        dir.path(),
-        &["replay", record.to_str().unwrap(), "--catalog-source", "https://git.mesh.test/c.git"],
-    );
+    // The same plugins make every recorded call, in order, on the recorded node and source
+    // without being told them again.
+    let same = mesh_adopt(dir.path(), &["replay", record.to_str().unwrap()]);
     let stdout = text(&same.stdout);
     assert_eq!(same.status.code(), Some(0), "{stdout}{}", text(&same.stderr));
+    assert!(
+        stdout.contains("on node node-7, built from https://git.mesh.test/c.git@v2, waiting up to 30s"),
+        "{stdout}"
+    );
     assert!(stdout.contains("the plugin made every recorded call, in order"), "{stdout}");
+
+    // An option given on the command line wins over the recorded one, and shows where the
+    // run would have differed.
+    let elsewhere = mesh_adopt(dir.path(), &["replay", record.to_str().unwrap(), "--node", "node-1"]);
+    let stdout = text(&elsewhere.stdout);
+    assert_eq!(elsewhere.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "diverged at call 4: the recording has tell `module issue postgres --node node-7` (postgres), the plugin made tell `module issue postgres --node node-1`"
+        ),
+        "{stdout}"
+    );
 
     // A postgres plugin that skips the superuser diverges where the recording delivers it.
     let changed = plugin("pushes_before_secret");
     let other = mesh_adopt(
         dir.path(),
-        &[
-            "replay",
-            record.to_str().unwrap(),
-            "--module",
-            "postgres",
-            "--plugin",
-            changed.to_str().unwrap(),
-            "--catalog-source",
-            "https://git.mesh.test/c.git",
-        ],
+        &["replay", record.to_str().unwrap(), "--module", "postgres", "--plugin", changed.to_str().unwrap()],
     );
     let stdout = text(&other.stdout);
     assert_eq!(other.status.code(), Some(1), "{stdout}");
     assert!(
         stdout.contains(
-            "diverged at call 7: the recording has carry `secret store-superuser to /accepting-superuser` (postgres), the plugin made tell `push node-1`"
+            "diverged at call 7: the recording has carry `secret store-superuser to /accepting-superuser` (postgres), the plugin made tell `push node-7`"
         ),
         "{stdout}"
     );
+}
+
+#[test]
+fn replay_refuses_a_recording_whose_run_options_are_malformed() {
+    let dir = catalogue();
+    let record = dir.path().join("run.jsonl");
+    std::fs::write(
+        &record,
+        concat!(
+            r#"{"event":"run","modules":["postgres"],"options":{"node":"node-1"},"mesh":"simulated"}"#,
+            "\n",
+            r#"{"event":"call","module":"postgres","op":"tell","args":"push node-1","ok":true,"result":""}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = mesh_adopt(dir.path(), &["replay", record.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("line 1 of the recording"), "{stderr}");
+    assert!(stderr.contains("has malformed run options"), "{stderr}");
+    assert!(stderr.contains("no `wait_s`"), "{stderr}");
 }

@@ -12,6 +12,7 @@ use anyhow::{Context as _, Result, bail};
 use async_trait::async_trait;
 
 use super::{ContainerState, Mesh, MeshError, Payload, Response};
+use crate::run::RunOptions;
 
 /// One host call as a recording keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,15 +30,33 @@ impl RecordedCall {
     }
 }
 
-/// Reads the calls that reached the mesh from a `--record` file: credentials (answered by
-/// the host) and calls the grants denied (never sent) are left out.
-pub fn read_recording(path: &Path) -> Result<Vec<RecordedCall>> {
+/// What a `--record` file holds that a replay needs.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    /// The operator's options the run was made with; `None` in a recording that does not
+    /// say (one made before recordings began with them).
+    pub options: Option<RunOptions>,
+    /// The calls that reached the mesh, in order.
+    pub calls: Vec<RecordedCall>,
+}
+
+/// Reads a `--record` file: the run's options from its first line, and the calls that
+/// reached the mesh. Credentials (answered by the host) and calls the grants denied (never
+/// sent) are left out.
+pub fn read_recording(path: &Path) -> Result<Recording> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("failed to read the recording `{}`", path.display()))?;
     let mut calls = Vec::new();
+    let mut options = None;
     for (number, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let event: serde_json::Value = serde_json::from_str(line)
             .with_context(|| format!("line {} of the recording `{}` is not JSON", number + 1, path.display()))?;
+        if event["event"] == "run" {
+            options = Some(RunOptions::from_json(&event["options"]).with_context(|| {
+                format!("line {} of the recording `{}` has malformed run options", number + 1, path.display())
+            })?);
+            continue;
+        }
         if event["event"] != "call" {
             continue;
         }
@@ -63,7 +82,7 @@ pub fn read_recording(path: &Path) -> Result<Vec<RecordedCall>> {
     if calls.is_empty() {
         bail!("the recording `{}` holds no calls that reached a mesh", path.display());
     }
-    Ok(calls)
+    Ok(Recording { options, calls })
 }
 
 /// A mesh answering from recorded calls, on a virtual clock.
