@@ -40,7 +40,7 @@ demo: build
 
 # Run every test: the plugins' own, then the host's against the real plugins.
 test: setup-test build-plugins
-    cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
+    cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
     cargo test --quiet
 
 # Benchmarks: criterion (compile, load, host call, phase three vs native), then the fleet.

@@ -69,7 +69,7 @@ impl Native<'_> {
     async fn postgres(&self) -> Result<(), String> {
         let (manifest, bytes) = self.manifest("postgres")?;
         let (name, image, _) = self.container("store")?;
-        let server = manifest.containers().into_iter().find(|c| c.name == name).ok_or("no store container")?;
+        let server = manifest.resolved_containers().into_iter().find(|c| c.name == name).ok_or("no store container")?;
         if server.image != image {
             return Err(format!("image drift: {} vs {image}", server.image));
         }
@@ -90,7 +90,7 @@ impl Native<'_> {
     async fn nats(&self) -> Result<(), String> {
         let (manifest, bytes) = self.manifest("nats")?;
         let (name, image, volumes) = self.container("broker")?;
-        let containers = manifest.containers();
+        let containers = manifest.resolved_containers();
         let [server] = containers.as_slice() else { return Err("not exactly one container".into()) };
         let users = self
             .foundation

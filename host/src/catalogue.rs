@@ -1,14 +1,15 @@
 //! The documents a run starts from: the catalogue's modules (a `manifest.json` with an
 //! `adopt.wasm` beside it) and the foundation bundle genesis produced.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-/// The file a module's plugin ships as, beside its manifest.
-pub const PLUGIN_FILE: &str = "adopt.wasm";
+pub use mesh_adopt_manifest::{
+    Access, AdoptSection, Grants, ManifestResource, ModuleManifest, PLUGIN_FILE, ParseError, mounts,
+};
+
 /// The module's manifest.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
@@ -71,118 +72,6 @@ impl Catalogue {
         }
         Ok(CatalogueModule { name: name.to_string(), manifest_path, manifest, plugin_path, adopt: parsed.adopt })
     }
-}
-
-/// A module manifest, read as far as the host and the simulated node need it.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ModuleManifest {
-    /// The module's name.
-    pub name: String,
-    /// What it raises on a node.
-    pub resources: Vec<ManifestResource>,
-    /// Named host paths its volumes refer to as `${access:<id>}`.
-    pub accesses: Vec<Access>,
-    /// Secrets the module declares; the node seals any not accepted before its push.
-    pub secrets: Vec<String>,
-    /// Subjects it speaks on the bus; a module with none is issued no account.
-    #[serde(rename = "bus-subjects")]
-    pub bus_subjects: Vec<String>,
-    /// How the module's plugin ships and what it may do beyond the host's defaults.
-    pub adopt: AdoptSection,
-}
-
-/// A manifest's `adopt` section: the catalogue author's word on the plugin.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AdoptSection {
-    /// The plugin's file, beside the manifest.
-    pub plugin: String,
-    /// The plugin's sha256, hex; when given, any other plugin is refused.
-    pub sha256: Option<String>,
-    /// The world the plugin targets, e.g. `mesh:adopt/adopter@0.1.0`.
-    pub world: Option<String>,
-    /// What the plugin may read beyond the defaults.
-    pub grants: Grants,
-}
-
-impl Default for AdoptSection {
-    fn default() -> Self {
-        AdoptSection { plugin: PLUGIN_FILE.to_string(), sha256: None, world: None, grants: Grants::default() }
-    }
-}
-
-/// What a catalogue grants its plugin. Only reads can be granted: what a plugin may tell and
-/// carry is fixed by the host (its own module's provider sequence), so a manifest asking for
-/// more is refused when it is read.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Grants {
-    /// Genesis credentials it may carry in, by name.
-    pub credentials: Vec<String>,
-    /// Containers it may inspect, by name.
-    pub inspect: Vec<String>,
-    /// URLs it may fetch: exact, or a prefix ending in `*`.
-    pub fetch: Vec<String>,
-}
-
-/// One resource a module declares.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ManifestResource {
-    pub id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub name: String,
-    pub image: String,
-    pub volumes: Vec<String>,
-}
-
-/// A host path given to a module.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct Access {
-    pub id: String,
-    pub path: String,
-}
-
-impl ModuleManifest {
-    /// Parses a manifest; it must be a JSON object.
-    pub fn parse(bytes: &[u8]) -> Result<ModuleManifest> {
-        let value: serde_json::Value = serde_json::from_slice(bytes).context("not JSON")?;
-        if !value.is_object() {
-            bail!("not a JSON object");
-        }
-        serde_json::from_value(value).context("not a module manifest")
-    }
-
-    /// The container resources with every `${access:<id>}` in their volumes resolved.
-    pub fn containers(&self) -> Vec<ManifestResource> {
-        self.resources
-            .iter()
-            .filter(|r| r.kind == "container")
-            .map(|r| {
-                let mut resolved = r.clone();
-                for volume in &mut resolved.volumes {
-                    for access in &self.accesses {
-                        *volume = volume.replace(&format!("${{access:{}}}", access.id), &access.path);
-                    }
-                }
-                resolved
-            })
-            .collect()
-    }
-}
-
-/// Maps each inside path to the host path mounted there, from `host:inside[:opts]` entries.
-pub fn mounts(volumes: &[String]) -> BTreeMap<String, String> {
-    volumes
-        .iter()
-        .filter_map(|v| {
-            let mut parts = v.splitn(3, ':');
-            Some((parts.nth(1)?.to_string(), v.split(':').next()?.to_string()))
-        })
-        .collect()
 }
 
 /// The foundation bundle: what genesis raised, before any module system existed.
@@ -280,12 +169,5 @@ mod tests {
     fn names_the_resource_missing_a_field() {
         let err = Foundation::parse(br#"{"resources":[{"id":"store","kind":"container","name":"s"}]}"#).unwrap_err();
         assert_eq!(err.to_string(), "resource 0 (`store`, a container) has no `image`");
-    }
-
-    #[test]
-    fn reads_mounts_with_options() {
-        let m = mounts(&["/a:/data".into(), "/b:/etc/nats:ro".into()]);
-        assert_eq!(m["/data"], "/a");
-        assert_eq!(m["/etc/nats"], "/b");
     }
 }

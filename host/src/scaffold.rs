@@ -50,7 +50,7 @@ pub fn new_module(module: &str, plugins: &Path, catalogue: &Path) -> Result<Scaf
     let manifest = module_dir.join("manifest.json");
     std::fs::write(&manifest, manifest_json(module))?;
 
-    let joined = members.replacen("members = [\"sdk\",", &format!("members = [\"sdk\", \"{module}\","), 1);
+    let joined = members.replacen("members = [", &format!("members = [\"{module}\", "), 1);
     let joined_workspace = joined != members;
     if joined_workspace {
         std::fs::write(&workspace, joined)?;

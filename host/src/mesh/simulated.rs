@@ -477,7 +477,7 @@ impl World {
                 continue;
             }
             let mut adopted_holds = BTreeSet::new();
-            for declared in record.manifest.containers() {
+            for declared in record.manifest.resolved_containers() {
                 if lost.as_deref() == Some(declared.name.as_str()) {
                     if self.containers.remove(&declared.name).is_some() {
                         self.changes.push(ContainerChange::Removed { name: declared.name.clone() });

@@ -8,7 +8,7 @@
 
 use mesh_adopt_sdk::foundation;
 use mesh_adopt_sdk::host::{fetch, inspect, now_millis, say, sleep_millis};
-use mesh_adopt_sdk::manifest::{Manifest, mounted_from};
+use mesh_adopt_sdk::manifest::{self, mounts};
 use mesh_adopt_sdk::provider::Provider;
 use mesh_adopt_sdk::{Container, Context, HostError, Plan, Plugin, Refusal, Report, refuse};
 
@@ -39,7 +39,7 @@ struct BusLayout {
 
 impl BusLayout {
     fn from_volumes(container: &str, volumes: &[String], users: &str) -> BusLayout {
-        let mut at = mounted_from(volumes);
+        let mut at = mounts(volumes);
         let mut take = |inside: &str| at.remove(inside).unwrap_or_default();
         BusLayout {
             container: container.to_string(),
@@ -54,7 +54,7 @@ impl BusLayout {
 /// The bus, once the module's manifest is known to keep it where the bundle raised it.
 fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
     let module = &ctx.module;
-    let manifest = Manifest::parse(module, &ctx.manifest)?;
+    let manifest = manifest::read(module, &ctx.manifest)?;
     let bus = foundation::container(&ctx.foundation, BROKER_ID, "bus", module)?;
     let containers: Vec<_> = manifest.containers().collect();
     let [server] = containers.as_slice() else {

@@ -8,7 +8,7 @@
 
 use mesh_adopt_sdk::foundation;
 use mesh_adopt_sdk::host::{credential, say};
-use mesh_adopt_sdk::manifest::Manifest;
+use mesh_adopt_sdk::manifest;
 use mesh_adopt_sdk::provider::{Provider, deliver_credential, missing_credential, owned};
 use mesh_adopt_sdk::{Container, Context, Plan, Plugin, Refusal, Report, refuse};
 
@@ -25,7 +25,7 @@ struct Postgres;
 
 /// The store, once the module's manifest is known to adopt it.
 fn adoptable_store(ctx: &Context) -> Result<&Container, Refusal> {
-    let manifest = Manifest::parse(&ctx.module, &ctx.manifest)?;
+    let manifest = manifest::read(&ctx.module, &ctx.manifest)?;
     let store = foundation::container(&ctx.foundation, STORE_ID, "store", &ctx.module)?;
     let Some(server) = manifest.containers().find(|c| c.name == store.name) else {
         return Err(refuse(format!(

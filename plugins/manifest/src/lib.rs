@@ -1,0 +1,191 @@
+//! A catalogue module's `manifest.json`, declared once for both sides that read it: the host
+//! (to find and bound the module's plugin, and for the simulated node to apply the module)
+//! and the plugins (to compare the module with the foundation it adopts). Built for the host
+//! and for `wasm32-wasip2` alike, so it depends on nothing but serde.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+
+/// The file a module's plugin ships as, beside its manifest, unless the manifest names another.
+pub const PLUGIN_FILE: &str = "adopt.wasm";
+
+/// A module manifest, as far as adoption reads it; fields it leaves out are empty.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ModuleManifest {
+    /// The module's name.
+    pub name: String,
+    /// What it raises on a node.
+    pub resources: Vec<ManifestResource>,
+    /// Named host paths its volumes refer to as `${access:<id>}`.
+    pub accesses: Vec<Access>,
+    /// Secrets the module declares; the node seals any not accepted before its push.
+    pub secrets: Vec<String>,
+    /// Subjects it speaks on the bus; a module with none is issued no account.
+    #[serde(rename = "bus-subjects")]
+    pub bus_subjects: Vec<String>,
+    /// For a bus: the file its user list lives in.
+    #[serde(rename = "bus-users")]
+    pub bus_users: String,
+    /// How the module's plugin ships and what it may do beyond the host's defaults.
+    pub adopt: AdoptSection,
+}
+
+/// A manifest's `adopt` section: the catalogue author's word on the plugin.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdoptSection {
+    /// The plugin's file, beside the manifest.
+    pub plugin: String,
+    /// The plugin's sha256, hex; when given, any other plugin is refused.
+    pub sha256: Option<String>,
+    /// The world the plugin targets, e.g. `mesh:adopt/adopter@0.1.0`.
+    pub world: Option<String>,
+    /// What the plugin may read beyond the defaults.
+    pub grants: Grants,
+}
+
+impl Default for AdoptSection {
+    fn default() -> Self {
+        AdoptSection { plugin: PLUGIN_FILE.to_string(), sha256: None, world: None, grants: Grants::default() }
+    }
+}
+
+/// What a catalogue grants its plugin. Only reads can be granted: what a plugin may tell and
+/// carry is fixed by the host (its own module's provider sequence), so a manifest asking for
+/// more is refused when it is read.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Grants {
+    /// Genesis credentials it may carry in, by name.
+    pub credentials: Vec<String>,
+    /// Containers it may inspect, by name.
+    pub inspect: Vec<String>,
+    /// URLs it may fetch: exact, or a prefix ending in `*`.
+    pub fetch: Vec<String>,
+}
+
+/// One resource a module declares.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ManifestResource {
+    /// The module's identity for it.
+    pub id: String,
+    /// `container`, or another kind adoption does not look into.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// For a container: its name on the node.
+    pub name: String,
+    /// For a container: its image.
+    pub image: String,
+    /// For a container: its mounts, `host:inside[:opts]`, possibly naming accesses.
+    pub volumes: Vec<String>,
+}
+
+/// A host path the module is given, referred to by id from its volumes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Access {
+    pub id: String,
+    pub path: String,
+}
+
+/// Why bytes are not a module manifest.
+#[derive(Debug)]
+pub enum ParseError {
+    /// Not JSON at all.
+    NotJson(serde_json::Error),
+    /// JSON, but not an object.
+    NotAnObject,
+    /// An object whose fields do not have a manifest's shape.
+    NotAManifest(serde_json::Error),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::NotJson(e) => write!(f, "not JSON: {e}"),
+            ParseError::NotAnObject => f.write_str("not a JSON object"),
+            ParseError::NotAManifest(e) => write!(f, "not a module manifest: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl ModuleManifest {
+    /// Parses a manifest, saying whether it failed as JSON, as an object or as a manifest.
+    pub fn parse(bytes: &[u8]) -> Result<ModuleManifest, ParseError> {
+        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ParseError::NotJson)?;
+        if !value.is_object() {
+            return Err(ParseError::NotAnObject);
+        }
+        serde_json::from_value(value).map_err(ParseError::NotAManifest)
+    }
+
+    /// The resources that are containers, in declaration order.
+    pub fn containers(&self) -> impl Iterator<Item = &ManifestResource> {
+        self.resources.iter().filter(|r| r.kind == "container")
+    }
+
+    /// A container's volumes with every `${access:<id>}` replaced by that access's path.
+    pub fn resolved_volumes(&self, container: &ManifestResource) -> Vec<String> {
+        container
+            .volumes
+            .iter()
+            .map(|volume| {
+                self.accesses
+                    .iter()
+                    .fold(volume.clone(), |v, access| v.replace(&format!("${{access:{}}}", access.id), &access.path))
+            })
+            .collect()
+    }
+
+    /// The containers with their volumes resolved, as a node would raise them.
+    pub fn resolved_containers(&self) -> Vec<ManifestResource> {
+        self.containers().map(|c| ManifestResource { volumes: self.resolved_volumes(c), ..c.clone() }).collect()
+    }
+}
+
+/// Maps each inside path to the host path mounted there, from `host:inside[:opts]` entries.
+pub fn mounts(volumes: &[String]) -> BTreeMap<String, String> {
+    volumes
+        .iter()
+        .filter_map(|v| {
+            let mut parts = v.splitn(3, ':');
+            let host = parts.next()?;
+            let inside = parts.next()?;
+            Some((inside.to_string(), host.to_string()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_accesses_and_reads_mounts() {
+        let m = ModuleManifest::parse(
+            br#"{"resources":[{"type":"container","name":"bus","volumes":["${access:s}:/data","/etc/b:/etc/nats:ro"]},
+                              {"type":"service","name":"x"}],
+                "accesses":[{"id":"s","path":"/var/s"}]}"#,
+        )
+        .unwrap();
+        let [server] = m.resolved_containers().try_into().unwrap();
+        let at = mounts(&server.volumes);
+        assert_eq!(at["/data"], "/var/s");
+        assert_eq!(at["/etc/nats"], "/etc/b");
+        assert_eq!(m.adopt.plugin, PLUGIN_FILE);
+    }
+
+    #[test]
+    fn says_how_bytes_fail_to_be_a_manifest() {
+        assert!(ModuleManifest::parse(b"{").unwrap_err().to_string().starts_with("not JSON"));
+        assert_eq!(ModuleManifest::parse(b"[1]").unwrap_err().to_string(), "not a JSON object");
+        let unknown = ModuleManifest::parse(br#"{"adopt":{"grants":{"tell":["x"]}}}"#).unwrap_err();
+        assert!(unknown.to_string().contains("unknown field `tell`"), "{unknown}");
+    }
+}
