@@ -22,6 +22,8 @@ pub struct RecordedCall {
     pub args: String,
     /// What the mesh answered: the value in words, or the error's words.
     pub result: Result<String, String>,
+    /// The mesh's clock when the call returned, where the recording says.
+    pub at: Option<Duration>,
 }
 
 impl RecordedCall {
@@ -77,6 +79,10 @@ pub fn read_recording(path: &Path) -> Result<Recording> {
             op,
             args: field("args")?,
             result: if ok { Ok(result) } else { Err(result) },
+            at: event["at_ms"]
+                .as_f64()
+                .filter(|ms| ms.is_finite() && *ms >= 0.0)
+                .map(|ms| Duration::from_secs_f64(ms / 1e3)),
         });
     }
     if calls.is_empty() {
@@ -85,7 +91,10 @@ pub fn read_recording(path: &Path) -> Result<Recording> {
     Ok(Recording { options, calls })
 }
 
-/// A mesh answering from recorded calls, on a virtual clock.
+/// A mesh answering from recorded calls. Its clock is virtual, and each answer sets it
+/// forward to when the recorded call returned: a plugin that waits with a deadline sees the
+/// time the recorded run saw, so a wait that ran out on a live mesh, where every call took
+/// real time, runs out at the same poll in the replay.
 pub struct ReplayMesh {
     state: Mutex<Replay>,
 }
@@ -136,6 +145,9 @@ impl ReplayMesh {
             Some(recorded) if recorded.op == op && matches(&recorded.args) => {
                 state.pending.pop_front();
                 state.answered += 1;
+                if let Some(at) = recorded.at {
+                    state.now = state.now.max(at);
+                }
                 recorded.result.map_err(|words| error_from_words(&words))
             }
             Some(recorded) => {
@@ -204,5 +216,47 @@ impl Mesh for ReplayMesh {
 
     async fn sleep(&self, duration: Duration) {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).now += duration;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inspect_at(at_ms: Option<u64>) -> RecordedCall {
+        RecordedCall {
+            module: "nats".into(),
+            op: "inspect".into(),
+            args: "mesh-bus".into(),
+            result: Ok("null".into()),
+            at: at_ms.map(Duration::from_millis),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_clock_keeps_up_with_the_recorded_run() {
+        // Three polls 2 s apart on a live mesh, each taking real time: the last returned at
+        // 5.6 s, where two virtual sleeps alone would say 4 s.
+        let mesh = ReplayMesh::new(vec![inspect_at(Some(1_000)), inspect_at(Some(3_300)), inspect_at(Some(5_600))]);
+        mesh.inspect("mesh-bus").await.unwrap();
+        assert_eq!(mesh.now(), Duration::from_millis(1_000));
+        mesh.sleep(Duration::from_secs(2)).await;
+        mesh.inspect("mesh-bus").await.unwrap();
+        assert_eq!(mesh.now(), Duration::from_millis(3_300));
+        mesh.sleep(Duration::from_secs(2)).await;
+        mesh.inspect("mesh-bus").await.unwrap();
+        assert_eq!(mesh.now(), Duration::from_millis(5_600));
+        assert_eq!(mesh.divergence(), None);
+    }
+
+    #[tokio::test]
+    async fn the_clock_never_goes_back_and_runs_on_sleeps_without_recorded_times() {
+        let mesh = ReplayMesh::new(vec![inspect_at(Some(500)), inspect_at(None)]);
+        mesh.sleep(Duration::from_secs(1)).await;
+        mesh.inspect("mesh-bus").await.unwrap();
+        assert_eq!(mesh.now(), Duration::from_secs(1), "a call recorded earlier than now leaves the clock");
+        mesh.sleep(Duration::from_secs(2)).await;
+        mesh.inspect("mesh-bus").await.unwrap();
+        assert_eq!(mesh.now(), Duration::from_secs(3));
     }
 }
