@@ -236,21 +236,18 @@ impl PluginHost {
     pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin> {
         let identity = FileIdentity::of(path);
         let known = identity.and_then(|id| self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned());
-        let plugin = match known.and_then(|digest| self.linked_plugin(path, digest)) {
-            Some(plugin) => plugin,
-            None => {
-                let bytes =
-                    std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
-                let digest = format!("{:x}", Sha256::digest(&bytes));
-                check_pin(path, &digest, pin)?;
-                let plugin = self.load_digested(path, &bytes, digest)?;
-                if let Some(id) = identity {
-                    self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
-                }
-                plugin
-            }
-        };
-        check_pin(path, &plugin.digest, pin)?;
+        if let Some(plugin) = known.and_then(|digest| self.linked_plugin(path, digest)) {
+            check_pin(path, &plugin.digest, pin)?;
+            return Ok(plugin);
+        }
+        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        let digest = format!("{:x}", Sha256::digest(&bytes));
+        // Checked before compiling: a file the manifest does not pin is never compiled.
+        check_pin(path, &digest, pin)?;
+        let plugin = self.load_digested(path, &bytes, digest)?;
+        if let Some(id) = identity {
+            self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
+        }
         Ok(plugin)
     }
 
