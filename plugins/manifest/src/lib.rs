@@ -118,6 +118,19 @@ impl std::error::Error for ParseError {}
 impl ModuleManifest {
     /// Parses a manifest, saying whether it failed as JSON, as an object or as a manifest.
     pub fn parse(bytes: &[u8]) -> Result<ModuleManifest, ParseError> {
+        // A well-formed manifest is read straight into its shape, which costs half as much as
+        // going through a JSON tree; only bytes that fail are read again to say how they fail.
+        // Only an object is read straight: serde would take an array as the fields in order.
+        let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        match object.then(|| serde_json::from_slice(bytes)) {
+            Some(Ok(manifest)) => Ok(manifest),
+            _ => ModuleManifest::parse_explained(bytes),
+        }
+    }
+
+    /// Reads through a JSON tree, so a failure is told apart as not JSON, not an object or
+    /// not a manifest, and a repeated field counts once, as a tree keeps it.
+    fn parse_explained(bytes: &[u8]) -> Result<ModuleManifest, ParseError> {
         let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ParseError::NotJson)?;
         if !value.is_object() {
             return Err(ParseError::NotAnObject);
@@ -185,7 +198,15 @@ mod tests {
     fn says_how_bytes_fail_to_be_a_manifest() {
         assert!(ModuleManifest::parse(b"{").unwrap_err().to_string().starts_with("not JSON"));
         assert_eq!(ModuleManifest::parse(b"[1]").unwrap_err().to_string(), "not a JSON object");
+        assert_eq!(ModuleManifest::parse(br#"["postgres"]"#).unwrap_err().to_string(), "not a JSON object");
+        assert!(ModuleManifest::parse(br#"{"name":"a"} x"#).unwrap_err().to_string().starts_with("not JSON"));
         let unknown = ModuleManifest::parse(br#"{"adopt":{"grants":{"tell":["x"]}}}"#).unwrap_err();
         assert!(unknown.to_string().contains("unknown field `tell`"), "{unknown}");
+    }
+
+    #[test]
+    fn a_repeated_field_counts_once_the_last_time() {
+        let m = ModuleManifest::parse(br#"{"name":"first","name":"second"}"#).unwrap();
+        assert_eq!(m.name, "second");
     }
 }
