@@ -1,7 +1,8 @@
 //! Phase three's rules written natively in Rust against the same `Mesh` trait the plugins
 //! reach through the host: the baseline a plugin's overhead is measured against. It makes
 //! the same calls in the same order (a test in `tests/it/native_baseline.rs` holds it to
-//! that), without the sandbox, the grants or the transcript.
+//! that), without the sandbox, the grants or the transcript. Like a run, it lets the last
+//! push land before it returns, so both pay for the same simulator work.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -23,11 +24,14 @@ pub struct Native<'a> {
 }
 
 impl Native<'_> {
-    /// Adopts postgres, nats and mesh-vault, stopping at the first refusal.
+    /// Adopts postgres, nats and mesh-vault, stopping at the first refusal, then lets what
+    /// the last push does to the node land.
     pub async fn phase_three(&self) -> Result<(), String> {
         self.postgres().await?;
         self.nats().await?;
-        self.provider("mesh-vault", &self.manifest("mesh-vault")?.1, async || Ok(())).await
+        self.provider("mesh-vault", &self.manifest("mesh-vault")?.1, async || Ok(())).await?;
+        self.mesh.quiesce().await;
+        Ok(())
     }
 
     fn manifest(&self, module: &str) -> Result<(ModuleManifest, Vec<u8>), String> {

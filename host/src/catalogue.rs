@@ -30,6 +30,8 @@ pub struct CatalogueModule {
     pub manifest: Vec<u8>,
     /// Its adoption plugin.
     pub plugin_path: PathBuf,
+    /// The plugin file's metadata as it was found, so loading it needs no second look.
+    pub plugin_file: std::fs::Metadata,
     /// The manifest's word on the plugin: pin, world, grants.
     pub adopt: AdoptSection,
 }
@@ -64,13 +66,20 @@ impl Catalogue {
             );
         }
         let plugin_path = dir.join(plugin_file);
-        if !plugin_path.is_file() {
+        let Some(plugin_file) = std::fs::metadata(&plugin_path).ok().filter(std::fs::Metadata::is_file) else {
             bail!(
                 "the `{name}` module ships no plugin: `{}` does not exist (build the plugins with `just build-plugins`)",
                 plugin_path.display()
             );
-        }
-        Ok(CatalogueModule { name: name.to_string(), manifest_path, manifest, plugin_path, adopt: parsed.adopt })
+        };
+        Ok(CatalogueModule {
+            name: name.to_string(),
+            manifest_path,
+            manifest,
+            plugin_path,
+            plugin_file,
+            adopt: parsed.adopt,
+        })
     }
 }
 

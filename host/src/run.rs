@@ -165,12 +165,7 @@ impl Run<'_> {
 
     async fn module(&self, module: &str, mode: Mode) -> Result<ModuleOutcome> {
         let found = self.catalogue.module(module)?;
-        let plugin_path = self
-            .plugin_overrides
-            .iter()
-            .find(|(m, _)| m == module)
-            .map(|(_, p)| p.clone())
-            .unwrap_or(found.plugin_path);
+        let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
         if let Some(world) = &found.adopt.world
             && world != WORLD
         {
@@ -179,7 +174,11 @@ impl Run<'_> {
                 found.manifest_path.display()
             );
         }
-        let plugin = self.host.load_pinned(&plugin_path, found.adopt.sha256.as_deref())?;
+        let pin = found.adopt.sha256.as_deref();
+        let plugin = match overridden {
+            Some(path) => self.host.load_pinned(path, pin)?,
+            None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin)?,
+        };
         let env = RunEnv {
             module: module.to_string(),
             mesh: self.mesh.clone(),

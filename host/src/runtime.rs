@@ -65,15 +65,14 @@ struct FileIdentity {
 }
 
 impl FileIdentity {
-    fn of(path: &Path) -> Option<FileIdentity> {
+    fn of(m: &std::fs::Metadata) -> FileIdentity {
         use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        Some(FileIdentity {
+        FileIdentity {
             device: m.dev(),
             inode: m.ino(),
             size: m.size(),
             modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-        })
+        }
     }
 }
 
@@ -234,7 +233,18 @@ impl PluginHost {
     /// Loads a plugin file whose sha256 must be `pin` when one is given: a catalogue that
     /// pins its plugin gets that plugin or none.
     pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin> {
-        let identity = FileIdentity::of(path);
+        self.load_pinned_as(path, std::fs::metadata(path).ok().as_ref(), pin)
+    }
+
+    /// `load_pinned` for a file whose metadata the caller read just now (finding it in the
+    /// catalogue), so the file is not looked at twice.
+    pub fn load_pinned_as(
+        &self,
+        path: &Path,
+        metadata: Option<&std::fs::Metadata>,
+        pin: Option<&str>,
+    ) -> Result<Plugin> {
+        let identity = metadata.map(FileIdentity::of);
         let known = identity.and_then(|id| self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned());
         if let Some(plugin) = known.and_then(|digest| self.linked_plugin(path, digest)) {
             check_pin(path, &plugin.digest, pin)?;

@@ -157,18 +157,22 @@ impl Transcript {
 
     /// Whether any text an operator or a log could see contains one of `needles`.
     pub fn shows_any(&self, needles: &[&str]) -> bool {
+        if needles.is_empty() {
+            return false;
+        }
         self.with_events(|events| events.iter().flat_map(Event::visible).any(|t| needles.iter().any(|n| t.contains(n))))
     }
 }
 
 impl Event {
     /// The texts of this event an operator or a log could see.
-    fn visible(&self) -> Vec<&str> {
-        match self {
-            Event::Say { line, .. } => vec![line],
-            Event::Call { detail, outcome, .. } => vec![detail, outcome.as_ref().unwrap_or_else(|e| e)],
-            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } => Vec::new(),
-        }
+    fn visible(&self) -> impl Iterator<Item = &str> {
+        let texts: [Option<&str>; 2] = match self {
+            Event::Say { line, .. } => [Some(line), None],
+            Event::Call { detail, outcome, .. } => [Some(detail), Some(outcome.as_ref().unwrap_or_else(|e| e))],
+            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } => [None, None],
+        };
+        texts.into_iter().flatten()
     }
 }
 

@@ -38,7 +38,6 @@ async fn makes_the_same_calls_as_the_plugins() {
         options: &options,
     };
     baseline.phase_three().await.unwrap();
-    mesh.quiesce().await;
 
     assert_eq!(mesh.commands(), by_plugins.mesh.commands());
     assert_eq!(mesh.carried(), by_plugins.mesh.carried());
