@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::error::Category;
 
 /// The file a module's plugin ships as, beside its manifest, unless the manifest names another.
 pub const PLUGIN_FILE: &str = "adopt.wasm";
@@ -117,25 +119,25 @@ impl std::error::Error for ParseError {}
 
 impl ModuleManifest {
     /// Parses a manifest, saying whether it failed as JSON, as an object or as a manifest.
+    /// A field given twice is refused: which of the two counts would be up to the reader.
     pub fn parse(bytes: &[u8]) -> Result<ModuleManifest, ParseError> {
-        // A well-formed manifest is read straight into its shape, which costs half as much as
-        // going through a JSON tree; only bytes that fail are read again to say how they fail.
-        // Only an object is read straight: serde would take an array as the fields in order.
-        let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-        match object.then(|| serde_json::from_slice(bytes)) {
-            Some(Ok(manifest)) => Ok(manifest),
-            _ => ModuleManifest::parse_explained(bytes),
+        // Only an object is read into the manifest's shape: serde would also take an array,
+        // as the fields in order.
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(match is_json(bytes) {
+                Ok(()) => ParseError::NotAnObject,
+                Err(e) => ParseError::NotJson(e),
+            });
         }
-    }
-
-    /// Reads through a JSON tree, so a failure is told apart as not JSON, not an object or
-    /// not a manifest, and a repeated field counts once, as a tree keeps it.
-    fn parse_explained(bytes: &[u8]) -> Result<ModuleManifest, ParseError> {
-        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(ParseError::NotJson)?;
-        if !value.is_object() {
-            return Err(ParseError::NotAnObject);
-        }
-        serde_json::from_value(value).map_err(ParseError::NotAManifest)
+        serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+            // A field of the wrong shape may come before broken JSON further on: the broken
+            // JSON is what to report.
+            Category::Data => match is_json(bytes) {
+                Ok(()) => ParseError::NotAManifest(e),
+                Err(syntax) => ParseError::NotJson(syntax),
+            },
+            Category::Io | Category::Syntax | Category::Eof => ParseError::NotJson(e),
+        })
     }
 
     /// The resources that are containers, in declaration order.
@@ -160,6 +162,11 @@ impl ModuleManifest {
     pub fn resolved_containers(&self) -> Vec<ManifestResource> {
         self.containers().map(|c| ManifestResource { volumes: self.resolved_volumes(c), ..c.clone() }).collect()
     }
+}
+
+/// Whether `bytes` are one JSON value, whatever its shape.
+fn is_json(bytes: &[u8]) -> Result<(), serde_json::Error> {
+    serde_json::from_slice::<IgnoredAny>(bytes).map(drop)
 }
 
 /// Maps each inside path to the host path mounted there, from `host:inside[:opts]` entries.
@@ -205,8 +212,16 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_field_counts_once_the_last_time() {
-        let m = ModuleManifest::parse(br#"{"name":"first","name":"second"}"#).unwrap();
-        assert_eq!(m.name, "second");
+    fn a_repeated_field_is_refused() {
+        let twice = ModuleManifest::parse(br#"{"name":"first","name":"second"}"#).unwrap_err();
+        assert!(twice.to_string().contains("duplicate field `name`"), "{twice}");
+    }
+
+    #[test]
+    fn broken_json_after_a_misshapen_field_is_reported_as_broken_json() {
+        let broken = ModuleManifest::parse(br#"{"resources": 5, "name": "#).unwrap_err();
+        assert!(broken.to_string().starts_with("not JSON"), "{broken}");
+        let misshapen = ModuleManifest::parse(br#"{"resources": 5}"#).unwrap_err();
+        assert!(misshapen.to_string().starts_with("not a module manifest"), "{misshapen}");
     }
 }
