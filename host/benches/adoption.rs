@@ -1,5 +1,6 @@
 //! What a plugin costs: cold compile, a cache-hit load and instantiate, a host call's round
-//! trip, and phase three on the simulator beside the same rules written natively.
+//! trip, one `check` export, and phase three on the simulator beside the same rules written
+//! natively.
 //!
 //! Run with `just bench` (plugins built first). Figures and ratios go in BENCHMARKS.md.
 
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use mesh_adopt::Context;
 use mesh_adopt::cache::CompileCache;
 use mesh_adopt::catalogue::{Catalogue, Foundation};
 use mesh_adopt::credentials::Credentials;
@@ -54,6 +56,21 @@ impl Fixture {
 
     fn mesh(&self) -> Arc<SimulatedMesh> {
         Arc::new(SimulatedMesh::new(SimSetup::new(self.foundation.clone(), &self.options.node)))
+    }
+
+    /// The context a run would hand `module`'s plugin.
+    fn context(&self, host: &PluginHost, env: &RunEnv, module: &str, manifest: Vec<u8>) -> Context {
+        let run = Run {
+            host,
+            catalogue: &self.catalogue,
+            foundation: &self.foundation,
+            credentials: self.credentials.clone(),
+            mesh: env.mesh.clone(),
+            transcript: env.transcript.clone(),
+            options: self.options.clone(),
+            plugin_overrides: Vec::new(),
+        };
+        run.context(module, manifest)
     }
 
     fn env(&self, module: &str) -> RunEnv {
@@ -124,23 +141,34 @@ fn host_call(c: &mut Criterion) {
     let host = PluginHost::new(Limits::default()).unwrap();
     let plugin = host.load(&built("calls_clock")).unwrap();
     let env = fixture.env("calls-clock");
-    let run = Run {
-        host: &host,
-        catalogue: &fixture.catalogue,
-        foundation: &fixture.foundation,
-        credentials: fixture.credentials.clone(),
-        mesh: env.mesh.clone(),
-        transcript: env.transcript.clone(),
-        options: fixture.options.clone(),
-        plugin_overrides: Vec::new(),
-    };
-    let ctx = run.context("calls-clock", b"{}".to_vec());
+    let ctx = fixture.context(&host, &env, "calls-clock", b"{}".to_vec());
     let mut group = c.benchmark_group("host_call");
     group.throughput(Throughput::Elements(100_000));
     group.sample_size(20);
     group.bench_function("clock_now_x100000", |b| {
         b.to_async(&rt).iter(|| async { host.adopt(&plugin, &env, &ctx).await.unwrap().unwrap() })
     });
+    group.finish();
+}
+
+/// `check` alone on a plugin already linked: instantiating, lowering the context into it,
+/// the plugin's own reading of its manifest and foundation, and lifting the plan it returns.
+/// Beside `load_instantiate/linked/*` it shows what one export call adds to an instance.
+fn check_export(c: &mut Criterion) {
+    let rt = runtime();
+    let fixture = Fixture::new();
+    let host = PluginHost::new(Limits::default()).unwrap();
+    let mut group = c.benchmark_group("check");
+    for (module, crate_name) in PLUGINS {
+        let plugin = host.load(&built(crate_name)).unwrap();
+        let found = fixture.catalogue.module(module).unwrap();
+        let mut env = fixture.env(module);
+        env.permissions.granted = found.adopt.grants.clone();
+        let ctx = fixture.context(&host, &env, module, found.manifest);
+        group.bench_function(module, |b| {
+            b.to_async(&rt).iter(|| async { host.check(&plugin, &env, &ctx).await.unwrap().unwrap() })
+        });
+    }
     group.finish();
 }
 
@@ -194,5 +222,5 @@ fn phase_three(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cold_compile, load_and_instantiate, host_call, phase_three);
+criterion_group!(benches, cold_compile, load_and_instantiate, host_call, check_export, phase_three);
 criterion_main!(benches);
