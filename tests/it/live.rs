@@ -230,3 +230,72 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     assert!(!recorded.contains(SUPERUSER), "a secret in the recording");
     assert!(!stdout.contains(SUPERUSER));
 }
+
+/// Runs `mesh-adopt run` on the live stand-ins for `mesh-vault`, whose build the stand-in
+/// makes take `build_seconds`, through `wrap` (the program and its arguments before ours).
+fn run_vault_with_a_slow_build(wrap: &[&str], build_seconds: &str) -> (Option<i32>, String) {
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("slow-build"), build_seconds).unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
+    let command = [
+        env!("CARGO_BIN_EXE_mesh-adopt"),
+        "run",
+        "--mesh",
+        "live",
+        "--catalog-source",
+        "https://git.mesh.test/c.git",
+        "--config",
+        config.to_str().unwrap(),
+        "--catalogue",
+        catalogue.path().to_str().unwrap(),
+        "mesh-vault",
+    ];
+    let mut argv: Vec<String> = wrap.iter().map(|s| s.to_string()).collect();
+    if wrap.is_empty() {
+        argv.extend(command.iter().map(|s| s.to_string()));
+    } else {
+        // `script` takes the command as one shell line.
+        let quoted: Vec<String> = command.iter().map(|a| format!("'{a}'")).collect();
+        argv.push(quoted.join(" "));
+        argv.push("/dev/null".into());
+    }
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let shown = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), shown)
+}
+
+#[test]
+fn a_long_tell_is_announced_as_a_line_when_no_one_watches_a_terminal() {
+    let (status, shown) = run_vault_with_a_slow_build(&[], "0");
+    assert_eq!(status, Some(0), "{shown}");
+    let waiting = shown.lines().find(|l| l.contains("waiting for `build")).expect(&shown);
+    assert!(waiting.contains("mesh-vault │ waiting for `build https://git.mesh.test/c.git"), "{waiting}");
+    assert!(waiting.ends_with("(up to 1500s)"), "{waiting}");
+    assert!(!shown.contains("\x1b["), "no terminal control codes in a pipe: {shown:?}");
+}
+
+#[test]
+fn on_a_terminal_a_long_tell_shows_a_spinner_with_its_elapsed_time_then_clears_it() {
+    // `script` (util-linux) runs the command on a pseudo-terminal and copies what it shows.
+    let (status, shown) = run_vault_with_a_slow_build(&["script", "--quiet", "--return", "--command"], "1.5");
+    assert_eq!(status, Some(0), "{shown}");
+    let frames: Vec<&str> = shown.split(['\r', '\n']).filter(|f| f.contains("waiting for `build")).collect();
+    assert!(frames.len() >= 2, "the spinner is redrawn while the build runs: {shown:?}");
+    assert!(frames.iter().all(|f| f.contains("(up to 1500s) ")), "{frames:?}");
+    assert!(frames.iter().any(|f| f.contains("(up to 1500s) 0s")), "the elapsed time is shown: {frames:?}");
+    assert!(frames.iter().any(|f| f.contains("(up to 1500s) 1s")), "and counts up: {frames:?}");
+    // Once the build answers its spinner line is cleared before anything else is shown, and
+    // the run goes on below it.
+    let after = &shown[shown.rfind("waiting for `build").unwrap()..];
+    let before_next = &after[..after.find("mesh-vault │").unwrap_or(after.len())];
+    assert!(before_next.contains("\r\x1b[2K"), "the spinner line is cleared: {before_next:?}");
+    assert!(after.contains("pushed node-1"), "the run continues after the wait: {after:?}");
+}
