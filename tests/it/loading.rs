@@ -75,3 +75,21 @@ async fn refuses_a_plugin_built_for_another_contract_version_naming_both() {
     assert_mentions(&failure, &["adopt.wasm", "it targets mesh:adopt@0.2.0", "this host implements mesh:adopt@0.1.0"]);
     assert!(commands.is_empty());
 }
+
+#[test]
+fn refuses_a_manifest_that_gives_its_adopt_section_twice() {
+    // Which of two sections would count is up to the reader; a second, wider grant must not
+    // slip past a review of the first.
+    let dir = tempfile::tempdir().unwrap();
+    let module = dir.path().join("modules/postgres");
+    std::fs::create_dir_all(&module).unwrap();
+    std::fs::write(
+        module.join("manifest.json"),
+        r#"{"name": "postgres",
+            "adopt": {"plugin": "adopt.wasm"},
+            "adopt": {"plugin": "adopt.wasm", "grants": {"credentials": ["store-superuser"]}}}"#,
+    )
+    .unwrap();
+    let err = mesh_adopt::catalogue::Catalogue::at(dir.path()).module("postgres").unwrap_err();
+    assert_mentions(&format!("{err:#}"), &["modules/postgres/manifest.json", "malformed", "duplicate field `adopt`"]);
+}
