@@ -110,7 +110,7 @@ impl Native<'_> {
             let get = |inside: &str| at.get(inside).cloned().unwrap_or_default();
             vec![container.into(), get("/data"), get("/etc/nats"), get("/tls"), users.into()]
         };
-        let theirs = layout(&server.name, &server.volumes, &manifest_bus_users(&bytes));
+        let theirs = layout(&server.name, &server.volumes, &manifest.bus_users);
         let ours = layout(name, volumes, users);
         let differences = theirs.iter().zip(&ours).filter(|(t, o)| t.is_empty() || t != o).count();
         if differences > 0 {
@@ -137,11 +137,4 @@ impl Native<'_> {
             self.mesh.sleep(Duration::from_secs(2)).await;
         }
     }
-}
-
-fn manifest_bus_users(bytes: &[u8]) -> String {
-    serde_json::from_slice::<serde_json::Value>(bytes)
-        .ok()
-        .and_then(|v| v["bus-users"].as_str().map(String::from))
-        .unwrap_or_default()
 }
