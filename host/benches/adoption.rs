@@ -48,7 +48,10 @@ impl Fixture {
             catalogue: Catalogue::at(dir),
             options: RunOptions {
                 node: "node-1".into(),
-                catalog_source: Some(("https://git.mesh.local/catalogue.git".into(), None)),
+                catalog_source: Some(mesh_adopt::CatalogSource {
+                    repository: "https://git.mesh.local/catalogue.git".into(),
+                    ref_: None,
+                }),
                 wait: Duration::from_secs(120),
             },
         }
@@ -69,6 +72,7 @@ impl Fixture {
             transcript: env.transcript.clone(),
             options: self.options.clone(),
             plugin_overrides: Vec::new(),
+            saved_plan: None,
         };
         run.context(module, manifest)
     }
@@ -83,6 +87,9 @@ impl Fixture {
                 module: module.into(),
                 node: self.options.node.clone(),
                 repository: None,
+                reference: None,
+                secrets: Vec::new(),
+                manifest_bytes: std::sync::Arc::from(&b"{}"[..]),
                 granted: Default::default(),
                 manifest: String::new(),
             },
@@ -146,7 +153,8 @@ fn host_call(c: &mut Criterion) {
     group.throughput(Throughput::Elements(100_000));
     group.sample_size(20);
     group.bench_function("clock_now_x100000", |b| {
-        b.to_async(&rt).iter(|| async { host.adopt(&plugin, &env, &ctx).await.unwrap().unwrap() })
+        let plan = mesh_adopt::Plan { summary: Vec::new(), commands: Vec::new() };
+        b.to_async(&rt).iter(|| async { host.adopt(&plugin, &env, &ctx, &plan).await.unwrap().result.unwrap() })
     });
     group.finish();
 }
@@ -193,6 +201,7 @@ fn phase_three(c: &mut Criterion) {
                         transcript: Arc::new(Transcript::default()),
                         options: fixture.options.clone(),
                         plugin_overrides: Vec::new(),
+                        saved_plan: None,
                     };
                     assert!(run.run(modules, Mode::Adopt).await.succeeded());
                 }

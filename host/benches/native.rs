@@ -58,7 +58,8 @@ impl Native<'_> {
         let remote = format!("/{m}-module.json");
         self.mesh.carry("manifest", Payload::Bytes(manifest.to_vec()), &remote).await.map_err(|e| e.to_string())?;
         self.tell(&["module", "add", &remote], 60).await?;
-        let (repository, reference) = self.options.catalog_source.clone().ok_or("no catalogue source")?;
+        let source = self.options.catalog_source.clone().ok_or("no catalogue source")?;
+        let (repository, reference) = (source.repository, source.ref_);
         let path = format!("modules/{m}");
         let reference = reference.unwrap_or_else(|| "main".into());
         self.tell(&["build", &repository, "--path", &path, "--ref", &reference, "--wait", "1200s"], 1500).await?;

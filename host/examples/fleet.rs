@@ -49,7 +49,10 @@ async fn main() -> anyhow::Result<()> {
                 credentials: credentials.clone(),
                 options: RunOptions {
                     node: format!("node-{i}"),
-                    catalog_source: Some(("https://git.mesh.local/catalogue.git".into(), None)),
+                    catalog_source: Some(mesh_adopt::CatalogSource {
+                        repository: "https://git.mesh.local/catalogue.git".into(),
+                        ref_: None,
+                    }),
                     wait: Duration::from_secs(120),
                 },
             })

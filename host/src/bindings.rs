@@ -25,3 +25,8 @@ pub const PACKAGE: &str = "mesh:adopt";
 pub const VERSION: &str = "0.1.0";
 /// The world a manifest's `adopt.world` names for this host.
 pub const WORLD: &str = "mesh:adopt/adopter@0.1.0";
+
+/// Whether two plans say the same: a re-check with the plan reviewed, a saved plan with today's.
+pub fn same_plan(a: &Plan, b: &Plan) -> bool {
+    a.summary == b.summary && a.commands == b.commands
+}

@@ -2,9 +2,11 @@
 //! adopted on hundreds of sites pays Cranelift once.
 //!
 //! An entry is keyed by the plugin's sha256 and the engine's compatibility hash (wasmtime's
-//! version, target and settings), and stored with a 128-bit XXH3 checksum of its own bytes:
-//! the directory is private, so the checksum guards against corruption, not forgery, and a
-//! fast one keeps a cache hit well under a millisecond. Only this host
+//! version, target and settings), starts with that key, and is stored with a 128-bit XXH3
+//! checksum of the key and its bytes. An entry whose key is not the one asked for is a miss,
+//! so an entry copied over another's is never loaded as that plugin. The directory is
+//! private, so the checksum guards against corruption, not forgery, and a fast one keeps a
+//! cache hit well under a millisecond. Only this host
 //! writes the directory, created private to the user. A missing, stale, corrupt or foreign
 //! entry is a miss: the plugin is compiled again and the entry replaced. Nothing is ever
 //! loaded from the cache without its checksum matching.
@@ -22,8 +24,17 @@ use wasmtime::component::Component;
 
 const CHECKSUM_BYTES: usize = 16;
 
-fn checksum(bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
-    xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes()
+/// The longest key an entry may start with. The key says what the entry is for (the plugin's
+/// sha256 and the engine's compatibility hash) and is written at its head, ended by a
+/// newline: an entry copied over another plugin's is then a miss, not that plugin, so the
+/// cache can never stand in for a pinned digest.
+const KEY_MAX_BYTES: usize = 128;
+
+fn keyed_checksum(key: &[u8], bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(key);
+    hasher.update(bytes);
+    hasher.digest128().to_le_bytes()
 }
 
 /// A directory of precompiled plugins.
@@ -41,6 +52,8 @@ pub enum Miss {
     Corrupt,
     /// The bytes matched but the engine would not take them (another build of the host).
     Incompatible,
+    /// A sound entry, but made for another plugin or engine: copied or moved into place.
+    OtherKey,
 }
 
 impl CompileCache {
@@ -75,23 +88,38 @@ impl CompileCache {
             .map(|base| base.join("mesh-adopt"))
     }
 
-    fn entry(&self, engine: &Engine, digest: &str) -> PathBuf {
+    /// The entry's key: the plugin's digest and the engine's compatibility hash.
+    fn key(engine: &Engine, digest: &str) -> String {
         let mut hasher = DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
-        self.dir.join(format!("{digest}-{:016x}.cwasm", hasher.finish()))
+        format!("{digest}{:016x}", hasher.finish())
+    }
+
+    fn entry(&self, engine: &Engine, digest: &str) -> PathBuf {
+        let key = Self::key(engine, digest);
+        let (digest, engine) = key.split_at(key.len() - 16);
+        self.dir.join(format!("{digest}-{engine}.cwasm"))
     }
 
     /// The component for the plugin with sha256 `digest`, if a sound entry exists.
     pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
         let path = self.entry(engine, digest);
         let Ok(stored) = fs::read(&path) else { return Err(Miss::Absent) };
-        // Layout: the 16-byte checksum of what follows, then the precompiled bytes.
-        if stored.len() < CHECKSUM_BYTES {
+        // Layout: the key, the 16-byte checksum of the key and what follows, then the
+        // precompiled bytes.
+        let Some(end) = stored.iter().take(KEY_MAX_BYTES).position(|b| *b == b'\n') else {
+            return Err(Miss::Corrupt);
+        };
+        let (key, rest) = (&stored[..end], &stored[end + 1..]);
+        if rest.len() < CHECKSUM_BYTES {
             return Err(Miss::Corrupt);
         }
-        let (sum, bytes) = stored.split_at(CHECKSUM_BYTES);
-        if sum != checksum(bytes) {
+        let (sum, bytes) = rest.split_at(CHECKSUM_BYTES);
+        if sum != keyed_checksum(key, bytes) {
             return Err(Miss::Corrupt);
+        }
+        if key != Self::key(engine, digest).as_bytes() {
+            return Err(Miss::OtherKey);
         }
         // SAFETY: these bytes were written by `put` of this host (the directory is private
         // to this user) and match the checksum written with them; wasmtime also checks that
@@ -110,7 +138,10 @@ impl CompileCache {
             .mode(0o600)
             .open(&temporary)
             .with_context(|| format!("failed to write `{}`", temporary.display()))?;
-        file.write_all(&checksum(precompiled))?;
+        let key = Self::key(engine, digest);
+        file.write_all(key.as_bytes())?;
+        file.write_all(b"\n")?;
+        file.write_all(&keyed_checksum(key.as_bytes(), precompiled))?;
         file.write_all(precompiled)?;
         file.sync_all()?;
         fs::rename(&temporary, &path).with_context(|| format!("failed to write `{}`", path.display()))?;
@@ -141,5 +172,15 @@ mod tests {
         // A correct checksum over bytes that are not a compiled component.
         cache.put(&engine, "abc", b"not native code").unwrap();
         assert_eq!(cache.get(&engine, "abc").err(), Some(Miss::Incompatible));
+    }
+
+    #[test]
+    fn an_entry_copied_over_another_plugins_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(&dir.path().join("c")).unwrap();
+        let engine = Engine::default();
+        cache.put(&engine, "evil", b"native code of another plugin").unwrap();
+        fs::copy(cache.entry(&engine, "evil"), cache.entry(&engine, "pinned")).unwrap();
+        assert_eq!(cache.get(&engine, "pinned").err(), Some(Miss::OtherKey));
     }
 }

@@ -13,6 +13,12 @@ pub use mesh_adopt_manifest::{
 /// The module's manifest.
 pub const MANIFEST_FILE: &str = "manifest.json";
 
+/// The largest manifest read: real ones are a few KiB.
+pub const MANIFEST_BYTES: u64 = 1 << 20;
+
+/// The largest foundation bundle read.
+pub const FOUNDATION_BYTES: u64 = 16 << 20;
+
 /// A catalogue checkout: `modules/<name>/manifest.json` (+ `adopt.wasm`).
 #[derive(Debug, Clone)]
 pub struct Catalogue {
@@ -34,6 +40,8 @@ pub struct CatalogueModule {
     pub plugin_file: std::fs::Metadata,
     /// The manifest's word on the plugin: pin, world, grants.
     pub adopt: AdoptSection,
+    /// The secrets the manifest declares; the only ones the plugin may have accepted.
+    pub secrets: Vec<String>,
 }
 
 impl Catalogue {
@@ -50,12 +58,21 @@ impl Catalogue {
     /// Reads a module's manifest and finds its plugin, refusing a manifest that is not a
     /// JSON object or a module that ships no plugin.
     pub fn module(&self, name: &str) -> Result<CatalogueModule> {
+        crate::options::check_module_name(name)?;
         let dir = self.root.join("modules").join(name);
         let manifest_path = dir.join(MANIFEST_FILE);
-        let manifest = std::fs::read(&manifest_path)
+        let manifest = read_bounded(&manifest_path, MANIFEST_BYTES)
             .with_context(|| format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display()))?;
         let parsed = ModuleManifest::parse(&manifest)
             .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
+        if parsed.name != name {
+            bail!(
+                "the manifest `{}` is named `{}`, but it lives in `modules/{name}`: a manifest's `name` must be its \
+                 directory's, or the control plane would register another module",
+                manifest_path.display(),
+                parsed.name.escape_debug()
+            );
+        }
         crate::grants::within_ceiling(&parsed.adopt.grants)
             .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
         let plugin_file = &parsed.adopt.plugin;
@@ -79,8 +96,21 @@ impl Catalogue {
             plugin_path,
             plugin_file,
             adopt: parsed.adopt,
+            secrets: parsed.secrets,
         })
     }
+}
+
+/// Reads a file of at most `limit` bytes, refusing a larger one before reading it.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        bail!("it is larger than the {limit} bytes allowed");
+    }
+    Ok(bytes)
 }
 
 /// The foundation bundle: what genesis raised, before any module system existed.
@@ -88,6 +118,8 @@ impl Catalogue {
 pub struct Foundation {
     /// Its resources, in the bundle's order.
     pub resources: Vec<FoundationResource>,
+    /// The sha256 of the bytes it was read from, for saved plans.
+    pub digest: String,
 }
 
 /// One resource of the bundle.
@@ -134,16 +166,35 @@ struct RawResource {
 impl Foundation {
     /// Reads a bundle file, naming the file and the resource in any error.
     pub fn load(path: &Path) -> Result<Foundation> {
-        let bytes = std::fs::read(path)
+        let bytes = read_bounded(path, FOUNDATION_BYTES)
             .with_context(|| format!("failed to read the foundation bundle `{}`", path.display()))?;
         Foundation::parse(&bytes).with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
     }
 
-    /// Parses a bundle; every container needs a name and an image, every file a path.
+    /// Parses a bundle; every container needs a name and an image, every file a path, and no
+    /// two resources share an id, nor two containers a name (the node keys containers on it).
     pub fn parse(bytes: &[u8]) -> Result<Foundation> {
         let raw: RawBundle = serde_json::from_slice(bytes)?;
-        let mut resources = Vec::with_capacity(raw.resources.len());
+        let mut resources: Vec<FoundationResource> = Vec::with_capacity(raw.resources.len());
         for (index, r) in raw.resources.into_iter().enumerate() {
+            if let Some(first) = resources.iter().position(|seen| seen.id() == r.id) {
+                bail!(
+                    "resources {first} and {index} both have the id `{}`; ids name one resource each",
+                    r.id.escape_debug()
+                );
+            }
+            if let Some(name) = &r.name
+                && r.kind == "container"
+                && let Some(first) = resources
+                    .iter()
+                    .position(|seen| matches!(seen, FoundationResource::Container { name: n, .. } if n == name))
+            {
+                bail!(
+                    "resources {first} and {index} (`{}`) are both containers named `{}`; the node keys containers on their name",
+                    r.id.escape_debug(),
+                    name.escape_debug()
+                );
+            }
             let missing = |field: &str| anyhow::anyhow!("resource {index} (`{}`, a {}) has no `{field}`", r.id, r.kind);
             resources.push(match r.kind.as_str() {
                 "container" => FoundationResource::Container {
@@ -156,7 +207,7 @@ impl Foundation {
                 _ => FoundationResource::Other { id: r.id, kind: r.kind },
             });
         }
-        Ok(Foundation { resources })
+        Ok(Foundation { resources, digest: crate::plan_file::sha256_hex(bytes) })
     }
 
     /// The container the bundle calls `id`, if it is one.
@@ -178,5 +229,20 @@ mod tests {
     fn names_the_resource_missing_a_field() {
         let err = Foundation::parse(br#"{"resources":[{"id":"store","kind":"container","name":"s"}]}"#).unwrap_err();
         assert_eq!(err.to_string(), "resource 0 (`store`, a container) has no `image`");
+    }
+
+    #[test]
+    fn refuses_two_resources_with_one_id_or_two_containers_with_one_name() {
+        let twice = Foundation::parse(
+            br#"{"resources":[{"id":"broker","kind":"file","path":"/a"},{"id":"broker","kind":"file","path":"/b"}]}"#,
+        )
+        .unwrap_err();
+        assert!(twice.to_string().contains("both have the id `broker`"), "{twice}");
+        let named = Foundation::parse(
+            br#"{"resources":[{"id":"broker","kind":"container","name":"bus","image":"a"},
+                              {"id":"other","kind":"container","name":"bus","image":"b"}]}"#,
+        )
+        .unwrap_err();
+        assert!(named.to_string().contains("both containers named `bus`"), "{named}");
     }
 }

@@ -16,8 +16,10 @@ use crate::mesh::Mesh;
 use crate::mesh::live::{CONFIG_FILE, LiveConfig, LiveMesh};
 use crate::mesh::replay::{ReplayMesh, read_recording};
 use crate::mesh::simulated::{SimSetup, SimulatedMesh};
+use crate::options::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
 use crate::output::{Output, Style};
-use crate::run::{Mode, PHASE_THREE, Run, RunOptions};
+use crate::plan_file::SavedPlan;
+use crate::run::{Mode, PHASE_THREE, Run};
 use crate::runtime::PluginHost;
 use crate::scenario;
 use crate::transcript::Transcript;
@@ -101,17 +103,12 @@ enum MeshKind {
 
 #[derive(Debug, Args)]
 struct InspectArgs {
-    /// A catalogue module's name, or the path of an `adopt.wasm`.
+    /// A catalogue module's name, a module's directory, or the path of an `adopt.wasm`.
     target: String,
     /// The catalogue a module name is looked up in.
     #[arg(long, default_value = "catalogue")]
     catalogue: PathBuf,
 }
-
-/// The node modules are assigned to when the operator names none.
-const DEFAULT_NODE: &str = "node-1";
-/// How long a plugin waits for the node after a push when the operator does not say.
-const DEFAULT_WAIT: Duration = Duration::from_secs(120);
 
 /// Where a run starts from: the catalogue, the foundation, the credentials and the
 /// operator's options. Shared by `check`, `run` and `replay`.
@@ -156,18 +153,33 @@ impl SiteArgs {
     }
 
     /// The options given, the defaults for those not given.
-    fn options(&self) -> RunOptions {
+    fn options(&self) -> Result<RunOptions> {
         self.options_over(RunOptions { node: DEFAULT_NODE.to_string(), catalog_source: None, wait: DEFAULT_WAIT })
     }
 
     /// The options given, `base`'s for those not given: a replay runs as it was recorded
-    /// unless the operator says otherwise.
-    fn options_over(&self, base: RunOptions) -> RunOptions {
-        RunOptions {
+    /// unless the operator says otherwise. Every option is checked before it is used.
+    fn options_over(&self, base: RunOptions) -> Result<RunOptions> {
+        let catalog_source = match self.catalog_source.as_deref() {
+            Some(text) => Some(parse_catalog_source(text)?),
+            None => base.catalog_source,
+        };
+        let options = RunOptions {
             node: self.node.clone().unwrap_or(base.node),
-            catalog_source: self.catalog_source.as_deref().map(parse_catalog_source).or(base.catalog_source),
+            catalog_source,
             wait: self.wait.unwrap_or(base.wait),
-        }
+        };
+        options.validate()?;
+        Ok(options)
+    }
+
+    /// The files and directories a run reads, which nothing it writes may be or be in.
+    fn inputs(&self) -> Vec<PathBuf> {
+        vec![
+            self.catalogue.join("modules"),
+            self.foundation.clone().unwrap_or_else(|| self.catalogue.join("foundation.json")),
+            self.credentials.clone().unwrap_or_else(|| self.catalogue.join("genesis/credentials")),
+        ]
     }
 }
 
@@ -205,50 +217,94 @@ struct RunArgs {
     /// Time each plugin's own code may run per call (host waits not counted): 10s, 1m.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
     plugin_time: Duration,
+    /// With `check`: write every module's plan, and what it was made from, to PLAN.
+    #[arg(long, value_name = "PLAN")]
+    out: Option<PathBuf>,
+    /// With `run`: adopt only if the inputs and the plans made now are those saved in PLAN
+    /// by `check --out`.
+    #[arg(long, value_name = "PLAN")]
+    plan: Option<PathBuf>,
 }
 
-/// Parses `90`, `90s`, `5m` or `1h` into a duration.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: u64 = number.parse().map_err(|_| format!("`{text}` is not a duration like 90s, 5m or 1h"))?;
-    let seconds = match unit {
-        "s" => value,
-        "m" => value * 60,
-        "h" => value * 3600,
-        _ => {
-            return Err(format!("`{text}` has an unknown unit `{unit}`: use s, m or h"));
+impl RunArgs {
+    /// The modules asked for, each a plain name, none twice [default: phase three's].
+    fn modules(&self) -> Result<Vec<String>> {
+        if self.modules.is_empty() {
+            return Ok(PHASE_THREE.iter().map(|m| m.to_string()).collect());
         }
-    };
-    Ok(Duration::from_secs(seconds))
-}
-
-/// Splits `REPO[@REF]`; an `@` followed by a host or path (as in `git@host:org/repo`) is part
-/// of the repository.
-pub fn parse_catalog_source(text: &str) -> (String, Option<String>) {
-    match text.rsplit_once('@') {
-        Some((repo, reference)) if !repo.is_empty() && !reference.is_empty() && !reference.contains([':', '/']) => {
-            (repo.to_string(), Some(reference.to_string()))
+        let mut modules: Vec<String> = Vec::with_capacity(self.modules.len());
+        for module in &self.modules {
+            crate::options::check_module_name(module)?;
+            if modules.contains(module) {
+                bail!("the module `{module}` is asked for twice; name each module once");
+            }
+            modules.push(module.clone());
         }
-        _ => (text.to_string(), None),
+        Ok(modules)
     }
+
+    /// Refuses a `--record` or `--out` that would write over one of the run's inputs.
+    fn check_outputs(&self) -> Result<()> {
+        let mut inputs = self.site.inputs();
+        inputs.extend(self.config.clone());
+        inputs.extend(self.plan.clone());
+        for (option, output) in [("--record", &self.record), ("--out", &self.out)] {
+            let Some(output) = output else { continue };
+            let Some(written) = resolved(output) else { continue };
+            if let Some(input) = inputs.iter().find(|i| resolved(i).is_some_and(|i| written.starts_with(&i))) {
+                bail!(
+                    "{option} `{}` is one of this run's inputs (`{}`): choose a file outside the catalogue's \
+                     modules, the foundation, the credentials, the configuration and the plan",
+                    output.display(),
+                    input.display()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `path` made absolute with its existing part's links resolved, so two spellings of one file
+/// compare equal; `None` when not even its directory exists.
+fn resolved(path: &std::path::Path) -> Option<PathBuf> {
+    if let Ok(real) = path.canonicalize() {
+        return Some(real);
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    Some(parent.canonicalize().ok()?.join(path.file_name()?))
 }
 
 /// Runs the command line and turns the outcome into the process's exit code: 0 when every
 /// module succeeded, 1 when one was refused or an invariant broke, 2 when the run could not
 /// be made at all.
 pub fn main() -> ExitCode {
+    // A closed stdout (`mesh-adopt … | head -1`) ends the program quietly, as it does any
+    // other command-line tool, instead of a panic on the broken pipe.
+    // SAFETY: restoring the default disposition of one signal before any thread starts.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return report_error(&anyhow::anyhow!("failed to start the async runtime: {e}")),
     };
     match runtime.block_on(execute(cli)) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(code) => ExitCode::from(code),
         Err(error) => report_error(&error),
+    }
+}
+
+/// The exit status of a run interrupted by SIGINT or SIGTERM.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Waits for SIGINT or SIGTERM.
+async fn interrupted() -> &'static str {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = int.recv() => "SIGINT",
+        _ = term.recv() => "SIGTERM",
     }
 }
 
@@ -261,56 +317,80 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-async fn execute(cli: Cli) -> Result<bool> {
+/// Runs one command; the exit status is the outcome's (see [`crate::run::RunReport::exit_code`]).
+async fn execute(cli: Cli) -> Result<u8> {
+    let as_status = |ok: bool| if ok { 0 } else { 1 };
     let (args, mode) = match cli.command {
         Command::Check(args) => (args, Mode::Check),
         Command::Run(args) => (args, Mode::Adopt),
-        Command::Inspect(args) => return inspect(args).map(|()| true),
-        Command::Test(args) => return test(args).await,
-        Command::New(args) => return new_module(args).map(|()| true),
-        Command::Replay(args) => return replay(args).await,
+        Command::Inspect(args) => return inspect(args).map(|()| 0),
+        Command::Test(args) => return test(args).await.map(as_status),
+        Command::New(args) => return new_module(args).map(|()| 0),
+        Command::Replay(args) => return replay(args).await.map(as_status),
     };
-    let modules: Vec<String> = if args.modules.is_empty() {
-        PHASE_THREE.iter().map(|m| m.to_string()).collect()
-    } else {
-        args.modules.clone()
-    };
+    if args.out.is_some() && mode != Mode::Check {
+        bail!(
+            "--out writes a plan, which `check` makes: `mesh-adopt check --out PLAN`, then `mesh-adopt run --plan PLAN`"
+        );
+    }
+    if args.plan.is_some() && mode != Mode::Adopt {
+        bail!("--plan applies a saved plan, which `run` does: `mesh-adopt run --plan PLAN`");
+    }
+    let modules = args.modules()?;
+    args.check_outputs()?;
+    let options = args.site.options()?;
     let catalogue = args.site.catalogue()?;
     let foundation = args.site.foundation()?;
-    let options = args.site.options();
+    let saved_plan = args.plan.as_deref().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &options.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
     };
+    let limits = Limits { memory_bytes: args.plugin_memory << 20, guest_time: args.plugin_time, ..Limits::default() };
+    let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
     let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
     let output = Arc::new(Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?);
     output.record_run(&modules, &options, &mesh.summary());
     let observer = output.clone();
     let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
-    let limits = Limits { memory_bytes: args.plugin_memory << 20, guest_time: args.plugin_time, ..Limits::default() };
-    let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
 
-    if !args.json {
-        println!(
-            "{} {} on {}",
-            if mode == Mode::Check { "checking" } else { "adopting" },
-            modules.join(", "),
-            mesh.summary()
-        );
-    }
+    output.line(&format!(
+        "{} {} on {}",
+        if mode == Mode::Check { "checking" } else { "adopting" },
+        modules.join(", "),
+        mesh.summary()
+    ));
     let run = Run {
         host: &host,
         catalogue: &catalogue,
         foundation: &foundation,
         credentials: Arc::new(args.site.credentials()),
         mesh,
-        transcript,
+        transcript: transcript.clone(),
         options,
         plugin_overrides: Vec::new(),
+        saved_plan,
     };
-    let report = run.run(&modules, mode).await;
-    output.finish(&report);
-    Ok(report.succeeded())
+    let report = tokio::select! {
+        report = run.run(&modules, mode) => report,
+        signal = interrupted() => {
+            // Dropping the run stops the plugin in its sandbox and ends every control-plane
+            // process it had started.
+            output.interrupted(signal, &transcript);
+            return Ok(EXIT_INTERRUPTED);
+        }
+    };
+    let code = report.exit_code();
+    if let (Some(out), 0) = (&args.out, code) {
+        report.made_from.write(out)?;
+        output.line(&format!(
+            "\nthe plan is saved in `{}`: apply it with `mesh-adopt run --plan {}`",
+            out.display(),
+            out.display()
+        ));
+    }
+    output.finish(&report, code);
+    Ok(code)
 }
 
 /// The live mesh's configuration: the file given, else `./mesh-adopt.toml` when there is
@@ -374,19 +454,15 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
     let observer = output.clone();
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
     let options = match recording.options {
-        Some(recorded) => args.site.options_over(recorded),
-        None => args.site.options(),
+        Some(recorded) => args.site.options_over(recorded)?,
+        None => args.site.options()?,
     };
     println!(
         "replaying {} of `{}` on node {}, built from {}, waiting up to {}s",
         modules.join(", "),
         args.recording.display(),
         options.node,
-        match &options.catalog_source {
-            Some((repository, Some(reference))) => format!("{repository}@{reference}"),
-            Some((repository, None)) => repository.clone(),
-            None => "no catalogue source".into(),
-        },
+        options.source_words(),
         options.wait.as_secs()
     );
     let run = Run {
@@ -398,9 +474,10 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
         transcript: Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event)))),
         options,
         plugin_overrides: overrides,
+        saved_plan: None,
     };
     let report = run.run(&modules, Mode::Adopt).await;
-    output.finish(&report);
+    output.finish(&report, report.exit_code());
     match mesh.divergence() {
         None => {
             println!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered());
@@ -483,10 +560,17 @@ async fn test(args: TestArgs) -> Result<bool> {
 /// Prints what a plugin is, and for a module, what its manifest says of it.
 fn inspect(args: InspectArgs) -> Result<()> {
     let as_path = PathBuf::from(&args.target);
+    // A module directory names its catalogue and module: `catalogue/modules/postgres`.
+    let in_directory = as_path.join(crate::catalogue::MANIFEST_FILE).is_file().then(|| {
+        let module = as_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let catalogue = as_path.parent().and_then(std::path::Path::parent).map(PathBuf::from).unwrap_or_default();
+        (catalogue, module)
+    });
     let (path, adopt) = if as_path.is_file() {
         (as_path, None)
     } else {
-        let module = Catalogue::at(&args.catalogue).module(&args.target)?;
+        let (catalogue, name) = in_directory.unwrap_or((args.catalogue.clone(), args.target.clone()));
+        let module = Catalogue::at(&catalogue).module(&name)?;
         println!("module       {} ({})", module.name, module.manifest_path.display());
         (module.plugin_path, Some(module.adopt))
     };
@@ -516,22 +600,4 @@ fn inspect(args: InspectArgs) -> Result<()> {
     println!("imports      {}", info.imports.join("\n             "));
     println!("exports      {}", info.exports.join(", "));
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_durations() {
-        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
-        assert!(parse_duration("5d").unwrap_err().contains("unknown unit"));
-    }
-
-    #[test]
-    fn splits_catalog_source_refs() {
-        assert_eq!(parse_catalog_source("https://h/cat.git@v2"), ("https://h/cat.git".into(), Some("v2".into())));
-        assert_eq!(parse_catalog_source("git@h:org/cat.git"), ("git@h:org/cat.git".into(), None));
-    }
 }

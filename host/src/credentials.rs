@@ -12,6 +12,9 @@ use cap_std::fs::Dir;
 
 use crate::mesh::SecretValue;
 
+/// The largest credential read: a password or a key, never more.
+pub const CREDENTIAL_BYTES: usize = 64 << 10;
+
 /// The credentials directory of a run, or why there is none.
 pub struct Credentials {
     path: PathBuf,
@@ -33,18 +36,43 @@ impl Credentials {
 
     /// Reads credential `name`. Names are plain file names inside the directory.
     pub fn read(&self, name: &str) -> Result<SecretValue, String> {
-        let dir = self.dir.as_ref().map_err(Clone::clone)?;
-        if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
-            return Err(format!("`{name}` is not a credential name: names are plain file names"));
-        }
-        let bytes = dir.read(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", self.path.display()))?;
-        let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
+        let trimmed = self.read_value(name)?;
         if let Ok(text) = std::str::from_utf8(&trimmed)
             && !text.is_empty()
         {
             self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).insert((name.to_string(), text.to_string()));
         }
         Ok(SecretValue { name: name.to_string(), bytes: trimmed })
+    }
+
+    /// Checks that credential `name` can be handed over, without handing it out: what a
+    /// run's preflight asks of every credential a manifest grants.
+    pub fn verify(&self, name: &str) -> Result<(), String> {
+        self.read_value(name).map(drop)
+    }
+
+    /// The credential's bytes without a trailing newline, refusing one that is missing, too
+    /// large, or empty (an empty password would be delivered as the server's superuser).
+    fn read_value(&self, name: &str) -> Result<Vec<u8>, String> {
+        use std::io::Read;
+        let dir = self.dir.as_ref().map_err(Clone::clone)?;
+        if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+            return Err(format!("`{name}` is not a credential name: names are plain file names"));
+        }
+        let at = || format!("`{}`", self.path.join(name).display());
+        let file = dir.open(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", self.path.display()))?;
+        let mut bytes = Vec::new();
+        file.take(CREDENTIAL_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("failed to read {}: {e}", at()))?;
+        if bytes.len() > CREDENTIAL_BYTES {
+            return Err(format!("the credential {} is larger than the {CREDENTIAL_BYTES} bytes allowed", at()));
+        }
+        let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
+        if trimmed.iter().all(u8::is_ascii_whitespace) {
+            return Err(format!("the credential {} is empty or only whitespace", at()));
+        }
+        Ok(trimmed)
     }
 
     /// `text` with the value of every credential handed out replaced by its name, and the
@@ -93,6 +121,19 @@ mod tests {
         assert_eq!(credentials.redact("say hunter2-long".into()).1, None);
         credentials.read("pw").unwrap();
         assert_eq!(credentials.redact("say hunter2-long".into()), ("say <secret pw>".to_string(), Some("pw".into())));
+    }
+
+    #[test]
+    fn refuses_empty_whitespace_and_oversized_credentials() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("empty"), "").unwrap();
+        std::fs::write(dir.path().join("blank"), " \t\n").unwrap();
+        std::fs::write(dir.path().join("huge"), vec![b'x'; CREDENTIAL_BYTES + 1]).unwrap();
+        let credentials = Credentials::open(dir.path());
+        for name in ["empty", "blank"] {
+            assert!(credentials.verify(name).unwrap_err().contains("empty or only whitespace"), "{name}");
+        }
+        assert!(credentials.read("huge").unwrap_err().contains("larger than"));
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub async fn adopt_fleet(
                 transcript: Arc::new(Transcript::default()),
                 options: site.options,
                 plugin_overrides: Vec::new(),
+                saved_plan: None,
             };
             (index, site.name, run.run(&modules, Mode::Adopt).await)
         });

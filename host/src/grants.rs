@@ -6,7 +6,12 @@
 //! module's manifest grants them by name. During `check` every effect is denied, so the plan
 //! an operator reviews was made without changing anything.
 
+use std::sync::Arc;
+
 use anyhow::{Result, bail};
+use mesh_adopt_manifest::command::{Command, DEFAULT_REF, accepting_remote};
+
+pub use mesh_adopt_manifest::command::manifest_remote;
 
 use crate::catalogue::Grants;
 
@@ -31,11 +36,23 @@ impl std::fmt::Display for Phase {
 /// A host call as the grants see it.
 #[derive(Debug, Clone, Copy)]
 pub enum Call<'a> {
-    Carry { remote: &'a str, secret: bool },
-    Tell { args: &'a [String] },
-    Credential { name: &'a str },
-    Inspect { container: &'a str },
-    Fetch { url: &'a str },
+    /// `bytes` is what is carried, or `None` for a secret (whose bytes only the host sees).
+    Carry {
+        remote: &'a str,
+        bytes: Option<&'a [u8]>,
+    },
+    Tell {
+        args: &'a [String],
+    },
+    Credential {
+        name: &'a str,
+    },
+    Inspect {
+        container: &'a str,
+    },
+    Fetch {
+        url: &'a str,
+    },
 }
 
 /// One plugin's permissions for one run.
@@ -47,6 +64,12 @@ pub struct Permissions {
     pub node: String,
     /// The catalogue repository the operator gave; the only one it may build from.
     pub repository: Option<String>,
+    /// The ref the operator gave; the only one it may build ([`DEFAULT_REF`] when none).
+    pub reference: Option<String>,
+    /// The secrets its manifest declares; the only ones it may accept.
+    pub secrets: Vec<String>,
+    /// The catalogue's manifest, byte for byte: the only bytes it may register.
+    pub manifest_bytes: Arc<[u8]>,
     /// What its manifest grants.
     pub granted: Grants,
     /// Where those grants are written, for the "how to grant" hint.
@@ -64,7 +87,7 @@ impl Permissions {
         }
         match call {
             Call::Tell { args } => self.allow_tell(args),
-            Call::Carry { remote, secret } => self.allow_carry(remote, secret),
+            Call::Carry { remote, bytes } => self.allow_carry(remote, bytes),
             Call::Credential { name } => self.allow_read("credential", name, &self.granted.credentials, "credentials"),
             Call::Inspect { container } => {
                 self.allow_read("inspect of container", container, &self.granted.inspect, "inspect")
@@ -92,55 +115,108 @@ impl Permissions {
 
     fn allow_tell(&self, args: &[String]) -> Result<(), String> {
         let (m, n) = (self.module.as_str(), self.node.as_str());
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        let allowed = match a.as_slice() {
-            ["module", "add", remote] => *remote == manifest_remote(m),
-            ["build", repo, "--path", path, "--ref", _, "--wait", _] => {
-                self.repository.as_deref() == Some(*repo) && *path == format!("modules/{m}")
-            }
-            ["module", "issue", module, "--node", node] => *module == m && *node == n,
-            ["assign", node, module] | ["prepare", node, module] => *node == n && *module == m,
-            ["secret", "accept", node, module, secret, "--from", from] => {
-                *node == n && *module == m && *from == format!("/accepting-{secret}")
-            }
-            ["push", node] => *node == n,
-            _ => false,
+        let reference = self.reference.as_deref().unwrap_or(DEFAULT_REF);
+        let why = match Command::parse(args) {
+            Err(e) => e.to_string(),
+            Ok(command) => match self.beyond(&command, reference) {
+                None => return Ok(()),
+                Some(why) => why,
+            },
         };
-        if allowed {
-            return Ok(());
-        }
         Err(format!(
-            "`tell {}` is beyond what a plugin may tell: the `{m}` plugin may tell only its own provider sequence \
-             (module add {}, build <the catalogue source> --path modules/{m}, module issue {m} --node {n}, \
-             assign {n} {m}, prepare {n} {m}, secret accept {n} {m} <secret> --from /accepting-<secret>, push {n}); \
+            "`tell {}` is beyond what a plugin may tell ({why}): the `{m}` plugin may tell only its own provider \
+             sequence (module add {}, build {} --path modules/{m} --ref {reference} --wait {}, \
+             module issue {m} --node {n}, assign {n} {m}, prepare {n} {m}, \
+             secret accept {n} {m} <a secret its manifest declares> --from /accepting-<that secret>, push {n}); \
              no grant widens this",
-            args.join(" "),
-            manifest_remote(m)
+            quoted_args(args),
+            manifest_remote(m),
+            self.repository.as_deref().unwrap_or("<the catalogue source>"),
+            mesh_adopt_manifest::command::BUILD_WAIT,
         ))
     }
 
-    fn allow_carry(&self, remote: &str, secret: bool) -> Result<(), String> {
-        let allowed = if secret {
-            remote.strip_prefix("/accepting-").is_some_and(is_plain_name)
-        } else {
-            remote == manifest_remote(&self.module)
-        };
-        if allowed {
-            return Ok(());
+    /// What in a well-formed command goes beyond this plugin's own sequence, if anything.
+    fn beyond(&self, command: &Command, reference: &str) -> Option<String> {
+        let (m, n) = (self.module.as_str(), self.node.as_str());
+        if let Some(module) = command.module()
+            && module != m
+        {
+            return Some(format!("it names module `{module}`"));
         }
+        if let Some(node) = command.node()
+            && node != n
+        {
+            return Some(format!("it names node `{node}`"));
+        }
+        match command {
+            Command::ModuleAdd { remote } if *remote != manifest_remote(m) => Some(format!("it registers `{remote}`")),
+            Command::Build { repository, reference: asked, .. } => match &self.repository {
+                None => Some("no catalogue source was given to build from".into()),
+                Some(given) if given != repository => Some(format!("it builds from `{repository}`")),
+                Some(_) if asked != reference => Some(format!("it builds ref `{asked}`")),
+                Some(_) => None,
+            },
+            Command::SecretAccept { secret, from, .. } => {
+                if !self.secrets.iter().any(|s| s == secret) {
+                    Some(format!("its manifest declares no secret `{secret}`"))
+                } else if *from != accepting_remote(secret) {
+                    Some(format!("it accepts from `{from}`"))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn allow_carry(&self, remote: &str, bytes: Option<&[u8]>) -> Result<(), String> {
+        let m = self.module.as_str();
+        let why = match bytes {
+            None if remote.strip_prefix("/accepting-").is_some_and(is_plain_name) => return Ok(()),
+            Some(bytes) if remote == manifest_remote(m) => {
+                if *bytes == *self.manifest_bytes {
+                    return Ok(());
+                }
+                format!(
+                    "these {} bytes are not the catalogue's manifest of `{m}` ({} bytes, {}): \
+                     a plugin may register only the manifest the catalogue ships",
+                    bytes.len(),
+                    self.manifest_bytes.len(),
+                    self.manifest
+                )
+            }
+            _ => format!(
+                "carrying {} to `{remote}` is beyond what a plugin may carry",
+                if bytes.is_none() { "a secret" } else { "bytes" }
+            ),
+        };
         Err(format!(
-            "carrying {} to `{remote}` is beyond what a plugin may carry: the `{}` plugin may carry only its manifest \
-             to `{}` and secrets to `/accepting-<name>`; no grant widens this",
-            if secret { "a secret" } else { "bytes" },
-            self.module,
-            manifest_remote(&self.module)
+            "{why}: the `{m}` plugin may carry only its catalogue manifest to `{}` and secrets to \
+             `/accepting-<name>`; no grant widens this",
+            manifest_remote(m)
         ))
     }
 }
 
-/// Where a module's manifest is carried in the control plane.
-pub fn manifest_remote(module: &str) -> String {
-    format!("/{module}-module.json")
+/// A command's words as a message quotes them: a bounded prefix, so a plugin cannot make a
+/// denial repeat a flood of arguments.
+pub fn quoted_args(args: &[String]) -> String {
+    const SHOWN: usize = 200;
+    let mut text = String::new();
+    for (i, word) in args.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        text.push_str(word);
+        if text.len() > SHOWN {
+            crate::limits::cut_to(&mut text, SHOWN);
+            let bytes: usize = args.iter().map(String::len).sum();
+            text.push_str(&format!(" … ({} words, {bytes} bytes)", args.len()));
+            break;
+        }
+    }
+    text
 }
 
 fn is_plain_name(name: &str) -> bool {
@@ -149,7 +225,7 @@ fn is_plain_name(name: &str) -> bool {
 
 fn describe_effect(call: Call<'_>) -> Option<String> {
     match call {
-        Call::Tell { args } => Some(format!("tell {}", args.join(" "))),
+        Call::Tell { args } => Some(format!("tell {}", quoted_args(args))),
         Call::Carry { remote, .. } => Some(format!("carry to {remote}")),
         _ => None,
     }
@@ -181,11 +257,16 @@ pub fn within_ceiling(grants: &Grants) -> Result<()> {
 mod tests {
     use super::*;
 
+    const MANIFEST: &[u8] = br#"{"name":"postgres"}"#;
+
     fn postgres() -> Permissions {
         Permissions {
             module: "postgres".into(),
             node: "node-1".into(),
             repository: Some("https://git/cat.git".into()),
+            reference: None,
+            secrets: vec!["superuser".into()],
+            manifest_bytes: Arc::from(&MANIFEST[..]),
             granted: Grants {
                 credentials: vec!["store-superuser".into()],
                 inspect: vec!["mesh-bus".into()],
@@ -230,17 +311,39 @@ mod tests {
         assert!(tell("module remove postgres").is_err());
         // A secret accepted from somewhere else than its own accepting path.
         assert!(tell("secret accept node-1 postgres superuser --from /etc/shadow").is_err());
+        // A secret its manifest does not declare.
+        let undeclared = tell("secret accept node-1 postgres admin --from /accepting-admin").unwrap_err();
+        assert!(undeclared.contains("declares no secret `admin`"), "{undeclared}");
+        // Another ref than the operator's (the default, `main`, when none was given).
+        assert!(tell("build https://git/cat.git --path modules/postgres --ref evil --wait 1200s").is_err());
+        // Another wait than the build's fixed one.
+        assert!(tell("build https://git/cat.git --path modules/postgres --ref main --wait 1s").is_err());
+        // Option-like words.
+        assert!(tell("push --all").unwrap_err().contains("could be read as an option"));
+    }
+
+    #[test]
+    fn a_denial_quotes_a_bounded_prefix_of_a_flood() {
+        let flood: Vec<String> = std::iter::repeat_n(String::new(), 2_000_000).collect();
+        let denied = postgres().allow(Phase::Adopt, Call::Tell { args: &flood }).unwrap_err();
+        assert!(denied.len() < 2_000, "a denial of {} bytes", denied.len());
+        assert!(denied.contains("2000000 words"), "{denied}");
     }
 
     #[test]
     fn carries_only_its_manifest_and_accepting_secrets() {
         let p = postgres();
-        assert!(p.allow(Phase::Adopt, Call::Carry { remote: "/postgres-module.json", secret: false }).is_ok());
-        assert!(p.allow(Phase::Adopt, Call::Carry { remote: "/accepting-superuser", secret: true }).is_ok());
+        let carry = |remote, bytes| p.allow(Phase::Adopt, Call::Carry { remote, bytes });
+        assert!(carry("/postgres-module.json", Some(MANIFEST)).is_ok());
+        assert!(carry("/accepting-superuser", None).is_ok());
         // Bytes may not pose as a secret delivery, nor a secret as the manifest.
-        assert!(p.allow(Phase::Adopt, Call::Carry { remote: "/accepting-superuser", secret: false }).is_err());
-        assert!(p.allow(Phase::Adopt, Call::Carry { remote: "/nats-module.json", secret: false }).is_err());
-        assert!(p.allow(Phase::Adopt, Call::Carry { remote: "/accepting-../etc", secret: true }).is_err());
+        assert!(carry("/accepting-superuser", Some(b"x")).is_err());
+        assert!(carry("/postgres-module.json", None).is_err());
+        assert!(carry("/nats-module.json", Some(MANIFEST)).is_err());
+        assert!(carry("/accepting-../etc", None).is_err());
+        // Only the catalogue's manifest, byte for byte, may be registered.
+        let forged = carry("/postgres-module.json", Some(br#"{"name":"postgres","resources":[]}"#)).unwrap_err();
+        assert!(forged.contains("not the catalogue's manifest"), "{forged}");
     }
 
     #[test]
@@ -259,7 +362,7 @@ mod tests {
         let p = postgres();
         let denied = p.allow(Phase::Check, Call::Tell { args: &words("push node-1") }).unwrap_err();
         assert!(denied.contains("`tell push node-1`") && denied.contains("may only read"), "{denied}");
-        assert!(p.allow(Phase::Check, Call::Carry { remote: "/postgres-module.json", secret: false }).is_err());
+        assert!(p.allow(Phase::Check, Call::Carry { remote: "/postgres-module.json", bytes: Some(MANIFEST) }).is_err());
         assert!(p.allow(Phase::Check, Call::Credential { name: "store-superuser" }).is_ok());
     }
 

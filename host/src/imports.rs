@@ -9,7 +9,7 @@ use wasmtime::component::Resource;
 
 use crate::bindings::HostError;
 use crate::bindings::mesh::adopt::{clock, control, log, machine, types};
-use crate::grants::Call;
+use crate::grants::{Call, Phase};
 use crate::limits::cut_to;
 use crate::mesh::{MeshError, Payload, SecretValue};
 use crate::runtime::RunState;
@@ -73,7 +73,7 @@ impl RunState {
                     .into(),
             ))
         } else {
-            match self.env.permissions.allow(self.phase, grant) {
+            match self.env.permissions.allow(self.phase, grant).and_then(|()| self.follow_plan(grant)) {
                 Err(why) => Err(HostError::Denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
                     if self.env.transcript.is_observed() {
@@ -107,6 +107,37 @@ impl RunState {
             took,
         });
         outcome
+    }
+}
+
+impl RunState {
+    /// During `adopt`, a tell must be the plan's next command: the plan an operator reviewed
+    /// is the sequence that runs. The command is counted as told once it may go through,
+    /// whatever the mesh answers, so a failure the rules allow (no account) moves on.
+    fn follow_plan(&mut self, grant: Call<'_>) -> Result<(), String> {
+        let (Phase::Adopt, Call::Tell { args }, Some(plan)) = (self.phase, grant, self.plan.as_mut()) else {
+            return Ok(());
+        };
+        match plan.commands.get(plan.told) {
+            Some(next) if next.as_slice() == args => {
+                plan.told += 1;
+                Ok(())
+            }
+            Some(next) => Err(format!(
+                "`tell {}` is not the plan's next command: the plan `check` made says `tell {}` next \
+                 (command {} of {}); `adopt` tells only its plan, in order",
+                crate::grants::quoted_args(args),
+                crate::grants::quoted_args(next),
+                plan.told + 1,
+                plan.commands.len()
+            )),
+            None => Err(format!(
+                "`tell {}` is beyond the plan: the plan `check` made has {} commands, all told; \
+                 `adopt` tells only its plan",
+                crate::grants::quoted_args(args),
+                plan.commands.len()
+            )),
+        }
     }
 }
 
@@ -176,10 +207,10 @@ impl control::Host for RunState {
     }
 
     async fn carry(&mut self, name: String, payload: control::Payload, remote: String) -> Result<(), HostError> {
-        let (payload, detail, secret) = match payload {
+        let (payload, detail) = match payload {
             control::Payload::Bytes(bytes) => {
                 let detail = format!("{name} ({} bytes) to {remote}", bytes.len());
-                (Ok(Payload::Bytes(bytes)), detail, false)
+                (Ok(Payload::Bytes(bytes)), detail)
             }
             control::Payload::Secret(handle) => {
                 let secret = self.table().get(&handle).cloned();
@@ -187,10 +218,17 @@ impl control::Host for RunState {
                 let payload = secret
                     .map(Payload::Secret)
                     .map_err(|e| HostError::Denied(format!("not a secret this plugin holds: {e}")));
-                (payload, detail, true)
+                (payload, detail)
             }
         };
-        self.serve(CallKind::Carry, Call::Carry { remote: &remote, secret }, detail, None, async |state| {
+        // The grant decides on the bytes themselves (only the catalogue's manifest may be
+        // registered), so it reads them before they move to the mesh.
+        let bytes = match &payload {
+            Ok(Payload::Bytes(bytes)) => Some(bytes.clone()),
+            _ => None,
+        };
+        let grant = Call::Carry { remote: &remote, bytes: bytes.as_deref() };
+        self.serve(CallKind::Carry, grant, detail, None, async |state| {
             Ok(state.env.mesh.carry(&name, payload?, &remote).await?)
         })
         .await

@@ -13,11 +13,14 @@ pub mod grants;
 mod imports;
 pub mod limits;
 pub mod mesh;
+pub mod options;
 pub mod output;
+pub mod plan_file;
 pub mod run;
 pub mod runtime;
 pub mod scaffold;
 pub mod scenario;
+pub mod screen;
 pub mod transcript;
 
 pub use bindings::{BundleResource, CatalogSource, Context, Options, Plan, Refusal, Report};

@@ -20,6 +20,10 @@ pub struct Limits {
     pub tell_args_bytes: usize,
     /// How much of a fetched body reaches the plugin.
     pub fetch_body_bytes: usize,
+    /// How many commands a plan may have; the provider sequence has seven or eight.
+    pub plan_commands: usize,
+    /// How many lines a plan's summary may have.
+    pub plan_summary_lines: usize,
     /// How many plugin instances may be alive at once in this process. The engine keeps a
     /// pool of this many memories and stacks, reused from run to run instead of mapped and
     /// unmapped each time; an instance beyond it waits for none, it is refused.
@@ -36,6 +40,8 @@ impl Default for Limits {
             say_lines: 1_000,
             tell_args_bytes: 64 << 10,
             fetch_body_bytes: 64 << 10,
+            plan_commands: 64,
+            plan_summary_lines: 64,
             concurrent_instances: 256,
         }
     }

@@ -14,7 +14,8 @@ use serde_json::json;
 
 use crate::mesh::ContainerChange;
 use crate::run::{ModuleOutcome, RunOptions, RunReport};
-use crate::transcript::{CallKind, Event};
+use crate::screen::{visible, visible_lines};
+use crate::transcript::{CallKind, Event, Transcript};
 
 /// A tell allowed this long is a long wait worth showing (a build, a push).
 const LONG_WAIT: Duration = Duration::from_secs(60);
@@ -99,7 +100,19 @@ impl Output {
             bar.finish_and_clear();
         }
         let line = match event {
-            Event::Say { module, line, at } => format!("{} {module:>10} │ {line}", clock(*at)),
+            Event::Say { module, line, at } => format!("{} {module:>10} │ {}", clock(*at), visible(line)),
+            Event::Planned { module, summary, commands } => {
+                let mut lines: Vec<String> =
+                    summary.iter().map(|l| format!("      {module:>10} │ plan: {}", visible(l))).collect();
+                if verbose {
+                    lines.extend(
+                        commands.iter().map(|c| format!("      {module:>10} │ plan: tell {}", visible(&c.join(" ")))),
+                    );
+                } else {
+                    lines.push(format!("      {module:>10} │ plan: {} commands", commands.len()));
+                }
+                lines.join("\n")
+            }
             Event::SayCut { module, dropped_after } => {
                 format!("      {module:>10} │ (said more than {dropped_after} lines: stopped, the rest dropped)")
             }
@@ -109,7 +122,7 @@ impl Output {
             Event::Started { module, kind: CallKind::Tell, detail, at, timeout: Some(timeout) }
                 if self.real_waits && *timeout >= LONG_WAIT =>
             {
-                let what = format!("{module:>10} │ waiting for `{detail}` (up to {}s)", timeout.as_secs());
+                let what = format!("{module:>10} │ waiting for `{}` (up to {}s)", visible(detail), timeout.as_secs());
                 if self.terminal {
                     let bar = ProgressBar::new_spinner().with_message(what);
                     bar.set_style(
@@ -125,29 +138,92 @@ impl Output {
             Event::Call { module, phase, kind, detail, outcome, at, took } if verbose => {
                 let result = match outcome {
                     Ok(value) if value.is_empty() => "ok".to_string(),
-                    Ok(value) => format!("ok: {value}"),
-                    Err(e) => e.clone(),
+                    Ok(value) => format!("ok: {}", visible(value)),
+                    Err(e) => visible(e),
                 };
-                format!("{} {module:>10} ┆ {phase} {} {detail} → {result} ({took:.1?})", clock(*at), kind.name())
+                format!(
+                    "{} {module:>10} ┆ {phase} {} {} → {result} ({took:.1?})",
+                    clock(*at),
+                    kind.name(),
+                    visible(detail)
+                )
             }
             Event::Call { .. } | Event::Started { .. } => return,
         };
         emit(&line);
     }
 
-    /// Shows the run's report, and says if the recording could not be kept whole.
-    pub fn finish(&self, report: &RunReport) {
+    /// Prints a line of the host's own, for a person (nothing in `--json`).
+    pub fn line(&self, text: &str) {
+        if let Style::Human { .. } = self.style {
+            self.clear_spinner();
+            emit(text);
+        }
+    }
+
+    fn clear_spinner(&self) {
         if let Some(bar) = self.spinner.lock().unwrap_or_else(|p| p.into_inner()).take() {
             bar.finish_and_clear();
         }
+    }
+
+    /// Shows and records the run's end: each module's outcome, the summary, and a last event
+    /// with the exit status, so a finished record can be told from an interrupted one.
+    pub fn finish(&self, report: &RunReport, exit: u8) {
+        self.clear_spinner();
+        let mut closing: Vec<serde_json::Value> = report.modules.iter().map(|(m, o)| outcome_json(m, o)).collect();
+        closing.push(summary_json(report));
+        closing.push(json!({"event": "end", "exit": exit}));
+        for event in &closing {
+            self.record_and_emit(event);
+        }
+        if let Style::Human { .. } = self.style {
+            print_summary(report);
+        }
+        self.warn_if_broken();
+    }
+
+    /// Shows and records an interrupted run: what had been done, and a last event saying so.
+    pub fn interrupted(&self, signal: &str, transcript: &Transcript) {
+        self.clear_spinner();
+        let done = transcript.all_effects();
+        let event = json!({
+            "event": "interrupted", "signal": signal, "exit": crate::cli::EXIT_INTERRUPTED,
+            "done": done.iter().map(|(m, e)| json!({"module": m, "effect": e})).collect::<Vec<_>>(),
+        });
+        self.record_and_emit(&event);
+        if let Style::Human { .. } = self.style {
+            eprintln!(
+                "\ninterrupted by {signal}: the plugin was stopped and the control-plane commands it had started were ended"
+            );
+            if done.is_empty() {
+                eprintln!("nothing had been done on the mesh");
+            } else {
+                eprintln!("what had been done on the mesh:");
+                for (module, effect) in &done {
+                    eprintln!("  {module:<12} {}", visible(effect));
+                }
+            }
+        }
+        self.warn_if_broken();
+    }
+
+    /// Writes a closing event to the recording, and to stdout with `--json`.
+    fn record_and_emit(&self, event: &serde_json::Value) {
+        let line = event.to_string();
+        if let Some(recording) = &self.recording {
+            recording.write_line(&line);
+        }
+        if self.style == Style::Json {
+            emit(&line);
+        }
+    }
+
+    fn warn_if_broken(&self) {
         if let Some(recording) = &self.recording
             && let Some(why) = recording.broken.lock().unwrap_or_else(|p| p.into_inner()).as_ref()
         {
             eprintln!("warning: the recording `{}` is incomplete: {why}", recording.path.display());
-        }
-        match self.style {
-            Style::Json => emit(&summary_json(report).to_string()),
-            Style::Human { .. } => print_summary(report),
         }
     }
 }
@@ -179,20 +255,70 @@ fn clock(at: Duration) -> String {
     format!("{:>2}:{:02}", s / 60, s % 60)
 }
 
+/// An outcome's word and its text for a person, plugin text made visible.
 fn outcome_words(outcome: &ModuleOutcome) -> (&'static str, String) {
     match outcome {
         ModuleOutcome::Checked(plan) => {
-            let mut text = plan.summary.join("\n");
-            for command in &plan.commands {
-                text.push_str(&format!("\n  tell {}", command.join(" ")));
-            }
-            ("ready", text)
+            let mut lines: Vec<String> = plan.summary.iter().map(|l| visible(l)).collect();
+            lines.extend(plan.commands.iter().map(|c| format!("  tell {}", visible(&c.join(" ")))));
+            ("ready", lines.join("\n"))
         }
-        ModuleOutcome::Adopted(summary) => ("adopted", summary.clone()),
-        ModuleOutcome::Refused { during, message } => ("refused", format!("(in {during}) {message}")),
-        ModuleOutcome::Failed(error) => ("failed", error.clone()),
+        ModuleOutcome::Adopted(summary) => ("adopted", visible(summary)),
+        ModuleOutcome::Refused { during, message } => ("refused", format!("(in {during}) {}", visible(message))),
+        ModuleOutcome::Incomplete { summary, left } => {
+            let mut lines = vec![format!(
+                "its adopt returned success ({}) before telling its whole plan; {} commands were never told:",
+                visible(summary),
+                left.len()
+            )];
+            lines.extend(left.iter().map(|c| format!("  tell {}", visible(&c.join(" ")))));
+            ("incomplete", lines.join("\n"))
+        }
+        ModuleOutcome::Unusable(error) => ("unusable", visible_lines(error)),
+        ModuleOutcome::Failed(error) => ("failed", visible_lines(error)),
         ModuleOutcome::NotRun { because } => ("not run", because.clone()),
     }
+}
+
+/// One module's outcome as the record and `--json` keep it: plugin text exact.
+fn outcome_json(module: &str, outcome: &ModuleOutcome) -> serde_json::Value {
+    let base = |word: &str| json!({"event": "outcome", "module": module, "outcome": word});
+    let mut event = match outcome {
+        ModuleOutcome::Checked(plan) => {
+            let mut e = base("ready");
+            e["plan"] = json!({"summary": plan.summary, "commands": plan.commands});
+            e
+        }
+        ModuleOutcome::Adopted(summary) => {
+            let mut e = base("adopted");
+            e["report"] = summary.clone().into();
+            e
+        }
+        ModuleOutcome::Refused { during, message } => {
+            let mut e = base("refused");
+            e["during"] = during.to_string().into();
+            e["refusal"] = message.clone().into();
+            e
+        }
+        ModuleOutcome::Incomplete { summary, left } => {
+            let mut e = base("incomplete");
+            e["report"] = summary.clone().into();
+            e["left"] = json!(left);
+            e
+        }
+        ModuleOutcome::Unusable(error) | ModuleOutcome::Failed(error) => {
+            let mut e = base(if matches!(outcome, ModuleOutcome::Unusable(_)) { "unusable" } else { "failed" });
+            e["error"] = error.clone().into();
+            e
+        }
+        ModuleOutcome::NotRun { because } => {
+            let mut e = base("not run");
+            e["because"] = because.clone().into();
+            e
+        }
+    };
+    event["succeeded"] = outcome.succeeded().into();
+    event
 }
 
 fn change_json(change: &ContainerChange) -> serde_json::Value {
@@ -211,6 +337,7 @@ fn summary_json(report: &RunReport) -> serde_json::Value {
         "event": "summary",
         "succeeded": report.succeeded(),
         "mesh": report.mesh,
+        "exit": report.exit_code(),
         "modules": report.modules.iter().map(|(module, outcome)| {
             let (word, text) = outcome_words(outcome);
             json!({"module": module, "outcome": word, "message": text})
@@ -232,10 +359,12 @@ fn print_summary(report: &RunReport) {
     let mut removed = Vec::new();
     for change in &report.changes {
         match change {
-            ContainerChange::Kept { name, image } => kept.push(format!("{name} ({image})")),
-            ContainerChange::Recreated { name, from, to } => recreated.push(format!("{name} ({from} → {to})")),
-            ContainerChange::Created { name, image } => created.push(format!("{name} ({image})")),
-            ContainerChange::Removed { name } => removed.push(name.clone()),
+            ContainerChange::Kept { name, image } => kept.push(visible(&format!("{name} ({image})"))),
+            ContainerChange::Recreated { name, from, to } => {
+                recreated.push(visible(&format!("{name} ({from} → {to})")))
+            }
+            ContainerChange::Created { name, image } => created.push(visible(&format!("{name} ({image})"))),
+            ContainerChange::Removed { name } => removed.push(visible(name)),
         }
     }
     for (word, list) in [("kept", kept), ("recreated", recreated), ("created", created), ("removed", removed)] {
@@ -247,7 +376,7 @@ fn print_summary(report: &RunReport) {
         println!("  invariants   all held");
     } else {
         for violation in &report.violations {
-            println!("  BROKEN       {violation}");
+            println!("  BROKEN       {}", visible(&violation.to_string()));
         }
     }
 }

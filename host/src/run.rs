@@ -1,80 +1,49 @@
-//! Phase three as a run: for each module, load its plugin, `check` it, `adopt` it, and after
-//! each, ask the mesh what changed and whether every invariant held.
+//! Phase three as a run. Preflight first: every module's catalogue entry, manifest, plugin and
+//! credentials are read and verified and its `check` runs, changing nothing, and any problem
+//! anywhere stops the run before its first effect. Then each module is checked again (the
+//! mesh may have moved), adopted in order and held to the plan preflight showed; after each,
+//! the mesh is asked what changed and whether every invariant held.
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Result, bail};
 
 use crate::bindings::mesh::adopt::types::{Container, File, Other};
-use crate::bindings::{BundleResource, CatalogSource, Context, Options, Plan, WORLD};
+use crate::bindings::{BundleResource, Context, Options, Plan, WORLD, same_plan};
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::credentials::Credentials;
-use crate::grants::Permissions;
+use crate::grants::{Call, Permissions, Phase};
 use crate::mesh::{ContainerChange, Mesh, Violation};
-use crate::runtime::{PluginHost, RunEnv};
-use crate::transcript::Transcript;
+pub use crate::options::RunOptions;
+use crate::plan_file::{SavedPlan, plan_difference, sha256_hex};
+use crate::runtime::{Plugin, PluginHost, RunEnv};
+use crate::transcript::{Event, Transcript};
 
 /// The modules phase three adopts, in its order: the store first, since everything keeps its
 /// records there; then the bus; then the vault.
 pub const PHASE_THREE: [&str; 3] = ["postgres", "nats", "mesh-vault"];
 
-/// The longest refusal kept from a plugin; a longer one is cut.
+/// The longest refusal, report or plan line kept from a plugin; a longer one is cut.
 const REFUSAL_BYTES: usize = 16 << 10;
-
-/// The operator's options, as the plugins receive them.
-#[derive(Debug, Clone)]
-pub struct RunOptions {
-    pub node: String,
-    /// Repository and optional ref the modules are built from.
-    pub catalog_source: Option<(String, Option<String>)>,
-    /// How long to wait for the node after a push.
-    pub wait: Duration,
-}
-
-impl RunOptions {
-    /// The options as a recording keeps them, so a replay can run as the recorded run did.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "node": self.node,
-            "catalog_source": self.catalog_source.as_ref().map(|(repository, reference)| {
-                serde_json::json!({"repository": repository, "ref": reference})
-            }),
-            "wait_s": self.wait.as_secs(),
-        })
-    }
-
-    /// Reads options written by [`RunOptions::to_json`], naming the field that is wrong.
-    pub fn from_json(value: &serde_json::Value) -> Result<RunOptions> {
-        let node = value["node"].as_str().ok_or_else(|| anyhow::anyhow!("no `node`"))?.to_string();
-        let catalog_source = match &value["catalog_source"] {
-            serde_json::Value::Null => None,
-            source => Some((
-                source["repository"]
-                    .as_str()
-                    .ok_or_else(|| anyhow::anyhow!("no `catalog_source.repository`"))?
-                    .to_string(),
-                source["ref"].as_str().map(String::from),
-            )),
-        };
-        let wait = Duration::from_secs(value["wait_s"].as_u64().ok_or_else(|| anyhow::anyhow!("no `wait_s`"))?);
-        Ok(RunOptions { node, catalog_source, wait })
-    }
-}
 
 /// How a module's turn ended.
 #[derive(Debug, Clone)]
 pub enum ModuleOutcome {
     /// `check` passed; this is its plan (a check-only run stops here).
     Checked(Plan),
-    /// `adopt` succeeded, with the plugin's one-line summary.
+    /// `adopt` told its whole plan and succeeded, with the plugin's one-line summary.
     Adopted(String),
     /// The plugin refused, in `check` or in `adopt`.
-    Refused { during: &'static str, message: String },
-    /// The plugin could not be loaded or was stopped by the sandbox.
+    Refused { during: Phase, message: String },
+    /// `adopt` returned success before it told every command of its plan.
+    Incomplete { summary: String, left: Vec<Vec<String>> },
+    /// An input of the run cannot be used: the module's catalogue entry, manifest, plugin or
+    /// credentials, or a plugin the sandbox stopped while it was only being checked.
+    Unusable(String),
+    /// The sandbox stopped the plugin during `adopt`.
     Failed(String),
-    /// An earlier module did not succeed, so this one was left alone.
+    /// Another module did not succeed, so this one was left alone.
     NotRun { because: String },
 }
 
@@ -82,6 +51,16 @@ impl ModuleOutcome {
     /// Whether the module did what the run asked of it.
     pub fn succeeded(&self) -> bool {
         matches!(self, ModuleOutcome::Checked(_) | ModuleOutcome::Adopted(_))
+    }
+
+    /// The text a person reads for an outcome that did not succeed.
+    pub fn problem(&self) -> Option<&str> {
+        match self {
+            ModuleOutcome::Refused { message, .. }
+            | ModuleOutcome::Unusable(message)
+            | ModuleOutcome::Failed(message) => Some(message),
+            _ => None,
+        }
     }
 }
 
@@ -96,6 +75,8 @@ pub struct RunReport {
     pub violations: Vec<Violation>,
     /// Which backend the run acted on.
     pub mesh: String,
+    /// The plans preflight made and what they were made from: what `check --out` saves.
+    pub made_from: SavedPlan,
 }
 
 impl RunReport {
@@ -107,6 +88,18 @@ impl RunReport {
     /// The outcome for `module`.
     pub fn outcome(&self, module: &str) -> Option<&ModuleOutcome> {
         self.modules.iter().find(|(m, _)| m == module).map(|(_, o)| o)
+    }
+
+    /// The process's exit status for this run: 0 when everything succeeded, 2 when an input
+    /// could not be used, 1 for a refusal, an incomplete or stopped adopt or a broken invariant.
+    pub fn exit_code(&self) -> u8 {
+        if self.succeeded() {
+            0
+        } else if self.modules.iter().any(|(_, o)| matches!(o, ModuleOutcome::Unusable(_))) {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -128,29 +121,51 @@ pub struct Run<'a> {
     pub options: RunOptions,
     /// Plugins to use instead of the catalogue's, by module (for plugin authors' tests).
     pub plugin_overrides: Vec<(String, PathBuf)>,
+    /// A plan saved by `check --out`: the run adopts only if what it is made from now is the
+    /// same.
+    pub saved_plan: Option<SavedPlan>,
+}
+
+/// A module ready to run: its catalogue entry read, its plugin loaded and verified.
+struct Loaded {
+    plugin: Plugin,
+    env: RunEnv,
+    ctx: Context,
+    manifest_digest: String,
+}
+
+/// What preflight found for every module, before any effect.
+pub struct Preflight {
+    /// Each module with its outcome: `Checked` with its plan, or the problem found.
+    pub modules: Vec<(String, ModuleOutcome)>,
+    /// What the plans were made from, with the plans: what `check --out` saves.
+    pub saved: SavedPlan,
 }
 
 impl Run<'_> {
-    /// Runs `modules` in order, stopping at the first that does not succeed.
+    /// Runs `modules`: preflight first (every module loaded, verified and checked, changing
+    /// nothing), then, only if every module passed and `mode` adopts, each module checked
+    /// again and adopted in order, stopping at the first that does not succeed.
     pub async fn run(&self, modules: &[String], mode: Mode) -> RunReport {
-        let mut outcomes: Vec<(String, ModuleOutcome)> = Vec::new();
-        let mut violations: Vec<Violation> = Vec::new();
-        for module in modules {
-            if let Some((stopped, _)) = outcomes.iter().find(|(_, o)| !o.succeeded()) {
-                let because = format!("`{stopped}` did not succeed");
-                outcomes.push((module.clone(), ModuleOutcome::NotRun { because }));
-                continue;
+        let (preflight, loaded) = self.preflight(modules).await;
+        let mut outcomes = preflight.modules;
+        let problems: Vec<String> =
+            outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| format!("`{m}`")).collect();
+        let stale = match (&self.saved_plan, problems.is_empty()) {
+            (Some(saved), true) => saved.first_difference(&preflight.saved),
+            _ => None,
+        };
+        let mut violations = self.mesh.audit().violations;
+        if mode == Mode::Adopt && problems.is_empty() && stale.is_none() {
+            violations = self.adopt_all(&mut outcomes, loaded).await;
+        } else if mode == Mode::Adopt {
+            let because = match stale {
+                Some(difference) => format!("the saved plan does not apply: {difference}; nothing was adopted"),
+                None => format!("preflight found problems in {}; nothing was adopted", problems.join(", ")),
+            };
+            for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
+                *outcome = ModuleOutcome::NotRun { because: because.clone() };
             }
-            let outcome = self.module(module, mode).await.unwrap_or_else(|e| ModuleOutcome::Failed(format!("{e:#}")));
-            violations = self.violations(module, &outcome);
-            let broke = !violations.is_empty();
-            outcomes.push((module.clone(), outcome));
-            if broke {
-                break;
-            }
-        }
-        for module in modules.iter().skip(outcomes.len()) {
-            outcomes.push((module.clone(), ModuleOutcome::NotRun { because: "an invariant broke".into() }));
         }
         // What the last push does to the node is part of the run: let it land, then look again.
         self.mesh.quiesce().await;
@@ -160,10 +175,151 @@ impl Run<'_> {
                 violations.push(violation);
             }
         }
-        RunReport { modules: outcomes, changes: audit.changes, violations, mesh: self.mesh.summary() }
+        RunReport {
+            modules: outcomes,
+            changes: audit.changes,
+            violations,
+            mesh: self.mesh.summary(),
+            made_from: preflight.saved,
+        }
     }
 
-    async fn module(&self, module: &str, mode: Mode) -> Result<ModuleOutcome> {
+    /// Loads, verifies and checks every module, changing nothing; every problem is kept, not
+    /// only the first.
+    async fn preflight(&self, modules: &[String]) -> (Preflight, Vec<Option<Loaded>>) {
+        let mut outcomes = Vec::with_capacity(modules.len());
+        let mut loaded = Vec::with_capacity(modules.len());
+        let mut saved = SavedPlan::new(&self.options, self.foundation);
+        for module in modules {
+            let ready = match self.load(module) {
+                Ok(ready) => ready,
+                Err(e) => {
+                    outcomes.push((module.clone(), ModuleOutcome::Unusable(format!("{e:#}"))));
+                    loaded.push(None);
+                    continue;
+                }
+            };
+            let outcome = match self.host.check(&ready.plugin, &ready.env, &ready.ctx).await {
+                Err(stopped) => ModuleOutcome::Unusable(format!("{stopped:#}")),
+                Ok(Err(refusal)) => {
+                    ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
+                }
+                Ok(Ok(plan)) => match self.bounded_plan(module, plan, &ready.env) {
+                    Ok(plan) => {
+                        saved.add(module, &ready.manifest_digest, &ready.plugin.digest, &plan);
+                        self.transcript.record(Event::Planned {
+                            module: module.clone(),
+                            summary: plan.summary.clone(),
+                            commands: plan.commands.clone(),
+                        });
+                        ModuleOutcome::Checked(plan)
+                    }
+                    Err(problem) => ModuleOutcome::Unusable(problem),
+                },
+            };
+            outcomes.push((module.clone(), outcome));
+            loaded.push(Some(ready));
+        }
+        (Preflight { modules: outcomes, saved }, loaded)
+    }
+
+    /// Adopts each module that preflight checked, in order, each checked again first (the mesh
+    /// may have moved) and held to the plan preflight showed. Returns the invariants broken.
+    async fn adopt_all(&self, outcomes: &mut [(String, ModuleOutcome)], loaded: Vec<Option<Loaded>>) -> Vec<Violation> {
+        let mut stopped: Option<String> = None;
+        let mut violations = Vec::new();
+        for ((module, outcome), ready) in outcomes.iter_mut().zip(loaded) {
+            if let Some(because) = &stopped {
+                *outcome = ModuleOutcome::NotRun { because: because.clone() };
+                continue;
+            }
+            let (ModuleOutcome::Checked(reviewed), Some(ready)) = (&*outcome, ready) else { continue };
+            *outcome = self.adopt(module, reviewed.clone(), &ready).await;
+            violations = self.violations(module, outcome);
+            if !violations.is_empty() {
+                stopped = Some("an invariant broke".into());
+            } else if !outcome.succeeded() {
+                stopped = Some(format!("`{module}` did not succeed"));
+            }
+        }
+        violations
+    }
+
+    /// One module's adopt: checked again on the instance that adopts, refused if its plan is
+    /// no longer the one reviewed, then held to it.
+    async fn adopt(&self, module: &str, reviewed: Plan, ready: &Loaded) -> ModuleOutcome {
+        let mut rechecked = None;
+        let turn = self
+            .host
+            .check_then_adopt(&ready.plugin, &ready.env, &ready.ctx, |plan| {
+                let same = self
+                    .bounded_plan(module, plan.clone(), &ready.env)
+                    .ok()
+                    .is_some_and(|plan| same_plan(&plan, &reviewed));
+                if !same {
+                    rechecked = Some(plan.clone());
+                }
+                same
+            })
+            .await;
+        match turn {
+            Err(stopped) => ModuleOutcome::Failed(format!("{stopped:#}")),
+            Ok((Err(refusal), _)) => {
+                ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
+            }
+            Ok((Ok(_), None)) => ModuleOutcome::Refused {
+                during: Phase::Check,
+                message: format!(
+                    "its plan changed since preflight ({}), so it was not adopted: the mesh moved between the \
+                     check an operator reviewed and this one. Nothing of `{module}` has been done",
+                    plan_difference(&reviewed, rechecked.as_ref().unwrap_or(&reviewed))
+                ),
+            },
+            Ok((Ok(_), Some(adopted))) => match adopted.result {
+                Err(refusal) => {
+                    ModuleOutcome::Refused { during: Phase::Adopt, message: self.scrub(module, refusal.message) }
+                }
+                Ok(report) if adopted.left.is_empty() => {
+                    ModuleOutcome::Adopted(self.scrub_in(module, report.summary, "its report"))
+                }
+                Ok(report) => ModuleOutcome::Incomplete {
+                    summary: self.scrub_in(module, report.summary, "its report"),
+                    left: adopted.left,
+                },
+            },
+        }
+    }
+
+    /// A plan within the limits and the plugin's grants, its words scrubbed; a plan beyond
+    /// them means the plugin cannot be used as it is.
+    fn bounded_plan(&self, module: &str, plan: Plan, env: &RunEnv) -> Result<Plan, String> {
+        let limits = self.host.limits();
+        if plan.commands.len() > limits.plan_commands {
+            return Err(format!(
+                "the `{module}` plugin's plan has {} commands; a plan may have at most {} (limits.plan_commands)",
+                plan.commands.len(),
+                limits.plan_commands
+            ));
+        }
+        if plan.summary.len() > limits.plan_summary_lines {
+            return Err(format!(
+                "the `{module}` plugin's plan summary has {} lines; a plan may have at most {} (limits.plan_summary_lines)",
+                plan.summary.len(),
+                limits.plan_summary_lines
+            ));
+        }
+        for command in &plan.commands {
+            env.permissions
+                .allow(Phase::Adopt, Call::Tell { args: command })
+                .map_err(|why| format!("the `{module}` plugin plans a command it could never tell: {why}"))?;
+        }
+        let summary = plan.summary.into_iter().map(|line| self.scrub_in(module, line, "its plan")).collect();
+        Ok(Plan { summary, commands: plan.commands })
+    }
+
+    /// Reads and verifies what one module needs: its catalogue entry and manifest, its plugin
+    /// (pin, world), its grants and the credentials they name.
+    fn load(&self, module: &str) -> Result<Loaded> {
         let found = self.catalogue.module(module)?;
         let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
         if let Some(world) = &found.adopt.world
@@ -174,11 +330,20 @@ impl Run<'_> {
                 found.manifest_path.display()
             );
         }
+        for name in &found.adopt.grants.credentials {
+            self.credentials.verify(name).map_err(|why| {
+                anyhow::anyhow!(
+                    "the `{module}` module's manifest `{}` grants credential `{name}`, which cannot be used: {why}",
+                    found.manifest_path.display()
+                )
+            })?;
+        }
         let pin = found.adopt.sha256.as_deref();
         let plugin = match overridden {
             Some(path) => self.host.load_pinned(path, pin)?,
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin)?,
         };
+        let manifest_digest = sha256_hex(&found.manifest);
         let env = RunEnv {
             module: module.to_string(),
             mesh: self.mesh.clone(),
@@ -187,26 +352,25 @@ impl Run<'_> {
             permissions: Permissions {
                 module: module.to_string(),
                 node: self.options.node.clone(),
-                repository: self.options.catalog_source.as_ref().map(|(repo, _)| repo.clone()),
+                repository: self.options.catalog_source.as_ref().map(|s| s.repository.clone()),
+                reference: self.options.catalog_source.as_ref().and_then(|s| s.ref_.clone()),
+                secrets: found.secrets.clone(),
+                manifest_bytes: Arc::from(found.manifest.as_slice()),
                 granted: found.adopt.grants.clone(),
                 manifest: found.manifest_path.display().to_string(),
             },
         };
         let ctx = self.context(module, found.manifest);
-        Ok(match self.host.check_then_adopt(&plugin, &env, &ctx, mode == Mode::Adopt).await? {
-            (Err(refusal), _) => {
-                ModuleOutcome::Refused { during: "check", message: self.scrub(module, refusal.message) }
-            }
-            (Ok(plan), None) => ModuleOutcome::Checked(plan),
-            (Ok(_), Some(Ok(report))) => ModuleOutcome::Adopted(report.summary),
-            (Ok(_), Some(Err(refusal))) => {
-                ModuleOutcome::Refused { during: "adopt", message: self.scrub(module, refusal.message) }
-            }
-        })
+        Ok(Loaded { plugin, env, ctx, manifest_digest })
     }
 
     /// A plugin's refusal with secret values replaced by their names; one found fails the run.
     fn scrub(&self, module: &str, message: String) -> String {
+        self.scrub_in(module, message, "its refusal")
+    }
+
+    /// [`Run::scrub`] for text found at `place` (a plan, a report).
+    fn scrub_in(&self, module: &str, message: String, place: &str) -> String {
         let (mut scrubbed, found) = self.credentials.redact(message);
         if crate::limits::cut_to(&mut scrubbed, REFUSAL_BYTES) {
             scrubbed.push_str(" … (cut)");
@@ -215,7 +379,7 @@ impl Run<'_> {
             self.transcript.record(crate::transcript::Event::SecretShown {
                 module: module.to_string(),
                 secret,
-                place: "its refusal".into(),
+                place: place.into(),
             });
         }
         scrubbed
@@ -230,10 +394,7 @@ impl Run<'_> {
             foundation: bundle_resources(self.foundation),
             options: Options {
                 node: o.node.clone(),
-                catalog_source: o
-                    .catalog_source
-                    .as_ref()
-                    .map(|(repository, ref_)| CatalogSource { repository: repository.clone(), ref_: ref_.clone() }),
+                catalog_source: o.catalog_source.clone(),
                 wait_seconds: o.wait.as_secs().try_into().unwrap_or(u32::MAX),
             },
         }
@@ -244,7 +405,7 @@ impl Run<'_> {
     fn violations(&self, module: &str, outcome: &ModuleOutcome) -> Vec<Violation> {
         let audit = self.mesh.audit();
         let mut violations = audit.violations;
-        if matches!(outcome, ModuleOutcome::Refused { during: "check", .. }) {
+        if matches!(outcome, ModuleOutcome::Refused { during: Phase::Check, .. }) {
             let effects = self.transcript.effects(module);
             if !effects.is_empty() {
                 violations.push(Violation {
@@ -266,12 +427,7 @@ impl Run<'_> {
             .map(|v| String::from_utf8_lossy(v).into_owned())
             .collect();
         let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
-        let in_message = match outcome {
-            ModuleOutcome::Refused { message, .. } | ModuleOutcome::Failed(message) => {
-                secrets.iter().any(|s| message.contains(s))
-            }
-            _ => false,
-        };
+        let in_message = outcome.problem().is_some_and(|message| secrets.iter().any(|s| message.contains(s)));
         let shown = in_message || self.transcript.shows_any(&secrets);
         if shown {
             violations.push(Violation {

@@ -142,6 +142,23 @@ pub struct RunState {
     pub(crate) last_call: String,
     /// The timeout of the call about to start, for its `Started` event.
     pub(crate) pending_timeout: Option<Duration>,
+    /// The plan `adopt` is held to, once `check` made it.
+    pub(crate) plan: Option<PlanCursor>,
+}
+
+/// A plan's commands and how many of them `adopt` has told so far.
+pub(crate) struct PlanCursor {
+    pub(crate) commands: Vec<Vec<String>>,
+    pub(crate) told: usize,
+}
+
+/// What `adopt` did with the plan it was held to.
+#[derive(Debug, Clone)]
+pub struct Adopted {
+    /// What the plugin returned.
+    pub result: Result<Report, Refusal>,
+    /// The plan's commands it never told, in order; empty when it told the whole plan.
+    pub left: Vec<Vec<String>>,
 }
 
 impl WasiView for RunState {
@@ -203,6 +220,11 @@ impl PluginHost {
             cache: None,
             seen: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The limits every plugin of this host runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Keeps compiled plugins in `cache` and loads them from it.
@@ -362,23 +384,28 @@ impl PluginHost {
         self.call(plugin, env, Phase::Check, async |_, _| Ok(())).await
     }
 
-    /// Runs `check` and, when it plans and `then_adopt` is set, `adopt` on the same
-    /// instance: one instantiation serves both, with effects denied until `adopt` begins.
+    /// Runs `check` and, when it plans and `proceed` accepts the plan, `adopt` on the same
+    /// instance, held to that plan: one instantiation serves both, with effects denied until
+    /// `adopt` begins and every tell then checked against the plan's next command.
     pub async fn check_then_adopt(
         &self,
         plugin: &Plugin,
         env: &RunEnv,
         ctx: &Context,
-        then_adopt: bool,
-    ) -> Result<(Result<Plan, Refusal>, Option<Result<Report, Refusal>>)> {
+        proceed: impl FnOnce(&Plan) -> bool,
+    ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
         self.call(plugin, env, Phase::Check, async |adopter, store| {
             let planned = adopter.call_check(&mut *store, ctx).await?;
-            if planned.is_err() || !then_adopt {
-                return Ok((planned, None));
-            }
-            store.data_mut().phase = Phase::Adopt;
-            let adopted = adopter.call_adopt(&mut *store, ctx).await?;
-            Ok((planned, Some(adopted)))
+            let plan = match &planned {
+                Ok(plan) if proceed(plan) => plan,
+                _ => return Ok((planned, None)),
+            };
+            let state = store.data_mut();
+            state.phase = Phase::Adopt;
+            state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
+            let result = adopter.call_adopt(&mut *store, ctx).await?;
+            let left = store.data_mut().plan.take().map(|p| p.commands[p.told..].to_vec()).unwrap_or_default();
+            Ok((planned, Some(Adopted { result, left })))
         })
         .await
     }
@@ -388,9 +415,16 @@ impl PluginHost {
         self.call(plugin, env, Phase::Check, async |adopter, store| adopter.call_check(store, ctx).await).await
     }
 
-    /// Runs the plugin's `adopt`.
-    pub async fn adopt(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Report, Refusal>> {
-        self.call(plugin, env, Phase::Adopt, async |adopter, store| adopter.call_adopt(store, ctx).await).await
+    /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
+    /// the plan's next command is denied.
+    pub async fn adopt(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context, plan: &Plan) -> Result<Adopted> {
+        self.call(plugin, env, Phase::Adopt, async |adopter, store| {
+            store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
+            let result = adopter.call_adopt(&mut *store, ctx).await?;
+            let left = store.data_mut().plan.take().map(|p| p.commands[p.told..].to_vec()).unwrap_or_default();
+            Ok(Adopted { result, left })
+        })
+        .await
     }
 
     async fn call<T>(
@@ -418,6 +452,7 @@ impl PluginHost {
             in_host: Duration::ZERO,
             last_call: String::new(),
             pending_timeout: None,
+            plan: None,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.store_limits);

@@ -18,10 +18,10 @@ use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
 use crate::catalogue::{Catalogue, Foundation, MANIFEST_FILE, PLUGIN_FILE};
-use crate::cli::parse_duration;
 use crate::credentials::Credentials;
 use crate::mesh::ContainerChange;
 use crate::mesh::simulated::{Fault, FaultEffect, NodeApplies, Op, SimSetup, SimulatedMesh};
+use crate::options::parse_duration;
 use crate::run::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
 use crate::runtime::PluginHost;
 use crate::transcript::Transcript;
@@ -105,7 +105,8 @@ pub struct Edit {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    /// `adopted` (every module), or `refused` / `failed` (the last module run).
+    /// `adopted` (every module), or `refused`, `unusable`, `incomplete` or `failed` (the last
+    /// module run).
     pub outcome: String,
     /// Fragments that must appear in the refusal or failure, or in a line said.
     #[serde(default)]
@@ -265,9 +266,9 @@ fn prepare(catalogue: &Path, scenario: &Scenario) -> Result<Prepared> {
     let options = RunOptions {
         node: spec.node.clone().unwrap_or_else(|| "node-1".into()),
         catalog_source: match spec.catalog_source.as_deref() {
-            None => Some(("https://git.mesh.test/catalogue.git".into(), None)),
+            None => Some(crate::CatalogSource { repository: "https://git.mesh.test/catalogue.git".into(), ref_: None }),
             Some("") => None,
-            Some(text) => Some(crate::cli::parse_catalog_source(text)),
+            Some(text) => Some(crate::options::parse_catalog_source(text).context("`mesh.catalog_source`")?),
         },
         wait: duration(spec.wait.as_deref().unwrap_or("120s"), "mesh.wait")?,
     };
@@ -401,6 +402,7 @@ async fn run_on(
         transcript: transcript.clone(),
         options: prepared.options.clone(),
         plugin_overrides: Vec::new(),
+        saved_plan: None,
     };
     (run.run(&scenario.modules, Mode::Adopt).await, transcript)
 }
@@ -417,6 +419,8 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
         }
         Some(ModuleOutcome::Refused { message, .. }) => ("refused", message.clone()),
         Some(ModuleOutcome::Failed(message)) => ("failed", message.clone()),
+        Some(ModuleOutcome::Unusable(message)) => ("unusable", message.clone()),
+        Some(ModuleOutcome::Incomplete { summary, .. }) => ("incomplete", summary.clone()),
         Some(other) => ("other", format!("{other:?}")),
         None => ("nothing run", String::new()),
     };
@@ -525,8 +529,7 @@ pub async fn sweep(host: &PluginHost, catalogue: &Path, scenario: &Scenario) -> 
             }
             let words = call.split_once(' ').map(|(_, w)| w).unwrap_or(call);
             let refusal = faulted.report.modules.iter().find_map(|(_, o)| match o {
-                ModuleOutcome::Refused { message, .. } | ModuleOutcome::Failed(message) => Some(message.clone()),
-                _ => None,
+                other => other.problem().map(str::to_string),
             });
             let clean_refused = !clean.report.succeeded();
             if let Some(message) = &refusal

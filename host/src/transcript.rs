@@ -56,6 +56,8 @@ pub enum Event {
     SayCut { module: String, dropped_after: usize },
     /// A secret's value was caught on its way out (and redacted); `place` says where.
     SecretShown { module: String, secret: String, place: String },
+    /// Preflight's `check` of a module made this plan, which its `adopt` is held to.
+    Planned { module: String, summary: Vec<String>, commands: Vec<Vec<String>> },
 }
 
 /// Receives each event as it is recorded, e.g. to print it.
@@ -135,6 +137,23 @@ impl Transcript {
         })
     }
 
+    /// Every effect that reached the mesh, as (module, detail), in order.
+    pub fn all_effects(&self) -> Vec<(String, String)> {
+        self.with_events(|events| {
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Call { module, kind, detail, outcome, .. }
+                        if kind.is_effect() && !matches!(outcome, Err(e) if e.starts_with("denied")) =>
+                    {
+                        Some((module.clone(), detail.clone()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+
     /// Secrets caught on their way out: (module, secret, place).
     pub fn secrets_shown(&self) -> Vec<(String, String, String)> {
         self.with_events(|events| {
@@ -170,7 +189,9 @@ impl Event {
         let texts: [Option<&str>; 2] = match self {
             Event::Say { line, .. } => [Some(line), None],
             Event::Call { detail, outcome, .. } => [Some(detail), Some(outcome.as_ref().unwrap_or_else(|e| e))],
-            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } => [None, None],
+            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } | Event::Planned { .. } => {
+                [None, None]
+            }
         };
         texts.into_iter().flatten()
     }
@@ -203,6 +224,9 @@ impl Event {
             }
             Event::SecretShown { module, secret, place } => {
                 json!({"event": "secret_shown", "module": module, "secret": secret, "place": place})
+            }
+            Event::Planned { module, summary, commands } => {
+                json!({"event": "plan", "module": module, "summary": summary, "commands": commands})
             }
         }
     }

@@ -55,8 +55,11 @@ fn a_refusal_exits_1_and_says_why() {
     let out = mesh_adopt(dir.path(), &["run"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("postgres     refused   (in check)"), "{stdout}");
-    assert!(stdout.contains("nats         not run"), "{stdout}");
+    // Preflight checks every module and lists every refusal, and nothing is adopted.
+    for module in ["postgres    ", "nats        ", "mesh-vault  "] {
+        assert!(stdout.contains(&format!("{module} refused   (in check)")), "{stdout}");
+    }
+    assert!(!stdout.contains("adopted"), "{stdout}");
 }
 
 #[test]

@@ -31,7 +31,10 @@ async fn adopts_every_site_on_its_own_mesh_with_bounded_parallelism() {
             credentials: credentials.clone(),
             options: RunOptions {
                 node: format!("node-{i}"),
-                catalog_source: Some(("https://git.mesh.test/c.git".into(), None)),
+                catalog_source: Some(mesh_adopt::CatalogSource {
+                    repository: "https://git.mesh.test/c.git".into(),
+                    ref_: None,
+                }),
                 wait: Duration::from_secs(120),
             },
         })

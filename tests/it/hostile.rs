@@ -113,7 +113,9 @@ async fn a_symlink_out_of_the_credentials_directory_is_not_followed() {
         mesh.manifest("postgres")["hostile-credentials"] = json!(["linked"]);
     })
     .await;
-    assert_mentions(ran.refusal("postgres"), &["credential `linked`", "unavailable", "no credential `linked`"]);
+    // Preflight verifies every credential a manifest grants, so the link is refused before
+    // the plugin runs at all.
+    assert_mentions(ran.failure("postgres"), &["grants credential `linked`", "no credential `linked`"]);
     untouched(&ran);
 }
 

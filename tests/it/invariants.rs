@@ -2,7 +2,7 @@
 
 use mesh_adopt::run::Mode;
 
-use crate::support::TestMesh;
+use crate::support::{TestMesh, assert_mentions};
 
 #[tokio::test]
 async fn pushing_before_accepting_the_superuser_breaks_credential_never_replaced() {
@@ -16,11 +16,16 @@ async fn pushing_before_accepting_the_superuser_breaks_credential_never_replaced
 }
 
 #[tokio::test]
-async fn recreating_the_store_breaks_store_never_recreated() {
+async fn a_forged_manifest_that_would_recreate_the_store_is_denied_and_the_store_kept() {
+    // The plugin carries the catalogue's manifest with the store's image changed: were it
+    // registered, the push would recreate the store.
     let ran = TestMesh::new().with_plugin("postgres", "recreates_store").run_modules(&["postgres"], Mode::Adopt).await;
     assert!(!ran.report.succeeded());
-    assert_eq!(ran.broken(), ["store-never-recreated"]);
-    assert_eq!(ran.mesh.recreations("mesh-store"), 1);
+    assert_mentions(ran.refusal("postgres"), &["failed to carry", "not the catalogue's manifest of `postgres`"]);
+    assert!(ran.commands().is_empty(), "nothing was told: {:?}", ran.commands());
+    assert!(ran.mesh.carried().is_empty(), "nothing was carried: {:?}", ran.mesh.carried());
+    assert_eq!(ran.mesh.recreations("mesh-store"), 0);
+    assert!(ran.broken().is_empty());
 }
 
 #[tokio::test]

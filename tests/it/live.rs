@@ -208,10 +208,16 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    // --json: every stdout line is an object, the last the summary.
+    // --json: every stdout line is an object; the run ends with each module's outcome, the
+    // summary, and the end with the exit status.
     let events: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(events.last().unwrap()["event"], "summary");
-    assert_eq!(events.last().unwrap()["succeeded"], true);
+    let [.., summary, end] = events.as_slice() else { panic!("too few events: {stdout}") };
+    assert_eq!(summary["event"], "summary");
+    assert_eq!(summary["succeeded"], true);
+    assert_eq!((end["event"].as_str(), end["exit"].as_u64()), (Some("end"), Some(0)));
+    let adopted = events.iter().filter(|e| e["event"] == "outcome" && e["outcome"] == "adopted").count();
+    assert_eq!(adopted, 3, "{stdout}");
+    assert_eq!(events.iter().filter(|e| e["event"] == "plan").count(), 3, "each module's plan: {stdout}");
     // --record: every host call with its result and duration, as it happened.
     let recorded = std::fs::read_to_string(&record).unwrap();
     let calls: Vec<serde_json::Value> = recorded
@@ -228,6 +234,9 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     let inspect = calls.iter().find(|c| c["op"] == "inspect").unwrap();
     assert!(inspect["result"].as_str().unwrap().contains("\"image\""));
     assert!(!recorded.contains(SUPERUSER), "a secret in the recording");
+    // The record ends as --json does: a finished run can be told from an interrupted one.
+    let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
+    assert_eq!((last["event"].as_str(), last["exit"].as_u64()), (Some("end"), Some(0)));
     assert!(!stdout.contains(SUPERUSER));
 }
 

@@ -14,6 +14,7 @@ mod loading;
 mod native_baseline;
 mod nats;
 mod postgres;
+mod preflight;
 mod provider;
 mod scaffold;
 mod scenarios;

@@ -26,7 +26,10 @@ async fn makes_the_same_calls_as_the_plugins() {
     let credentials = Credentials::open(&dir.join("genesis/credentials"));
     let options = RunOptions {
         node: "node-1".into(),
-        catalog_source: Some(("https://git.mesh.test/catalogue.git".into(), Some("v3".into()))),
+        catalog_source: Some(mesh_adopt::CatalogSource {
+            repository: "https://git.mesh.test/catalogue.git".into(),
+            ref_: Some("v3".into()),
+        }),
         wait: Duration::from_secs(120),
     };
     let catalogue = Catalogue::at(&dir);

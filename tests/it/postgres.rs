@@ -84,6 +84,8 @@ async fn refuses_a_missing_superuser_by_name_before_registering() {
     let mut mesh = TestMesh::new();
     mesh.credentials.clear();
     let ran = mesh.run().await;
-    assert_mentions(ran.refusal("postgres"), &["the store's superuser", "`store-superuser`", "cannot make up"]);
+    // Preflight finds the credential the manifest grants missing, before any plugin runs.
+    assert_mentions(ran.failure("postgres"), &["grants credential `store-superuser`", "cannot be used"]);
+    assert_eq!(ran.report.exit_code(), 2, "a credential that cannot be used is a bad input");
     assert!(ran.commands().is_empty());
 }

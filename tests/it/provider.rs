@@ -39,7 +39,8 @@ async fn refuses_without_a_catalogue_source_before_registering() {
 #[tokio::test]
 async fn builds_the_default_ref_when_none_is_given() {
     let mut mesh = TestMesh::new();
-    mesh.options.catalog_source = Some(("https://git.mesh.test/c.git".into(), None));
+    mesh.options.catalog_source =
+        Some(mesh_adopt::CatalogSource { repository: "https://git.mesh.test/c.git".into(), ref_: None });
     let ran = mesh.run_modules(&["mesh-vault"], Mode::Adopt).await;
     assert!(
         ran.commands()

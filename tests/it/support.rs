@@ -119,7 +119,10 @@ impl TestMesh {
             tight: false,
             options: RunOptions {
                 node: "node-1".into(),
-                catalog_source: Some(("https://git.mesh.test/catalogue.git".into(), Some("v3".into()))),
+                catalog_source: Some(mesh_adopt::CatalogSource {
+                    repository: "https://git.mesh.test/catalogue.git".into(),
+                    ref_: Some("v3".into()),
+                }),
                 wait: Duration::from_secs(120),
             },
             setup: Box::new(|_| {}),
@@ -216,6 +219,7 @@ impl TestMesh {
             transcript,
             options: self.options.clone(),
             plugin_overrides: Vec::new(),
+            saved_plan: None,
         };
         let modules: Vec<String> = modules.iter().map(|m| m.to_string()).collect();
         run.run(&modules, mode).await
@@ -234,7 +238,7 @@ impl Ran {
     /// The failure of `module` (not loaded, or stopped by the sandbox).
     pub fn failure(&self, module: &str) -> &str {
         match self.report.outcome(module) {
-            Some(ModuleOutcome::Failed(message)) => message,
+            Some(ModuleOutcome::Failed(message) | ModuleOutcome::Unusable(message)) => message,
             other => panic!("expected `{module}` to fail, it was {other:?}"),
         }
     }

@@ -124,6 +124,17 @@ struct Finished {
     stderr: String,
 }
 
+/// Kills a process group when dropped: whatever a control-plane command started ends with
+/// the call, however the call ends. Killing a group that already exited is harmless.
+struct GroupGuard(u32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        // SAFETY: signalling a process group this call created; no memory involved.
+        unsafe { libc::kill(-(self.0 as i32), libc::SIGKILL) };
+    }
+}
+
 impl LiveMesh {
     /// Runs `argv` with `stdin` fed to it, in its own process group so that a timeout
     /// stops it and everything it started.
@@ -140,6 +151,9 @@ impl LiveMesh {
         let mut child =
             command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
         let group = child.id();
+        // Ended with everything it started if this call is dropped half-way (the run was
+        // interrupted), not only when it times out.
+        let _group_guard = group.map(GroupGuard);
         let feed = async {
             if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
                 // A process that exits without reading its input is answered by its status.
@@ -156,10 +170,7 @@ impl LiveMesh {
             }),
             Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
             Err(_) => {
-                if let Some(pid) = group {
-                    // SAFETY: signalling a process group this call created; no memory involved.
-                    unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
-                }
+                // The guard ends the group as this call returns.
                 Err(MeshError::TimedOut(format!(
                     "`{shown}` gave no answer within {}s and was stopped",
                     timeout.as_secs()

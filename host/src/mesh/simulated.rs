@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response, Violation};
 use crate::catalogue::{Foundation, FoundationResource, ModuleManifest, mounts};
+use mesh_adopt_manifest::command::Command;
 
 /// Where the bus answers for its health, on the node's loopback.
 pub const BUS_MONITOR: &str = "http://127.0.0.1:8222/healthz";
@@ -392,60 +393,58 @@ impl World {
         }
         self.advance(takes);
         self.commands.push(args.to_vec());
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        match a.as_slice() {
-            ["module", "add", remote] => self.register(remote),
-            ["build", _repo, "--path", path, "--ref", _reference, "--wait", _wait] => {
-                let module = path.strip_prefix("modules/").unwrap_or(path);
-                self.module_mut(module)?.built = true;
+        let command = Command::parse(args)
+            .map_err(|e| MeshError::Failed(format!("the control plane does not know `{words}`: {e}")))?;
+        match command {
+            Command::ModuleAdd { remote } => self.register(&remote),
+            Command::Build { module, .. } => {
+                self.module_mut(&module)?.built = true;
                 Ok(format!("built {module}"))
             }
-            ["module", "issue", module, "--node", node] => {
-                let record = self.built_on(node, module)?;
+            Command::ModuleIssue { module, node } => {
+                let record = self.built_on(&node, &module)?;
                 if record.manifest.bus_subjects.is_empty() {
                     return Err(MeshError::Failed(format!("module `{module}` declares no bus subjects")));
                 }
                 record.issued = true;
                 Ok(format!("issued an account to {module}"))
             }
-            ["assign", node, module] => {
-                self.built_on(node, module)?.assigned = true;
+            Command::Assign { node, module } => {
+                self.built_on(&node, &module)?.assigned = true;
                 Ok(format!("assigned {module} to {node}"))
             }
-            ["prepare", node, module] => {
-                self.node_is(node)?;
-                let record = self.module_mut(module)?;
+            Command::Prepare { node, module } => {
+                self.node_is(&node)?;
+                let record = self.module_mut(&module)?;
                 if !record.assigned {
                     return Err(MeshError::Failed(format!("module `{module}` is not assigned to `{node}`")));
                 }
                 record.prepared = true;
                 Ok(format!("prepared {module} on {node}"))
             }
-            ["secret", "accept", node, module, secret, "--from", from] => {
-                self.node_is(node)?;
-                let declared = self.module_mut(module)?.manifest.secrets.iter().any(|s| s == secret);
+            Command::SecretAccept { node, module, secret, from } => {
+                self.node_is(&node)?;
+                let declared = self.module_mut(&module)?.manifest.secrets.iter().any(|s| *s == secret);
                 if !declared {
                     return Err(MeshError::Failed(format!("module `{module}` declares no secret `{secret}`")));
                 }
                 let carried = self
                     .files
-                    .get(*from)
+                    .get(&from)
                     .ok_or_else(|| MeshError::Failed(format!("nothing was carried to `{from}`")))?;
                 let value = carried.bytes.clone();
-                self.accepted.insert((module.to_string(), secret.to_string()), value);
-                Ok(format!("accepted {secret} for {module}"))
+                let accepted = format!("accepted {secret} for {module}");
+                self.accepted.insert((module, secret), value);
+                Ok(accepted)
             }
-            ["push", node] => {
-                self.node_is(node)?;
+            Command::Push { node } => {
+                self.node_is(&node)?;
                 if self.setup.applies != NodeApplies::Never {
                     let at = self.now + self.setup.apply_delay;
                     self.pending_applies.push(at);
                 }
                 Ok(format!("pushed {node}"))
             }
-            _ => Err(MeshError::Failed(format!(
-                "the control plane does not know `{words}`; it knows: module add, build, module issue, assign, prepare, secret accept, push"
-            ))),
         }
     }
 

@@ -1,7 +1,10 @@
-//! A catalogue module's `manifest.json`, declared once for both sides that read it: the host
-//! (to find and bound the module's plugin, and for the simulated node to apply the module)
-//! and the plugins (to compare the module with the foundation it adopts). Built for the host
-//! and for `wasm32-wasip2` alike, so it depends on nothing but serde.
+//! What the mesh-adopt host and its plugins both read, declared once so the two never
+//! disagree: a catalogue module's `manifest.json` (the host finds and bounds the module's
+//! plugin with it, the simulated node applies it, plugins compare it with the foundation) and
+//! the control-plane [`command`] vocabulary. Built for the host and for `wasm32-wasip2`
+//! alike, so it depends on nothing but serde.
+
+pub mod command;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -9,7 +9,7 @@
 use mesh_adopt_sdk::foundation;
 use mesh_adopt_sdk::host::{credential, say};
 use mesh_adopt_sdk::manifest;
-use mesh_adopt_sdk::provider::{Provider, deliver_credential, missing_credential, owned};
+use mesh_adopt_sdk::provider::{Provider, accept_command, deliver_credential, missing_credential};
 use mesh_adopt_sdk::{Container, Context, Plan, Plugin, Refusal, Report, refuse};
 
 /// The bundle's identity for the store.
@@ -51,16 +51,7 @@ impl Plugin for Postgres {
         let store = adoptable_store(ctx)?;
         credential(SUPERUSER_CREDENTIAL)
             .map_err(|e| missing_credential(&ctx.module, SUPERUSER_CREDENTIAL, SUPERUSER_WHAT, &e))?;
-        let node = &ctx.options.node;
-        let accept = owned(&[
-            "secret",
-            "accept",
-            node,
-            &ctx.module,
-            SUPERUSER_SECRET,
-            "--from",
-            &format!("/accepting-{SUPERUSER_SECRET}"),
-        ]);
+        let accept = accept_command(ctx, SUPERUSER_SECRET).words();
         Ok(Plan {
             summary: vec![
                 format!("adopt `{}` ({}) in place: kept, not recreated", store.name, store.image),

@@ -8,11 +8,7 @@
 use crate::host::{say, tell, tell_within};
 use crate::{Context, Refusal, refuse};
 
-/// The ref built when the operator names none.
-pub const DEFAULT_REF: &str = "main";
-
-/// The build's own wait, passed to the control plane.
-pub const BUILD_WAIT: &str = "1200s";
+pub use mesh_adopt_manifest::command::{BUILD_WAIT, Command, DEFAULT_REF, accepting_remote, manifest_remote};
 
 /// How long the host waits for the build command: longer than the build's own wait, so the
 /// control plane reports its own timeout rather than being cut off mid-answer.
@@ -40,10 +36,10 @@ impl<'a> Provider<'a> {
 
     /// Where the manifest is carried to in the control plane.
     pub fn manifest_remote(&self) -> String {
-        format!("/{}-module.json", self.module())
+        manifest_remote(self.module())
     }
 
-    fn build_command(&self) -> Result<Vec<String>, Refusal> {
+    fn build_command(&self) -> Result<Command, Refusal> {
         let Some(source) = &self.ctx.options.catalog_source else {
             return Err(refuse(format!(
                 "the `{}` module must be built, and no catalogue source was given to build it from \
@@ -52,60 +48,57 @@ impl<'a> Provider<'a> {
                 self.module()
             )));
         };
-        let reference = source.ref_.as_deref().unwrap_or(DEFAULT_REF);
-        Ok(owned(&[
-            "build",
-            &source.repository,
-            "--path",
-            &format!("modules/{}", self.module()),
-            "--ref",
-            reference,
-            "--wait",
-            BUILD_WAIT,
-        ]))
+        Ok(Command::Build {
+            repository: source.repository.clone(),
+            module: self.module().to_string(),
+            reference: source.ref_.clone().unwrap_or_else(|| DEFAULT_REF.to_string()),
+        })
+    }
+
+    /// The sequence's commands before the module's own step, in order.
+    fn before_own_step(&self) -> Result<[Command; 5], Refusal> {
+        let (module, node) = (self.module().to_string(), self.node().to_string());
+        Ok([
+            Command::ModuleAdd { remote: self.manifest_remote() },
+            self.build_command()?,
+            Command::ModuleIssue { module: module.clone(), node: node.clone() },
+            Command::Assign { node: node.clone(), module: module.clone() },
+            Command::Prepare { node, module },
+        ])
     }
 
     /// The commands the sequence tells, in order, with `before_push` where the module's own
     /// step goes. Refuses as `install` would when there is nothing to build from.
     pub fn commands(&self, before_push: Vec<Vec<String>>) -> Result<Vec<Vec<String>>, Refusal> {
-        let (m, n) = (self.module(), self.node());
-        let mut commands = vec![
-            owned(&["module", "add", &self.manifest_remote()]),
-            self.build_command()?,
-            owned(&["module", "issue", m, "--node", n]),
-            owned(&["assign", n, m]),
-            owned(&["prepare", n, m]),
-        ];
+        let mut commands: Vec<Vec<String>> = self.before_own_step()?.iter().map(Command::words).collect();
         commands.extend(before_push);
-        commands.push(owned(&["push", n]));
+        commands.push(Command::Push { node: self.node().to_string() }.words());
         Ok(commands)
     }
 
     /// Runs the sequence; `before_push` is the module's own step, run just before the push.
     pub fn install(&self, before_push: impl FnOnce() -> Result<(), Refusal>) -> Result<(), Refusal> {
         let (m, n) = (self.module(), self.node());
-        let remote = self.manifest_remote();
-        crate::host::carry_bytes(&format!("{m}-module.json"), &self.ctx.manifest, &remote)?;
-        tell(&["module", "add", &remote])?;
+        let [add, build, issue, assign, prepare] = self.before_own_step()?;
+        crate::host::carry_bytes(&format!("{m}-module.json"), &self.ctx.manifest, &self.manifest_remote())?;
+        tell_command(&add)?;
         say(&format!("registered {m}"));
 
-        let build = self.build_command()?;
         say(format!("building {m} {}", self.build_note).trim_end());
-        let build: Vec<&str> = build.iter().map(String::as_str).collect();
-        tell_within(&build, BUILD_TIMEOUT_SECONDS)?;
+        tell_within(&borrowed(&build.words()), BUILD_TIMEOUT_SECONDS)?;
 
         // An account is only for modules that speak on the bus; one that declares nothing to
         // say there is refused one, and that is no reason to stop.
-        match tell(&["module", "issue", m, "--node", n]) {
+        match tell_command(&issue) {
             Ok(_) => say(&format!("account issued for {m}")),
             Err(_) => say(&format!("no account for {m}: it declares nothing to say on the bus")),
         }
 
-        tell(&["assign", n, m])?;
-        tell(&["prepare", n, m])?;
+        tell_command(&assign)?;
+        tell_command(&prepare)?;
         say(&format!("prepared {m} on {n}"));
         before_push()?;
-        tell(&["push", n])?;
+        tell_command(&Command::Push { node: n.to_string() })?;
         say(&format!("pushed {n}"));
         Ok(())
     }
@@ -115,11 +108,12 @@ impl<'a> Provider<'a> {
 /// `/accepting-<secret>`, then accepted. The mesh cannot make up the value a running server
 /// already has, so a missing credential is refused by name.
 pub fn deliver_credential(ctx: &Context, secret: &str, credential: &str, what: &str) -> Result<(), Refusal> {
-    let (module, node) = (ctx.module.as_str(), ctx.options.node.as_str());
+    let module = ctx.module.as_str();
     let handle = crate::host::credential(credential).map_err(|e| missing_credential(module, credential, what, &e))?;
-    let at = format!("/accepting-{secret}");
-    crate::host::carry_secret(&handle, &at)?;
-    tell(&["secret", "accept", node, module, secret, "--from", &at])?;
+    let accept = accept_command(ctx, secret);
+    let Command::SecretAccept { from, .. } = &accept else { unreachable!("an accept command") };
+    crate::host::carry_secret(&handle, from)?;
+    tell_command(&accept)?;
     say(&format!("accepted {secret}: {what}, as genesis made it"));
     Ok(())
 }
@@ -137,6 +131,26 @@ pub fn missing_credential(
          server already has",
         crate::host::describe(error)
     ))
+}
+
+/// The command that accepts `secret` into the module from where it was carried; what a plan
+/// lists before the push and what [`deliver_credential`] tells.
+pub fn accept_command(ctx: &Context, secret: &str) -> Command {
+    Command::SecretAccept {
+        node: ctx.options.node.clone(),
+        module: ctx.module.clone(),
+        secret: secret.to_string(),
+        from: accepting_remote(secret),
+    }
+}
+
+/// Tells one command of the vocabulary with the ordinary timeout.
+fn tell_command(command: &Command) -> Result<String, Refusal> {
+    tell(&borrowed(&command.words()))
+}
+
+fn borrowed(words: &[String]) -> Vec<&str> {
+    words.iter().map(String::as_str).collect()
 }
 
 /// Turns a command of borrowed words into owned ones.

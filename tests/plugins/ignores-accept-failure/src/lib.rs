@@ -2,14 +2,15 @@
 //! the push goes ahead. Every clean run adopts; under one fault the node seals random bytes
 //! over the credential the store already has. The sweep must catch it, naming the step.
 
-use mesh_adopt_sdk::provider::{Provider, deliver_credential};
+use mesh_adopt_sdk::provider::{Provider, accept_command, deliver_credential};
 use mesh_adopt_sdk::{Context, Plan, Plugin, Refusal, Report};
 
 struct IgnoresAcceptFailure;
 
 impl Plugin for IgnoresAcceptFailure {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
-        Ok(Plan { summary: Vec::new(), commands: Provider::new(ctx, "").commands(Vec::new())? })
+        let accept = accept_command(ctx, "superuser").words();
+        Ok(Plan { summary: Vec::new(), commands: Provider::new(ctx, "").commands(vec![accept])? })
     }
 
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {

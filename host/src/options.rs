@@ -1,0 +1,201 @@
+//! The operator's options for a run, and the parsers of what an operator types for them: a
+//! duration, a catalogue source, a node or module name. Each refuses a value it cannot use
+//! with a message naming the value and what would be accepted.
+
+use std::time::Duration;
+
+use anyhow::{Result, anyhow};
+use mesh_adopt_manifest::command::check_word;
+
+pub use crate::bindings::CatalogSource;
+
+/// The node modules are assigned to when the operator names none.
+pub const DEFAULT_NODE: &str = "node-1";
+/// How long a plugin waits for the node after a push when the operator does not say.
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(120);
+/// The longest `--wait` taken: a day is far past any node's settling time.
+pub const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+
+/// The operator's options, as the plugins receive them.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The node modules are assigned to.
+    pub node: String,
+    /// Repository and optional ref the modules are built from.
+    pub catalog_source: Option<CatalogSource>,
+    /// How long to wait for the node after a push.
+    pub wait: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { node: DEFAULT_NODE.to_string(), catalog_source: None, wait: DEFAULT_WAIT }
+    }
+}
+
+impl RunOptions {
+    /// Checks every option as a plugin would send it on: names are checked words, the wait
+    /// within range.
+    pub fn validate(&self) -> Result<()> {
+        check_name("--node", &self.node)?;
+        if let Some(source) = &self.catalog_source {
+            check_source(source)?;
+        }
+        if self.wait > MAX_WAIT {
+            return Err(anyhow!(
+                "--wait `{}s` is longer than the {}s allowed",
+                self.wait.as_secs(),
+                MAX_WAIT.as_secs()
+            ));
+        }
+        Ok(())
+    }
+
+    /// The options as a recording keeps them, so a replay can run as the recorded run did.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "node": self.node,
+            "catalog_source": self.catalog_source.as_ref().map(|s| {
+                serde_json::json!({"repository": s.repository, "ref": s.ref_})
+            }),
+            "wait_s": self.wait.as_secs(),
+        })
+    }
+
+    /// Reads options written by [`RunOptions::to_json`], naming the field that is wrong.
+    pub fn from_json(value: &serde_json::Value) -> Result<RunOptions> {
+        let node = value["node"].as_str().ok_or_else(|| anyhow!("no `node`"))?.to_string();
+        let catalog_source = match &value["catalog_source"] {
+            serde_json::Value::Null => None,
+            source => Some(CatalogSource {
+                repository: source["repository"]
+                    .as_str()
+                    .ok_or_else(|| anyhow!("no `catalog_source.repository`"))?
+                    .to_string(),
+                ref_: source["ref"].as_str().map(String::from),
+            }),
+        };
+        let wait = Duration::from_secs(value["wait_s"].as_u64().ok_or_else(|| anyhow!("no `wait_s`"))?);
+        let options = RunOptions { node, catalog_source, wait };
+        options.validate()?;
+        Ok(options)
+    }
+
+    /// The catalogue source as the operator would type it.
+    pub fn source_words(&self) -> String {
+        match &self.catalog_source {
+            Some(CatalogSource { repository, ref_: Some(reference) }) => format!("{repository}@{reference}"),
+            Some(CatalogSource { repository, ref_: None }) => repository.clone(),
+            None => "no catalogue source".into(),
+        }
+    }
+}
+
+/// Refuses a name an option gives (`--node`, a module) that a command could misread.
+pub fn check_name(option: &str, value: &str) -> Result<()> {
+    check_word("name", value).map_err(|e| {
+        anyhow!(
+            "{option} `{}` cannot be used: {}; a name is a word such as `node-1`",
+            value.escape_debug(),
+            e.to_string().trim_start_matches("its name ")
+        )
+    })
+}
+
+/// Refuses a module name that is not a plain directory name under `modules/`.
+pub fn check_module_name(value: &str) -> Result<()> {
+    check_name("the module", value)?;
+    if !value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+        return Err(anyhow!(
+            "the module `{}` cannot be used: a module name has only letters, digits, `-`, `_` and `.`",
+            value.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
+fn check_source(source: &CatalogSource) -> Result<()> {
+    check_word("repository", &source.repository).map_err(|e| {
+        anyhow!("--catalog-source `{}` cannot be used: {e}; give REPO or REPO@REF", source.repository.escape_debug())
+    })?;
+    if let Some(reference) = &source.ref_ {
+        check_word("ref", reference).map_err(|e| {
+            anyhow!("--catalog-source ref `{}` cannot be used: {e}; give REPO or REPO@REF", reference.escape_debug())
+        })?;
+    }
+    Ok(())
+}
+
+/// Splits `REPO[@REF]`; an `@` followed by a host or path (as in `git@host:org/repo`) is part
+/// of the repository. An empty repository or ref, or one a builder could read as an option,
+/// is refused.
+pub fn parse_catalog_source(text: &str) -> Result<CatalogSource> {
+    let source = match text.rsplit_once('@') {
+        Some((repository, reference)) if !reference.contains([':', '/']) => {
+            if repository.is_empty() || reference.is_empty() {
+                return Err(anyhow!(
+                    "--catalog-source `{}` cannot be used: {} is empty; give REPO or REPO@REF",
+                    text.escape_debug(),
+                    if repository.is_empty() { "the repository before `@`" } else { "the ref after `@`" }
+                ));
+            }
+            CatalogSource { repository: repository.to_string(), ref_: Some(reference.to_string()) }
+        }
+        _ => CatalogSource { repository: text.to_string(), ref_: None },
+    };
+    check_source(&source)?;
+    Ok(source)
+}
+
+/// Parses `90`, `90s`, `5m` or `1h` into a duration, refusing one that overflows.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: u64 = number.parse().map_err(|_| format!("`{text}` is not a duration like 90s, 5m or 1h"))?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return Err(format!("`{text}` has an unknown unit `{unit}`: use s, m or h")),
+    };
+    value.checked_mul(scale).map(Duration::from_secs).ok_or_else(|| format!("`{text}` is too long a duration"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_durations() {
+        assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert!(parse_duration("5d").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("9999999999999999999h").unwrap_err().contains("too long"));
+    }
+
+    #[test]
+    fn splits_catalog_source_refs() {
+        let source = parse_catalog_source("https://h/cat.git@v2").unwrap();
+        assert_eq!((source.repository.as_str(), source.ref_.as_deref()), ("https://h/cat.git", Some("v2")));
+        assert_eq!(parse_catalog_source("git@h:org/cat.git").unwrap().ref_, None);
+    }
+
+    #[test]
+    fn refuses_sources_a_builder_could_not_use() {
+        for bad in ["", "@v1", "repo@", "--upload-pack=x", "repo@--upload-pack=x", "a b", "https://h/../x"] {
+            let err = parse_catalog_source(bad).unwrap_err().to_string();
+            assert!(err.contains("--catalog-source"), "{bad:?}: {err}");
+        }
+    }
+
+    #[test]
+    fn refuses_names_a_command_could_misread() {
+        for bad in ["", "--all", "a b", "../../elsewhere/x", "x\u{1b}[2J"] {
+            assert!(check_module_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(check_name("--node", "--all").unwrap_err().to_string().contains("--node `--all`"));
+        assert!(check_module_name("mesh-vault").is_ok());
+    }
+}

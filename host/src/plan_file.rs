@@ -1,0 +1,227 @@
+//! Saved plans: what `check --out PLAN` writes and `run --plan PLAN` applies. A saved plan
+//! holds every module's plan together with what it was made from (the options, the foundation
+//! bundle's digest, each manifest's and plugin's digest), so a run applies it only to those
+//! very inputs, as a Terraform plan file applies only to the state it was made against.
+//!
+//! The file is JSON; `docs/writing-a-plugin.md` documents its fields.
+
+use std::path::Path;
+
+use anyhow::{Context as _, Result, bail};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::bindings::Plan;
+use crate::catalogue::Foundation;
+use crate::options::RunOptions;
+
+/// The format version this host writes and reads.
+pub const PLAN_SCHEMA: u32 = 1;
+
+/// The largest plan file read: far above any real one, well below what would strain memory.
+const PLAN_FILE_BYTES: u64 = 16 << 20;
+
+/// A run's plans and what they were made from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedPlan {
+    /// The file's format version, [`PLAN_SCHEMA`].
+    pub schema: u32,
+    /// The node the modules are assigned to.
+    pub node: String,
+    /// The catalogue source, as `REPO[@REF]`, or none.
+    pub catalog_source: Option<String>,
+    /// `--wait`, in seconds.
+    pub wait_s: u64,
+    /// The foundation bundle's sha256.
+    pub foundation_sha256: String,
+    /// Each module, in the run's order.
+    pub modules: Vec<SavedModule>,
+}
+
+/// One module's plan and the documents it was made from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedModule {
+    pub module: String,
+    /// The sha256 of its `manifest.json`, byte for byte.
+    pub manifest_sha256: String,
+    /// The sha256 of its plugin.
+    pub plugin_sha256: String,
+    /// The plan's summary lines.
+    pub summary: Vec<String>,
+    /// The plan's commands, each as its words.
+    pub commands: Vec<Vec<String>>,
+}
+
+/// sha256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
+impl SavedPlan {
+    /// An empty saved plan for a run with `options` on `foundation`.
+    pub fn new(options: &RunOptions, foundation: &Foundation) -> SavedPlan {
+        SavedPlan {
+            schema: PLAN_SCHEMA,
+            node: options.node.clone(),
+            catalog_source: options.catalog_source.as_ref().map(|_| options.source_words()),
+            wait_s: options.wait.as_secs(),
+            foundation_sha256: foundation.digest.clone(),
+            modules: Vec::new(),
+        }
+    }
+
+    /// Adds one module's plan.
+    pub fn add(&mut self, module: &str, manifest_sha256: &str, plugin_sha256: &str, plan: &Plan) {
+        self.modules.push(SavedModule {
+            module: module.to_string(),
+            manifest_sha256: manifest_sha256.to_string(),
+            plugin_sha256: plugin_sha256.to_string(),
+            summary: plan.summary.clone(),
+            commands: plan.commands.clone(),
+        });
+    }
+
+    /// Writes the plan file.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        std::fs::write(path, text).with_context(|| format!("failed to write the plan `{}`", path.display()))
+    }
+
+    /// Reads a plan file, naming it in any error.
+    pub fn read(path: &Path) -> Result<SavedPlan> {
+        let size =
+            std::fs::metadata(path).with_context(|| format!("failed to read the plan `{}`", path.display()))?.len();
+        if size > PLAN_FILE_BYTES {
+            bail!("the plan `{}` is {size} bytes; a plan file is at most {PLAN_FILE_BYTES}", path.display());
+        }
+        let bytes = std::fs::read(path).with_context(|| format!("failed to read the plan `{}`", path.display()))?;
+        SavedPlan::parse(&bytes).with_context(|| format!("the plan `{}` cannot be used", path.display()))
+    }
+
+    /// Parses a plan file's bytes.
+    pub fn parse(bytes: &[u8]) -> Result<SavedPlan> {
+        let plan: SavedPlan = serde_json::from_slice(bytes).context("it is not a saved plan")?;
+        if plan.schema != PLAN_SCHEMA {
+            bail!("it is a plan of format {}; this host reads format {PLAN_SCHEMA}", plan.schema);
+        }
+        Ok(plan)
+    }
+
+    /// The first way `now` (made from today's inputs) differs from this saved plan, in words.
+    pub fn first_difference(&self, now: &SavedPlan) -> Option<String> {
+        let field = |what: &str, saved: &dyn std::fmt::Debug, now: &dyn std::fmt::Debug| {
+            Some(format!("{what} is {now:?} now, and the plan was made with {saved:?}"))
+        };
+        if self.node != now.node {
+            return field("the node", &self.node, &now.node);
+        }
+        if self.catalog_source != now.catalog_source {
+            return field("the catalogue source", &self.catalog_source, &now.catalog_source);
+        }
+        if self.wait_s != now.wait_s {
+            return field("--wait", &self.wait_s, &now.wait_s);
+        }
+        if self.foundation_sha256 != now.foundation_sha256 {
+            return Some(format!(
+                "the foundation bundle changed (sha256 {} now, {} when planned)",
+                short(&now.foundation_sha256),
+                short(&self.foundation_sha256)
+            ));
+        }
+        let names = |plan: &SavedPlan| plan.modules.iter().map(|m| m.module.clone()).collect::<Vec<_>>();
+        if names(self) != names(now) {
+            return field("the modules", &names(self), &names(now));
+        }
+        for (saved, now) in self.modules.iter().zip(&now.modules) {
+            let m = &saved.module;
+            if saved.manifest_sha256 != now.manifest_sha256 {
+                return Some(format!(
+                    "the `{m}` module's manifest changed (sha256 {} now, {} when planned)",
+                    short(&now.manifest_sha256),
+                    short(&saved.manifest_sha256)
+                ));
+            }
+            if saved.plugin_sha256 != now.plugin_sha256 {
+                return Some(format!(
+                    "the `{m}` module's plugin changed (sha256 {} now, {} when planned)",
+                    short(&now.plugin_sha256),
+                    short(&saved.plugin_sha256)
+                ));
+            }
+            let saved_plan = Plan { summary: saved.summary.clone(), commands: saved.commands.clone() };
+            let now_plan = Plan { summary: now.summary.clone(), commands: now.commands.clone() };
+            if !crate::bindings::same_plan(&saved_plan, &now_plan) {
+                return Some(format!("the `{m}` module's plan changed ({})", plan_difference(&saved_plan, &now_plan)));
+            }
+        }
+        None
+    }
+}
+
+/// The first difference between two plans, in words.
+pub fn plan_difference(before: &Plan, after: &Plan) -> String {
+    let command = |plan: &Plan, i: usize| plan.commands.get(i).map(|c| format!("`tell {}`", c.join(" ")));
+    for i in 0..before.commands.len().max(after.commands.len()) {
+        let (was, is) = (command(before, i), command(after, i));
+        if was != is {
+            return format!(
+                "command {} is {} now, and was {}",
+                i + 1,
+                is.unwrap_or_else(|| "gone".into()),
+                was.unwrap_or_else(|| "not there".into())
+            );
+        }
+    }
+    for i in 0..before.summary.len().max(after.summary.len()) {
+        let (was, is) = (before.summary.get(i), after.summary.get(i));
+        if was != is {
+            return format!("summary line {} is {is:?} now, and was {was:?}", i + 1);
+        }
+    }
+    "no difference".into()
+}
+
+fn short(digest: &str) -> &str {
+    &digest[..digest.len().min(12)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn saved() -> SavedPlan {
+        let mut plan = SavedPlan::new(&RunOptions::default(), &Foundation::default());
+        plan.add("postgres", "aa", "bb", &Plan { summary: vec!["s".into()], commands: vec![vec!["push".into()]] });
+        plan
+    }
+
+    #[test]
+    fn reads_back_what_it_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        saved().write(&dir.path().join("p")).unwrap();
+        assert_eq!(SavedPlan::read(&dir.path().join("p")).unwrap(), saved());
+    }
+
+    #[test]
+    fn names_the_first_difference() {
+        assert_eq!(saved().first_difference(&saved()), None);
+        let mut moved = saved();
+        moved.modules[0].manifest_sha256 = "cc".into();
+        assert!(saved().first_difference(&moved).unwrap().contains("`postgres` module's manifest changed"));
+        let mut replanned = saved();
+        replanned.modules[0].commands[0] = vec!["push".into(), "node-2".into()];
+        let why = saved().first_difference(&replanned).unwrap();
+        assert!(why.contains("command 1 is `tell push node-2` now, and was `tell push`"), "{why}");
+    }
+
+    #[test]
+    fn refuses_another_format() {
+        let mut plan = serde_json::to_value(saved()).unwrap();
+        plan["schema"] = 2.into();
+        let err = SavedPlan::parse(plan.to_string().as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("format 2"), "{err}");
+    }
+}

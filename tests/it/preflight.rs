@@ -1,0 +1,110 @@
+//! The operator's promise: nothing moves until every module has checked, `adopt` does only
+//! what its plan says, and the control plane registers only the catalogue's manifest.
+
+use mesh_adopt::run::{Mode, ModuleOutcome};
+use serde_json::json;
+
+use crate::support::{TestMesh, assert_mentions};
+
+/// Asserts the run changed nothing on the mesh: no command told, nothing carried.
+fn nothing_moved(ran: &crate::support::Ran) {
+    assert!(ran.commands().is_empty(), "commands reached the mesh: {:?}", ran.commands());
+    assert!(ran.mesh.carried().is_empty(), "files were carried: {:?}", ran.mesh.carried());
+    assert!(ran.report.changes.is_empty(), "containers changed: {:?}", ran.report.changes);
+}
+
+#[tokio::test]
+async fn a_bus_layout_difference_stops_the_run_before_the_store_is_adopted() {
+    let mut mesh = TestMesh::new();
+    mesh.manifest("nats")["resources"][0]["name"] = json!("another-bus");
+    let ran = mesh.run().await;
+    nothing_moved(&ran);
+    assert!(matches!(ran.report.outcome("nats"), Some(ModuleOutcome::Refused { .. })));
+    assert_mentions(ran.refusal("nats"), &["another-bus"]);
+    // The store checked fine, and was left alone: preflight found a problem elsewhere.
+    let Some(ModuleOutcome::NotRun { because }) = ran.report.outcome("postgres") else {
+        panic!("postgres was {:?}", ran.report.outcome("postgres"))
+    };
+    assert_mentions(because, &["preflight found problems in `nats`", "nothing was adopted"]);
+    assert_eq!(ran.report.exit_code(), 1);
+}
+
+#[tokio::test]
+async fn an_empty_plugin_stops_the_run_before_any_effect_and_is_a_bad_input() {
+    let empty = tempfile::NamedTempFile::new().unwrap();
+    let mut mesh = TestMesh::new();
+    mesh.plugins.retain(|(m, _)| m != "nats");
+    mesh.plugins.push(("nats".into(), empty.path().to_path_buf()));
+    let ran = mesh.run().await;
+    nothing_moved(&ran);
+    assert_mentions(ran.failure("nats"), &["not WebAssembly"]);
+    assert_eq!(ran.report.exit_code(), 2);
+}
+
+#[tokio::test]
+async fn every_problem_is_listed_not_only_the_first() {
+    let mut mesh = TestMesh::new();
+    mesh.manifest("postgres")["resources"][0]["image"] = json!("postgres:17");
+    mesh.manifest("nats")["resources"][0]["name"] = json!("another-bus");
+    let ran = mesh.run().await;
+    nothing_moved(&ran);
+    assert_mentions(ran.refusal("postgres"), &["postgres:17"]);
+    assert_mentions(ran.refusal("nats"), &["another-bus"]);
+}
+
+#[tokio::test]
+async fn a_tell_off_the_plan_is_denied_naming_the_command_expected() {
+    let ran = TestMesh::new().with_plugin("postgres", "tells_off_plan").run_modules(&["postgres"], Mode::Adopt).await;
+    assert_mentions(
+        ran.refusal("postgres"),
+        &["`tell push node-1` is not the plan's next command", "`tell module add /postgres-module.json` next"],
+    );
+    nothing_moved(&ran);
+}
+
+#[tokio::test]
+async fn an_adopt_that_returns_before_its_plan_is_told_is_incomplete() {
+    let ran = TestMesh::new().with_plugin("postgres", "skips_its_plan").run_modules(&["postgres"], Mode::Adopt).await;
+    let Some(ModuleOutcome::Incomplete { left, .. }) = ran.report.outcome("postgres") else {
+        panic!("postgres was {:?}", ran.report.outcome("postgres"))
+    };
+    assert_eq!(left.len(), 6, "{left:?}");
+    assert_eq!(left[0].join(" "), "module add /postgres-module.json");
+    assert!(!ran.report.succeeded());
+    assert_eq!(ran.report.exit_code(), 1);
+}
+
+#[tokio::test]
+async fn a_manifest_named_for_another_module_is_refused_before_any_effect() {
+    let mut mesh = TestMesh::new();
+    mesh.manifest("mesh-vault")["name"] = json!("postgres");
+    let ran = mesh.run().await;
+    nothing_moved(&ran);
+    assert_mentions(ran.failure("mesh-vault"), &["is named `postgres`", "lives in `modules/mesh-vault`"]);
+    assert_eq!(ran.report.exit_code(), 2);
+}
+
+#[tokio::test]
+async fn a_foundation_with_two_brokers_cannot_be_read() {
+    let mut mesh = TestMesh::new();
+    let mut second = mesh.foundation_resource("broker").clone();
+    second["name"] = json!("second-bus");
+    mesh.foundation["resources"].as_array_mut().unwrap().push(second);
+    let bytes = serde_json::to_vec(&mesh.foundation).unwrap();
+    let err = mesh_adopt::catalogue::Foundation::parse(&bytes).unwrap_err();
+    assert!(err.to_string().contains("both have the id `broker`"), "{err}");
+}
+
+#[tokio::test]
+async fn a_plan_with_a_command_beyond_the_grants_is_refused_in_preflight() {
+    // The real plugins plan `secret accept … superuser`; a manifest that stops declaring the
+    // secret makes that plan one the plugin could never carry out.
+    let mut mesh = TestMesh::new();
+    mesh.manifest("postgres")["secrets"] = json!([]);
+    let ran = mesh.run().await;
+    nothing_moved(&ran);
+    assert_mentions(
+        ran.failure("postgres"),
+        &["plans a command it could never tell", "declares no secret `superuser`"],
+    );
+}
