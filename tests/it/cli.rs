@@ -193,3 +193,99 @@ fn replay_refuses_a_recording_whose_run_options_are_malformed() {
     assert!(stderr.contains("has malformed run options"), "{stderr}");
     assert!(stderr.contains("no `wait_s`"), "{stderr}");
 }
+
+const SOURCE: &str = "https://git.mesh.test/catalogue.git@v3";
+
+#[test]
+fn inputs_that_cannot_be_used_exit_2_naming_the_value_before_any_effect() {
+    let dir = catalogue();
+    let record = dir.path().join("genesis/credentials/store-superuser");
+    let credential = std::fs::read_to_string(&record).unwrap();
+    let record_arg = record.to_str().unwrap();
+    for (args, expected) in [
+        (vec!["run", "--catalog-source", ""], "--catalog-source"),
+        (vec!["run", "--catalog-source", "@v1"], "the repository before `@` is empty"),
+        (vec!["run", "--catalog-source", "repo@"], "the ref after `@` is empty"),
+        (vec!["run", "--catalog-source", "repo@--upload-pack=x"], "could be read as an option"),
+        (vec!["run", "--catalog-source", SOURCE, "../../elsewhere/x"], "the module `../../elsewhere/x`"),
+        (vec!["run", "--catalog-source", SOURCE, ""], "the module ``"),
+        (vec!["run", "--catalog-source", SOURCE, "a b"], "whitespace"),
+        (vec!["run", "--catalog-source", SOURCE, "postgres", "postgres"], "asked for twice"),
+        (vec!["run", "--catalog-source", SOURCE, "--node=--all"], "--node `--all`"),
+        (vec!["run", "--catalog-source", SOURCE, "--wait", "9999999999999999999h"], "too long"),
+        (vec!["run", "--catalog-source", SOURCE, "--record", record_arg], "is one of this run's inputs"),
+        (vec!["check", "--plan", "p.json"], "--plan applies a saved plan"),
+    ] {
+        let out = mesh_adopt(dir.path(), &args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: expected {expected:?} in {stderr}");
+        assert!(text(&out.stdout).lines().all(|l| !l.contains("adopted   ")), "{args:?}");
+    }
+    // The credential named by --record was not written over.
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), credential);
+}
+
+#[test]
+fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
+    let dir = catalogue();
+    let plan = dir.path().join("plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    let checked = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan_arg]);
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    assert_eq!(saved["schema"], 1);
+    assert_eq!(saved["modules"].as_array().unwrap().len(), 3);
+    assert_eq!(saved["modules"][0]["commands"][0], serde_json::json!(["module", "add", "/postgres-module.json"]));
+
+    // One edit to the foundation (a resource added that no module adopts): every module still
+    // checks, but the plan no longer applies, and nothing moves.
+    let foundation = dir.path().join("foundation.json");
+    let original = std::fs::read_to_string(&foundation).unwrap();
+    let mut edited: serde_json::Value = serde_json::from_str(&original).unwrap();
+    edited["resources"].as_array_mut().unwrap().push(serde_json::json!({"id": "cache", "kind": "file", "path": "/c"}));
+    std::fs::write(&foundation, edited.to_string()).unwrap();
+    let stale = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    let stdout = text(&stale.stdout);
+    assert_eq!(stale.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("the saved plan does not apply: the foundation bundle changed"), "{stdout}");
+    assert!(!stdout.contains("adopted   ") && !stdout.contains("registered"), "{stdout}");
+
+    // The inputs it was made from: adopted.
+    std::fs::write(&foundation, original).unwrap();
+    let applied = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stdout));
+    // Another option than the plan's: refused, naming it.
+    let other = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--node", "node-2", "--plan", plan_arg]);
+    assert!(text(&other.stdout).contains("the node is \"node-2\" now"), "{}", text(&other.stdout));
+}
+
+#[test]
+fn inspect_takes_a_module_directory() {
+    let dir = catalogue();
+    let module_dir = dir.path().join("modules/postgres");
+    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt")).arg("inspect").arg(&module_dir).output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(stdout.contains("module       postgres"), "{stdout}");
+}
+
+#[test]
+fn a_closed_stdout_ends_the_program_quietly() {
+    let dir = catalogue();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .args(["run", "--catalog-source", SOURCE, "--catalogue"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one line, as `| head -1` does, then close the pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+}
