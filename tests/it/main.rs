@@ -7,6 +7,7 @@ mod cache;
 mod check_phase;
 mod cli;
 mod fleet;
+mod fuzz;
 mod hostile;
 mod invariants;
 mod live;
