@@ -25,6 +25,18 @@ impl From<MeshError> for HostError {
     }
 }
 
+/// A host error with secret values replaced by their names, before it goes back into the
+/// plugin: a control plane that echoes a credential in its error output must not hand it on.
+fn scrubbed_error(error: HostError, credentials: &crate::credentials::Credentials) -> HostError {
+    let redact = |m: String| credentials.redact(m).0;
+    match error {
+        HostError::Denied(m) => HostError::Denied(redact(m)),
+        HostError::Failed(m) => HostError::Failed(redact(m)),
+        HostError::TimedOut(m) => HostError::TimedOut(redact(m)),
+        HostError::Unavailable(m) => HostError::Unavailable(redact(m)),
+    }
+}
+
 /// The words a transcript keeps for a host error.
 pub fn error_words(error: &HostError) -> String {
     match error {
@@ -65,7 +77,9 @@ impl RunState {
         let entered = Instant::now();
         let timeout = self.pending_timeout.take();
         let (detail, leaked) = self.scrub(detail, || format!("a {} call's arguments", kind.name()));
-        let outcome = if let Some(why) = oversized {
+        let outcome = if let Some(cap) = self.reach_caps() {
+            Err(HostError::Denied(cap))
+        } else if let Some(why) = oversized {
             Err(HostError::Denied(why))
         } else if leaked {
             Err(HostError::Denied(
@@ -85,7 +99,12 @@ impl RunState {
                             timeout,
                         });
                     }
-                    call(self).await
+                    // What goes back into the plugin is scrubbed too: a secret's value must not
+                    // come back to it as a tell's output or a fetched body.
+                    match call(self).await {
+                        Ok(value) => Ok(value.scrubbed(&self.env.credentials)),
+                        Err(error) => Err(scrubbed_error(error, &self.env.credentials)),
+                    }
                 }
             }
         };
@@ -111,6 +130,27 @@ impl RunState {
 }
 
 impl RunState {
+    /// Counts a host call against the caps and says which one is reached, if any: from then
+    /// on every call is denied and the sandbox stops the plugin at its next step.
+    fn reach_caps(&mut self) -> Option<String> {
+        self.calls += 1;
+        if self.cap_reached.is_none() {
+            let limits = &self.limits;
+            if self.calls > limits.host_calls {
+                self.cap_reached = Some(format!(
+                    "it made more than {} host calls in one export call (limits.host_calls)",
+                    limits.host_calls
+                ));
+            } else if self.env.transcript.text_bytes() > limits.record_bytes {
+                self.cap_reached = Some(format!(
+                    "its run recorded more than {} bytes of calls and lines (limits.record_bytes)",
+                    limits.record_bytes
+                ));
+            }
+        }
+        self.cap_reached.clone()
+    }
+
     /// During `adopt`, a tell must be the plan's next command: the plan an operator reviewed
     /// is the sequence that runs. The command is counted as told once it may go through,
     /// whatever the mesh answers, so a failure the rules allow (no account) moves on.
@@ -141,9 +181,15 @@ impl RunState {
     }
 }
 
-/// How a host call's returned value is kept in the transcript and recordings.
-pub(crate) trait Recorded {
+/// How a host call's returned value is kept in the transcript and recordings, and scrubbed
+/// of secret values before it goes back into the plugin.
+pub(crate) trait Recorded: Sized {
     fn recorded(&self) -> String;
+
+    /// The value with every secret value handed out replaced by its name.
+    fn scrubbed(self, _credentials: &crate::credentials::Credentials) -> Self {
+        self
+    }
 }
 
 impl Recorded for () {
@@ -155,6 +201,10 @@ impl Recorded for () {
 impl Recorded for String {
     fn recorded(&self) -> String {
         self.clone()
+    }
+
+    fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
+        credentials.redact(self).0
     }
 }
 
@@ -171,11 +221,19 @@ impl Recorded for Option<machine::ContainerState> {
             None => "null".into(),
         }
     }
+
+    fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
+        self.map(|c| machine::ContainerState { image: credentials.redact(c.image).0, running: c.running })
+    }
 }
 
 impl Recorded for machine::Response {
     fn recorded(&self) -> String {
         format!(r#"{{"body":{},"status":{}}}"#, json_string(&self.body), self.status)
+    }
+
+    fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
+        machine::Response { status: self.status, body: credentials.redact(self.body).0 }
     }
 }
 
@@ -236,16 +294,18 @@ impl control::Host for RunState {
 
     async fn tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {
         let size: usize = args.iter().map(String::len).sum();
-        let limit = self.limits.tell_args_bytes;
-        let too_big = size > limit;
-        let detail = if too_big {
-            format!("{} … ({size} bytes of arguments)", args.first().map(String::as_str).unwrap_or(""))
+        let (limit, most) = (self.limits.tell_args_bytes, self.limits.tell_args_count);
+        let oversized = if size > limit {
+            Some(format!("the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)"))
+        } else if args.len() > most {
+            Some(format!(
+                "the tell has {} arguments; a tell may have at most {most} (limits.tell_args_count)",
+                args.len()
+            ))
         } else {
-            args.join(" ")
+            None
         };
-        let oversized = too_big.then(|| {
-            format!("the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)")
-        });
+        let detail = if oversized.is_some() { crate::grants::quoted_args(&args) } else { args.join(" ") };
         self.pending_timeout = Some(Duration::from_secs(timeout_seconds.into()).min(self.limits.tell_timeout_ceiling));
         self.serve(CallKind::Tell, Call::Tell { args: &args }, detail, oversized, async |state| {
             let timeout = Duration::from_secs(timeout_seconds.into()).min(state.limits.tell_timeout_ceiling);
@@ -278,6 +338,12 @@ impl log::Host for RunState {
     fn say(&mut self, line: String) -> wasmtime::Result<()> {
         let module = self.env.module.clone();
         self.said += 1;
+        if self.env.transcript.text_bytes() > self.limits.record_bytes {
+            return Err(wasmtime::format_err!(
+                "its run recorded more than {} bytes of calls and lines (limits.record_bytes)",
+                self.limits.record_bytes
+            ));
+        }
         if self.said > self.limits.say_lines {
             let dropped_after = self.limits.say_lines;
             self.env.transcript.record(Event::SayCut { module, dropped_after });

@@ -18,6 +18,13 @@ pub struct Limits {
     pub say_lines: usize,
     /// Total size of one `tell`'s arguments.
     pub tell_args_bytes: usize,
+    /// How many arguments one `tell` may have; the longest command has eight.
+    pub tell_args_count: usize,
+    /// How many host calls one export call may make: a wait that polls every few seconds
+    /// for twenty minutes makes a few hundred.
+    pub host_calls: usize,
+    /// How many bytes of text (call arguments and results, lines said) one run may record.
+    pub record_bytes: usize,
     /// How much of a fetched body reaches the plugin.
     pub fetch_body_bytes: usize,
     /// How many commands a plan may have; the provider sequence has seven or eight.
@@ -39,6 +46,9 @@ impl Default for Limits {
             say_line_bytes: 4 << 10,
             say_lines: 1_000,
             tell_args_bytes: 64 << 10,
+            tell_args_count: 64,
+            host_calls: 10_000,
+            record_bytes: 16 << 20,
             fetch_body_bytes: 64 << 10,
             plan_commands: 64,
             plan_summary_lines: 64,

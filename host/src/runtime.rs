@@ -144,6 +144,11 @@ pub struct RunState {
     pub(crate) pending_timeout: Option<Duration>,
     /// The plan `adopt` is held to, once `check` made it.
     pub(crate) plan: Option<PlanCursor>,
+    /// Host calls made so far in this export call.
+    pub(crate) calls: usize,
+    /// A cap the plugin reached: every call from then on is denied, and the sandbox stops
+    /// it at its next step.
+    pub(crate) cap_reached: Option<String>,
 }
 
 /// A plan's commands and how many of them `adopt` has told so far.
@@ -453,12 +458,17 @@ impl PluginHost {
             last_call: String::new(),
             pending_timeout: None,
             plan: None,
+            calls: 0,
+            cap_reached: None,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.store_limits);
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(|ctx| {
             let state = ctx.data();
+            if let Some(cap) = &state.cap_reached {
+                return Err(wasmtime::format_err!("{cap}"));
+            }
             let guest = state.started.elapsed().saturating_sub(state.in_host);
             if guest > state.limits.guest_time {
                 return Err(wasmtime::format_err!(

@@ -2,6 +2,7 @@
 //! the mesh's time. The CLI streams it as it grows; tests and invariants read it afterwards.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::grants::Phase;
@@ -68,20 +69,28 @@ pub type Observer = Box<dyn Fn(&Event) + Send + Sync>;
 pub struct Transcript {
     events: Mutex<Vec<Event>>,
     observer: Option<Observer>,
+    /// Bytes of text recorded so far, for the run's cap on what it keeps.
+    text_bytes: AtomicUsize,
 }
 
 impl Transcript {
     /// A transcript that hands every event to `observer` as it happens.
     pub fn observed(observer: Observer) -> Transcript {
-        Transcript { events: Mutex::new(Vec::new()), observer: Some(observer) }
+        Transcript { events: Mutex::new(Vec::new()), observer: Some(observer), text_bytes: AtomicUsize::new(0) }
     }
 
     /// Records an event.
     pub fn record(&self, event: Event) {
+        self.text_bytes.fetch_add(event.visible().map(str::len).sum(), Ordering::Relaxed);
         if let Some(observer) = &self.observer {
             observer(&event);
         }
         self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+    }
+
+    /// Bytes of text (call details and results, lines said) recorded so far.
+    pub fn text_bytes(&self) -> usize {
+        self.text_bytes.load(Ordering::Relaxed)
     }
 
     /// Whether anyone watches the run as it goes; progress events are only made for them.

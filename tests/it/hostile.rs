@@ -2,6 +2,7 @@
 //! `tests/plugins/`, run as the `postgres` module (so it holds the store superuser's grant),
 //! and each must be stopped with a clear error, having changed nothing it had no right to.
 
+use mesh_adopt::mesh::simulated::{Fault, FaultEffect, Op};
 use mesh_adopt::run::Mode;
 use serde_json::json;
 
@@ -235,4 +236,86 @@ async fn a_manifest_asking_to_widen_tell_is_refused_at_load() {
     .await;
     assert_mentions(ran.failure("postgres"), &["modules/postgres/manifest.json", "malformed", "unknown field `tell`"]);
     untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_tell_of_two_million_empty_arguments_is_denied_with_a_short_message() {
+    let ran = run_hostile("many_empty_args", |_| {}).await;
+    // The host's answer, as recorded: denied, naming the cap, quoting a bounded prefix.
+    let told = ran.transcript.events().into_iter().find_map(|e| match e {
+        mesh_adopt::transcript::Event::Call { detail, outcome: Err(error), .. } => Some((detail, error)),
+        _ => None,
+    });
+    let (detail, error) = told.expect("the tell is recorded");
+    assert_mentions(&error, &["denied", "the tell has 2000000 arguments", "limits.tell_args_count"]);
+    assert!(detail.len() < 1_000 && error.len() < 1_000, "{} and {} bytes", detail.len(), error.len());
+    // However the plugin takes the denial, nothing it says repeats the flood.
+    let outcome = format!("{:?}", ran.report.outcome("postgres"));
+    assert!(outcome.len() < 4_000, "an outcome of {} bytes", outcome.len());
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_flood_of_host_calls_is_stopped_at_its_cap() {
+    let ran = run_hostile("call_flood", |_| {}).await;
+    assert_mentions(ran.failure("postgres"), &["more than 10000 host calls", "limits.host_calls"]);
+    let calls = ran.transcript.events().len();
+    assert!(calls <= 10_100, "{calls} events kept");
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_huge_report_is_cut() {
+    let ran = run_hostile("huge_report", |_| {}).await;
+    let Some(mesh_adopt::run::ModuleOutcome::Adopted(report)) = ran.report.outcome("postgres") else {
+        panic!("{:?}", ran.report.outcome("postgres").map(|o| format!("{o:?}").chars().take(200).collect::<String>()))
+    };
+    assert!(report.len() <= 17 << 10, "a report of {} bytes", report.len());
+    assert!(report.ends_with("(cut)"));
+}
+
+#[tokio::test]
+async fn a_huge_plan_is_refused_before_any_effect() {
+    let ran = run_hostile("huge_plan", |_| {}).await;
+    assert_mentions(ran.failure("postgres"), &["100000 commands", "limits.plan_commands"]);
+    assert_eq!(ran.report.exit_code(), 2);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_secret_the_mesh_echoes_never_reaches_the_plugin() {
+    // The control plane answers the push with the superuser in its error output.
+    let echoed = format!("push refused: password {SUPERUSER} rejected");
+    let ran = TestMesh::new()
+        .with_setup(move |setup| {
+            setup.faults.push(Fault {
+                op: Op::Tell,
+                matching: "push".into(),
+                times: 1,
+                effect: FaultEffect::Fail(echoed),
+            })
+        })
+        .run_modules(&["postgres"], Mode::Adopt)
+        .await;
+    let refusal = ran.refusal("postgres");
+    assert_mentions(refusal, &["password <secret store-superuser> rejected"]);
+    assert!(!refusal.contains(SUPERUSER));
+    // The plugin only ever saw the redacted text, so nothing it wrote shows the value.
+    assert!(!ran.broken().contains(&"secret-never-shown"), "{:?}", ran.report.violations);
+}
+
+#[test]
+fn plugin_text_reaches_the_terminal_with_every_escape_made_visible() {
+    let dir = crate::support::example_catalogue(&crate::support::plugin("forges_the_screen"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .args(["run", "postgres", "--catalog-source", "https://git.mesh.test/c.git", "--catalogue"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r') && !stdout.contains('\u{7}'), "{stdout:?}");
+    assert!(!stdout.lines().any(|l| l.starts_with("  nats")), "a forged line: {stdout}");
+    // Shown, visibly: in the say line, the plan and the report.
+    assert!(stdout.matches("\\u{1b}[2J\\u{1b}]0;owned\\u{7}\\roverwritten\\n").count() >= 3, "{stdout}");
 }
