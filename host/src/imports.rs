@@ -76,6 +76,11 @@ impl RunState {
     {
         let entered = Instant::now();
         let timeout = self.pending_timeout.take();
+        // Once a cap is reached, further calls are denied without being kept: the cap bounds
+        // what the host holds until the sandbox stops the plugin at its next step.
+        if let Some(cap) = self.cap_reached.clone() {
+            return Err(HostError::Denied(cap));
+        }
         let (detail, leaked) = self.scrub(detail, || format!("a {} call's arguments", kind.name()));
         let outcome = if let Some(cap) = self.reach_caps() {
             Err(HostError::Denied(cap))
