@@ -19,5 +19,6 @@ pub mod runtime;
 pub mod scaffold;
 pub mod scenario;
 pub mod transcript;
+pub mod urls;
 
 pub use bindings::{BundleResource, CatalogSource, Context, Options, Plan, Refusal, Report};
