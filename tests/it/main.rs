@@ -15,6 +15,7 @@ mod native_baseline;
 mod nats;
 mod postgres;
 mod provider;
+mod sandbox;
 mod scaffold;
 mod scenarios;
 mod support;
