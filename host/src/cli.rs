@@ -205,8 +205,13 @@ struct RunArgs {
     /// The live mesh's configuration [default: ./mesh-adopt.toml if present, else built-in].
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Memory each plugin may grow to, in MiB.
-    #[arg(long, value_name = "MIB", default_value_t = Limits::default().memory_bytes >> 20)]
+    /// Memory each plugin may grow to, in MiB [16..=4096].
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = Limits::default().memory_bytes >> 20,
+        value_parser = parse_plugin_memory
+    )]
     plugin_memory: usize,
     /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
@@ -214,8 +219,9 @@ struct RunArgs {
     /// Compile every plugin afresh and keep nothing.
     #[arg(long)]
     no_cache: bool,
-    /// Time each plugin's own code may run per call (host waits not counted): 10s, 1m.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    /// Time each plugin's own code may run per call (host waits not counted): 10s, 1m
+    /// [1s..=1h].
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_plugin_time)]
     plugin_time: Duration,
     /// With `check`: write every module's plan, and what it was made from, to PLAN.
     #[arg(long, value_name = "PLAN")]
@@ -224,6 +230,35 @@ struct RunArgs {
     /// by `check --out`.
     #[arg(long, value_name = "PLAN")]
     plan: Option<PathBuf>,
+    /// Time each plugin call may take in all, whatever it waits on (host calls, sleeps), on
+    /// the mesh's clock: longer than the longest build and wait it tells [1s..=24h].
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = parse_plugin_wall_time)]
+    plugin_wall_time: Duration,
+}
+
+/// A duration option's value within `min..=max`; out of range, the message names the range.
+fn duration_within(text: &str, min: Duration, max: Duration) -> Result<Duration, String> {
+    let value = parse_duration(text)?;
+    if value < min || value > max {
+        return Err(format!("`{text}` is out of range: it must be within {min:?}..={max:?}"));
+    }
+    Ok(value)
+}
+
+fn parse_plugin_time(text: &str) -> Result<Duration, String> {
+    duration_within(text, Duration::from_secs(1), Duration::from_secs(60 * 60))
+}
+
+fn parse_plugin_wall_time(text: &str) -> Result<Duration, String> {
+    duration_within(text, Duration::from_secs(1), Duration::from_secs(24 * 60 * 60))
+}
+
+fn parse_plugin_memory(text: &str) -> Result<usize, String> {
+    let mib: usize = text.parse().map_err(|_| format!("`{text}` is not a whole number of MiB"))?;
+    if !(16..=4096).contains(&mib) {
+        return Err(format!("`{text}` MiB is out of range: it must be within 16..=4096"));
+    }
+    Ok(mib)
 }
 
 impl RunArgs {
@@ -346,13 +381,18 @@ async fn execute(cli: Cli) -> Result<u8> {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &options.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
     };
-    let limits = Limits { memory_bytes: args.plugin_memory << 20, guest_time: args.plugin_time, ..Limits::default() };
-    let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
     let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
     let output = Arc::new(Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?);
     output.record_run(&modules, &options, &mesh.summary());
     let observer = output.clone();
     let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
+    let limits = Limits {
+        memory_bytes: args.plugin_memory << 20,
+        guest_time: args.plugin_time,
+        wall_time: args.plugin_wall_time,
+        ..Limits::default()
+    };
+    let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
 
     output.line(&format!(
         "{} {} on {}",

@@ -93,10 +93,7 @@ impl Permissions {
                 self.allow_read("inspect of container", container, &self.granted.inspect, "inspect")
             }
             Call::Fetch { url } => {
-                let granted = self.granted.fetch.iter().any(|g| match g.strip_suffix('*') {
-                    Some(prefix) => url.starts_with(prefix),
-                    None => g == url,
-                });
+                let granted = self.granted.fetch.iter().any(|g| crate::urls::within_grant(g, url));
                 if granted { Ok(()) } else { Err(self.not_granted("fetch of", url, "fetch")) }
             }
         }

@@ -60,7 +60,8 @@ impl RunState {
     }
 
     /// Runs one host call: the grants first, then the call itself, timed so the guest-time
-    /// deadline does not count the wait, then the record.
+    /// deadline does not count the wait, then the record. A call that ends past the export's
+    /// wall deadline does not return to the plugin: the plugin is stopped, naming the call.
     ///
     /// `oversized` is a size limit the call's arguments broke, checked before anything else.
     async fn serve<T>(
@@ -117,6 +118,7 @@ impl RunState {
         self.in_host += took;
         self.last_call.clear();
         let _ = write!(self.last_call, "{} {detail}", kind.name());
+        let past_deadline = self.deadline.passed();
         let outcome_words = match &outcome {
             Ok(value) => Ok(self.env.credentials.redact(value.recorded()).0),
             Err(e) => Err(self.env.credentials.redact(error_words(e)).0),
@@ -130,6 +132,10 @@ impl RunState {
             at: self.env.mesh.now(),
             took,
         });
+        if past_deadline {
+            let what = format!("`{}`", self.last_call);
+            match self.deadline.stop(&what).await {}
+        }
         outcome
     }
 }
@@ -311,9 +317,13 @@ impl control::Host for RunState {
             None
         };
         let detail = if oversized.is_some() { crate::grants::quoted_args(&args) } else { args.join(" ") };
-        self.pending_timeout = Some(Duration::from_secs(timeout_seconds.into()).min(self.limits.tell_timeout_ceiling));
+        // What the plugin asks for, lowered to the host's ceiling and to what is left of the
+        // export's wall deadline.
+        let timeout = Duration::from_secs(timeout_seconds.into())
+            .min(self.limits.tell_timeout_ceiling)
+            .min(self.deadline.remaining());
+        self.pending_timeout = Some(timeout);
         self.serve(CallKind::Tell, Call::Tell { args: &args }, detail, oversized, async |state| {
-            let timeout = Duration::from_secs(timeout_seconds.into()).min(state.limits.tell_timeout_ceiling);
             Ok(state.env.mesh.tell(&args, timeout).await?)
         })
         .await
@@ -369,12 +379,15 @@ impl log::Host for RunState {
 
 impl clock::Host for RunState {
     fn now(&mut self) -> u64 {
-        self.env.mesh.now().as_millis() as u64
+        u64::try_from(self.env.mesh.now().as_millis()).unwrap_or(u64::MAX)
     }
 
+    /// Waits on the mesh's clock, never past the export's wall deadline: a sleep that would
+    /// end after it stops the plugin there.
     async fn sleep(&mut self, millis: u64) {
         let entered = Instant::now();
-        self.env.mesh.sleep(Duration::from_millis(millis)).await;
+        let what = format!("`clock.sleep` of {millis} ms");
+        self.deadline.clone().wait(&what, Duration::from_millis(millis)).await;
         self.in_host += entered.elapsed();
     }
 }

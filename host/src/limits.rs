@@ -10,6 +10,12 @@ pub struct Limits {
     /// Time the plugin's own code may run, not counting time spent waiting on host calls
     /// (a build can take twenty minutes; a plugin's logic takes milliseconds).
     pub guest_time: Duration,
+    /// Time one export call (`check`, `adopt`) may take in all, whatever it waits on: host
+    /// calls, `clock.sleep`, a WASI sleep or poll. Measured on the mesh's clock: virtual on
+    /// the simulator, real on a live mesh. The default covers the longest legitimate wait of
+    /// phase three with room: a build told with up to 1500 s, then a push and the bus's
+    /// `--wait` (120 s by default), then the commands around them. `Duration::MAX`: none.
+    pub wall_time: Duration,
     /// The longest a single `tell` may wait, whatever the plugin asks for.
     pub tell_timeout_ceiling: Duration,
     /// The longest a single line said may be; longer lines are cut.
@@ -35,13 +41,28 @@ pub struct Limits {
     /// pool of this many memories and stacks, reused from run to run instead of mapped and
     /// unmapped each time; an instance beyond it waits for none, it is refused.
     pub concurrent_instances: u32,
+    /// Core instances one plugin component may create. A Rust plugin needs a handful (its
+    /// module and the shims that adapt WASI); a componentize-py one 14; a JavaScript one
+    /// more: the default leaves room for them.
+    pub core_instances_per_plugin: u32,
+    /// Linear memories one plugin component may define; each may grow to `memory_bytes`.
+    pub memories_per_plugin: u32,
+    /// Tables one plugin component may define.
+    pub tables_per_plugin: u32,
+    /// Elements any one table of a plugin may hold (a runtime such as CPython's or
+    /// SpiderMonkey's has many functions called indirectly).
+    pub table_elements: usize,
 }
+
+/// The default of [`Limits::wall_time`]: one hour.
+pub const DEFAULT_WALL_TIME: Duration = Duration::from_secs(60 * 60);
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             memory_bytes: 64 << 20,
             guest_time: Duration::from_secs(10),
+            wall_time: DEFAULT_WALL_TIME,
             tell_timeout_ceiling: Duration::from_secs(30 * 60),
             say_line_bytes: 4 << 10,
             say_lines: 1_000,
@@ -53,6 +74,10 @@ impl Default for Limits {
             plan_commands: 64,
             plan_summary_lines: 64,
             concurrent_instances: 256,
+            core_instances_per_plugin: 64,
+            memories_per_plugin: 8,
+            tables_per_plugin: 64,
+            table_elements: 100_000,
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Loading plugins and running their exports in a sandbox.
 //!
 //! One engine and one linker serve every plugin of a process. Each call of `check` or
-//! `adopt` gets a fresh store: its own memory cap, its own guest-time deadline, no files, no
-//! network, no environment, and a captured stderr for the report if it traps.
+//! `adopt` gets a fresh store: its own memory cap, its own guest-time deadline and wall
+//! deadline, the WASI of [`crate::sandbox`] (no files, no network, no environment, the
+//! mesh's clocks), and a captured stdout and stderr for the report if it is stopped.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,28 +17,31 @@ use wasmtime::{
     Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits, StoreLimitsBuilder,
     UpdateDeadline,
 };
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Report, VERSION};
 use crate::cache::CompileCache;
 use crate::credentials::Credentials;
+use crate::deadline::Deadline;
 use crate::grants::{Permissions, Phase};
 use crate::limits::Limits;
 use crate::mesh::Mesh;
+use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
 use crate::transcript::Transcript;
 
-/// Core instances one plugin component may create (a Rust plugin needs a handful: its
-/// module and the shims that adapt WASI).
-const CORE_INSTANCES_PER_PLUGIN: u32 = 16;
+/// Memories and tables the pool keeps per plugin slot, on average: a Rust plugin has one
+/// memory and a few tables, a componentize-py one more; one plugin may have up to the
+/// `limits.*_per_plugin` maximum while others have fewer.
+const MEMORIES_PER_SLOT: u32 = 2;
+const TABLES_PER_SLOT: u32 = 8;
 
 /// Bytes of each pooled table kept resident between runs: more than a plugin's tables use.
 const TABLE_KEEP_RESIDENT: usize = 1 << 20;
 
 /// How often the epoch advances; the guest-time deadline is checked at this grain.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
-/// How much of a plugin's stderr is kept for a trap report.
-const STDERR_CAPTURE_BYTES: usize = 16 << 10;
+/// How much of a plugin's stdout and of its stderr is kept for a stop report.
+const OUTPUT_CAPTURE_BYTES: usize = 16 << 10;
 
 /// The engine and linker every plugin of this process runs on.
 pub struct PluginHost {
@@ -142,6 +146,8 @@ pub struct RunState {
     pub(crate) last_call: String,
     /// The timeout of the call about to start, for its `Started` event.
     pub(crate) pending_timeout: Option<Duration>,
+    /// The current export call's wall deadline, on the mesh's clock.
+    pub(crate) deadline: Arc<Deadline>,
     /// The plan `adopt` is held to, once `check` made it.
     pub(crate) plan: Option<PlanCursor>,
     /// Host calls made so far in this export call.
@@ -187,12 +193,16 @@ impl PluginHost {
         // memory and stack saves an mmap and munmap of each per run.
         let mut pool = PoolingAllocationConfig::default();
         let slots = limits.concurrent_instances.max(1);
+        let per_plugin = |n: u32, per_slot: u32| slots.saturating_mul(per_slot.max(1)).max(n);
         pool.total_component_instances(slots)
-            .total_core_instances(slots * CORE_INSTANCES_PER_PLUGIN)
-            .max_core_instances_per_component(CORE_INSTANCES_PER_PLUGIN)
-            .total_memories(slots)
-            .total_tables(slots * CORE_INSTANCES_PER_PLUGIN)
-            .max_tables_per_component(CORE_INSTANCES_PER_PLUGIN)
+            .total_core_instances(slots.saturating_mul(limits.core_instances_per_plugin))
+            .max_core_instances_per_component(limits.core_instances_per_plugin)
+            .total_memories(per_plugin(limits.memories_per_plugin, MEMORIES_PER_SLOT))
+            .max_memories_per_component(limits.memories_per_plugin)
+            .total_tables(per_plugin(limits.tables_per_plugin, TABLES_PER_SLOT))
+            .max_tables_per_component(limits.tables_per_plugin)
+            .max_tables_per_module(limits.tables_per_plugin.min(4))
+            .table_elements(limits.table_elements)
             .total_stacks(slots)
             .max_memory_size(limits.memory_bytes);
         // Where the kernel can say which pages an instance dirtied (PAGEMAP_SCAN, Linux 6.7),
@@ -215,7 +225,7 @@ impl PluginHost {
             }
         })?;
         let mut linker = Linker::<RunState>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        sandbox::add_offered_to_linker(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
         Ok(PluginHost {
             engine,
@@ -304,7 +314,7 @@ impl PluginHost {
             return Ok(plugin);
         }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
-        let component = self.compile_cached(&digest, bytes).with_context(named)?;
+        let component = self.compile_cached(&digest, bytes).map_err(|e| self.name_the_limit(e)).with_context(named)?;
         self.check_world(&component).with_context(named)?;
         let pre = self.link(&component).with_context(named)?;
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
@@ -332,10 +342,52 @@ impl PluginHost {
     }
 
     fn link(&self, component: &Component) -> Result<AdopterPre<RunState>> {
-        self.linker
+        let stubbed = sandbox::linker_for(&self.linker, &self.engine, component)?;
+        stubbed
+            .as_ref()
+            .unwrap_or(&self.linker)
             .instantiate_pre(component)
             .and_then(AdopterPre::new)
             .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
+    }
+
+    /// `error` with the limit it hit named, and how to raise it, when it is one of the
+    /// sandbox's: a component too big for the pool is refused at load, a store that grows
+    /// past its limits at instantiation.
+    fn name_the_limit(&self, error: anyhow::Error) -> anyhow::Error {
+        let text = format!("{error:#}");
+        let l = &self.limits;
+        let hint = if text.contains("core module instances") || text.contains("instance count too high") {
+            Some(format!(
+                "this host allows {} core instances per plugin; raise limits.core_instances_per_plugin",
+                l.core_instances_per_plugin
+            ))
+        } else if text.contains("linear memories") || text.contains("memory count too high") {
+            Some(format!(
+                "this host allows {} memories per plugin; raise limits.memories_per_plugin",
+                l.memories_per_plugin
+            ))
+        } else if text.contains("tables, which exceeds") || text.contains("table count too high") {
+            Some(format!("this host allows {} tables per plugin; raise limits.tables_per_plugin", l.tables_per_plugin))
+        } else if text.contains("table elements") || text.contains("table does not fit") {
+            Some(format!("this host allows {} elements per table; raise limits.table_elements", l.table_elements))
+        } else if text.contains("memory does not fit") {
+            Some(format!(
+                "this host allows each memory {} MiB; raise limits.memory_bytes (`--plugin-memory`)",
+                l.memory_bytes >> 20
+            ))
+        } else if text.contains("concurrent") && text.contains("limit") {
+            Some(format!(
+                "this host runs at most {} plugins at once; raise limits.concurrent_instances",
+                l.concurrent_instances
+            ))
+        } else {
+            None
+        };
+        match hint {
+            Some(hint) => anyhow!("{text} ({hint})"),
+            None => error,
+        }
     }
 
     /// Describes a plugin file without running it: what it targets, imports and exports, and
@@ -407,6 +459,7 @@ impl PluginHost {
             };
             let state = store.data_mut();
             state.phase = Phase::Adopt;
+            state.deadline.restart();
             state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
             let result = adopter.call_adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(|p| p.commands[p.told..].to_vec()).unwrap_or_default();
@@ -439,14 +492,33 @@ impl PluginHost {
         phase: Phase,
         export: impl AsyncFnOnce(&Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T> {
-        let stderr = MemoryOutputPipe::new(STDERR_CAPTURE_BYTES);
-        let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
+        let stdout = Captured::new(OUTPUT_CAPTURE_BYTES);
+        let stderr = Captured::new(OUTPUT_CAPTURE_BYTES);
+        let deadline = Deadline::new(env.mesh.clone(), self.limits.wall_time);
+        let mut wasi = WasiCtx::builder();
+        wasi.stdout(stdout.clone())
+            .stderr(stderr.clone())
+            .wall_clock(MeshWallClock { mesh: env.mesh.clone() })
+            .monotonic_clock(MeshMonotonicClock { mesh: env.mesh.clone() })
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        if let Some(seed) = env.mesh.seed() {
+            use rand::SeedableRng as _;
+            let seed = sandbox::module_seed(seed, &env.module);
+            wasi.secure_random(rand::rngs::StdRng::seed_from_u64(seed))
+                .insecure_random(rand::rngs::StdRng::seed_from_u64(seed.rotate_left(32)))
+                .insecure_random_seed(u128::from(seed) << 64 | u128::from(!seed));
+        }
+        let wasi = wasi.build();
         let state = RunState {
             wasi,
             table: ResourceTable::new(),
             store_limits: StoreLimitsBuilder::new()
                 .memory_size(self.limits.memory_bytes)
-                .instances(16)
+                .instances(self.limits.core_instances_per_plugin as usize)
+                .memories(self.limits.memories_per_plugin as usize)
+                .tables(self.limits.tables_per_plugin as usize)
                 .trap_on_grow_failure(true)
                 .build(),
             env: env.clone(),
@@ -460,6 +532,7 @@ impl PluginHost {
             plan: None,
             calls: 0,
             cap_reached: None,
+            deadline: deadline.clone(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.store_limits);
@@ -469,7 +542,8 @@ impl PluginHost {
             if let Some(cap) = &state.cap_reached {
                 return Err(wasmtime::format_err!("{cap}"));
             }
-            let guest = state.started.elapsed().saturating_sub(state.in_host);
+            let waited = state.in_host + state.deadline.waited();
+            let guest = state.started.elapsed().saturating_sub(waited);
             if guest > state.limits.guest_time {
                 return Err(wasmtime::format_err!(
                     "it ran for more than its {:?} of guest time",
@@ -478,16 +552,25 @@ impl PluginHost {
             }
             Ok(UpdateDeadline::Continue(1))
         });
-        let outcome = async {
-            let adopter = plugin.pre.instantiate_async(&mut store).await?;
-            export(&adopter, &mut store).await
-        }
-        .await;
+        let outcome = {
+            let work = async {
+                let adopter =
+                    plugin.pre.instantiate_async(&mut store).await.map_err(|e| self.name_the_limit(e.into()))?;
+                export(&adopter, &mut store).await.map_err(anyhow::Error::from)
+            };
+            // Whatever the plugin waits on, the call ends by its wall deadline: the plugin's
+            // future is dropped, its instance with it.
+            tokio::select! {
+                biased;
+                outcome = work => outcome,
+                why = deadline.stopped() => Err(anyhow!(why)),
+            }
+        };
         let last_call = std::mem::take(&mut store.data_mut().last_call);
         let phase = store.data().phase;
         outcome.map_err(|error| {
-            let stderr = String::from_utf8_lossy(&stderr.contents()).trim().to_string();
-            let stderr = env.credentials.redact(stderr).0;
+            let stdout = env.credentials.redact(stdout.text()).0;
+            let stderr = env.credentials.redact(stderr.text()).0;
             let done = env.transcript.effects(&env.module);
             let mut message = format!(
                 "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {error:#}",
@@ -497,6 +580,9 @@ impl PluginHost {
             );
             if !last_call.is_empty() {
                 message.push_str(&format!("\nits last host call: {last_call}"));
+            }
+            if !stdout.is_empty() {
+                message.push_str(&format!("\nits stdout:\n  {}", stdout.replace('\n', "\n  ")));
             }
             if !stderr.is_empty() {
                 message.push_str(&format!("\nits stderr:\n  {}", stderr.replace('\n', "\n  ")));

@@ -66,12 +66,12 @@ fn accepts_connections(url: &str) -> bool {
 }
 
 /// The stand-ins' state directory, seeded with the foundation's running containers.
-struct StandIn {
+pub(crate) struct StandIn {
     state: tempfile::TempDir,
 }
 
 impl StandIn {
-    fn new() -> StandIn {
+    pub(crate) fn new() -> StandIn {
         let state = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(state.path().join("images")).unwrap();
         std::fs::write(state.path().join("images/mesh-store"), "postgres:16.4-bookworm").unwrap();
@@ -84,12 +84,12 @@ impl StandIn {
         self.state.path()
     }
 
-    fn read(&self, name: &str) -> String {
+    pub(crate) fn read(&self, name: &str) -> String {
         std::fs::read_to_string(self.path().join(name)).unwrap_or_default()
     }
 
     /// The configuration file an operator would write, pointing at the stand-ins.
-    fn config(&self, monitor: Option<u16>) -> PathBuf {
+    pub(crate) fn config(&self, monitor: Option<u16>) -> PathBuf {
         let bin = root().join("tests/live");
         let env = format!("STANDIN_STATE={}", self.path().display());
         let control = bin.join("control-plane").display().to_string();
@@ -111,7 +111,7 @@ fetch_timeout_seconds = 2
         path
     }
 
-    fn mesh(&self, monitor: Option<u16>) -> Arc<LiveMesh> {
+    pub(crate) fn mesh(&self, monitor: Option<u16>) -> Arc<LiveMesh> {
         Arc::new(LiveMesh::new(LiveConfig::load(&self.config(monitor)).unwrap()))
     }
 }

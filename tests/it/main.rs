@@ -17,6 +17,7 @@ mod nats;
 mod postgres;
 mod preflight;
 mod provider;
+mod sandbox;
 mod scaffold;
 mod scenarios;
 mod support;

@@ -84,6 +84,8 @@ pub struct TestMesh {
     pub options: RunOptions,
     /// Run on [`tight_host`] instead of [`host`].
     pub tight: bool,
+    /// Run on this host instead (another set of limits).
+    pub host: Option<&'static PluginHost>,
     pub setup: Box<dyn FnOnce(&mut SimSetup)>,
 }
 
@@ -117,6 +119,7 @@ impl TestMesh {
             credentials: vec![("store-superuser".into(), format!("{SUPERUSER}\n"))],
             credential_links: Vec::new(),
             tight: false,
+            host: None,
             options: RunOptions {
                 node: "node-1".into(),
                 catalog_source: Some(mesh_adopt::CatalogSource {
@@ -211,7 +214,7 @@ impl TestMesh {
     ) -> RunReport {
         let catalogue = Catalogue::at(dir);
         let run = Run {
-            host: if self.tight { tight_host() } else { host() },
+            host: self.host.unwrap_or(if self.tight { tight_host() } else { host() }),
             catalogue: &catalogue,
             foundation,
             credentials: Arc::new(Credentials::open(&dir.join("genesis/credentials"))),

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, Result};
 use async_trait::async_trait;
@@ -90,11 +90,12 @@ impl LiveConfig {
 pub struct LiveMesh {
     config: LiveConfig,
     opened: Instant,
+    opened_at: SystemTime,
 }
 
 impl LiveMesh {
     pub fn new(config: LiveConfig) -> LiveMesh {
-        LiveMesh { config, opened: Instant::now() }
+        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now() }
     }
 }
 
@@ -246,8 +247,16 @@ impl Mesh for LiveMesh {
         let cap = self.config.fetch_body_bytes;
         let shown = if target == url { format!("`{url}`") } else { format!("`{url}` (reached as `{target}`)") };
         let answer = tokio::task::spawn_blocking(move || -> Result<Response, String> {
-            let agent: ureq::Agent =
-                ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(false).build().into();
+            // A redirect is the plugin's to see, not the host's to follow: following it would
+            // fetch a URL the grants never saw. Nor does a proxy from the environment get to
+            // see what the plugin fetches.
+            let agent: ureq::Agent = ureq::Agent::config_builder()
+                .timeout_global(Some(timeout))
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .proxy(None)
+                .build()
+                .into();
             let response = agent.get(&target).call().map_err(|e| e.to_string())?;
             let status = response.status().as_u16();
             let mut body = Vec::new();
@@ -267,6 +276,10 @@ impl Mesh for LiveMesh {
 
     fn now(&self) -> Duration {
         self.opened.elapsed()
+    }
+
+    fn opened_at(&self) -> SystemTime {
+        self.opened_at
     }
 
     async fn sleep(&self, duration: Duration) {

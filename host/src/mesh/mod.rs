@@ -2,7 +2,7 @@
 //! so the same plugin runs against the simulator, a live control plane, or a recording.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
@@ -124,6 +124,10 @@ pub struct Audit {
     pub secret_values: Vec<Vec<u8>>,
 }
 
+/// Where a virtual mesh's wall clock starts, in seconds since the Unix epoch:
+/// 2025-01-01T00:00:00Z.
+pub const VIRTUAL_EPOCH_SECONDS: u64 = 1_735_689_600;
+
 /// A backend that carries plugin calls to a mesh.
 #[async_trait]
 pub trait Mesh: Send + Sync {
@@ -147,6 +151,19 @@ pub trait Mesh: Send + Sync {
 
     /// Waits: instantly advances a virtual clock, or really sleeps on a live mesh.
     async fn sleep(&self, duration: Duration);
+
+    /// The wall-clock time at which [`Mesh::now`] was zero: what a plugin's WASI wall clock
+    /// counts from. A fixed date by default, so a virtual mesh's runs repeat; a live mesh
+    /// says when it was opened.
+    fn opened_at(&self) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(VIRTUAL_EPOCH_SECONDS)
+    }
+
+    /// The seed a plugin's WASI random numbers are drawn from, when the backend makes runs
+    /// repeat (the simulator's `SimSetup::seed`); `None`: real randomness.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
 
     /// Lets the node finish what it was pushed, where the backend can tell (the simulator
     /// advances its clock past pending applies); a live mesh has nothing to do here.

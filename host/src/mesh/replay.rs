@@ -215,7 +215,8 @@ impl Mesh for ReplayMesh {
     }
 
     async fn sleep(&self, duration: Duration) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).now += duration;
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.now = state.now.saturating_add(duration);
     }
 }
 

@@ -104,7 +104,7 @@ pub struct SimSetup {
     /// The one call (counted from 0 among every carry, tell, inspect and fetch that reaches
     /// the mesh) to answer with this effect: how a sweep fails each step in turn.
     pub fail_call: Option<(usize, FaultEffect)>,
-    /// Seeds the bytes the node seals, so runs repeat.
+    /// Seeds the bytes the node seals and the plugins' WASI random numbers, so runs repeat.
     pub seed: u64,
 }
 
@@ -343,7 +343,9 @@ impl World {
     }
 
     fn advance(&mut self, by: Duration) {
-        self.now += by;
+        // Saturates: a plugin asking to sleep `u64::MAX` milliseconds again and again must
+        // not overflow the clock (and a deadline bounds such waits anyway).
+        self.now = self.now.saturating_add(by);
         self.settle();
     }
 
@@ -440,7 +442,7 @@ impl World {
             Command::Push { node } => {
                 self.node_is(&node)?;
                 if self.setup.applies != NodeApplies::Never {
-                    let at = self.now + self.setup.apply_delay;
+                    let at = self.now.saturating_add(self.setup.apply_delay);
                     self.pending_applies.push(at);
                 }
                 Ok(format!("pushed {node}"))
@@ -536,7 +538,7 @@ impl World {
         if self.bus_name.as_deref() != Some(name) {
             return;
         }
-        self.bus_ready_at = self.setup.bus_recovery.map(|d| at + d);
+        self.bus_ready_at = self.setup.bus_recovery.map(|d| at.saturating_add(d));
         let times = self.recreations[name];
         if times > 1 {
             self.violate("bus-recreated-at-most-once", format!("the bus `{name}` was recreated {times} times"));
@@ -665,6 +667,10 @@ impl Mesh for SimulatedMesh {
 
     async fn sleep(&self, duration: Duration) {
         self.world().advance(duration);
+    }
+
+    fn seed(&self) -> Option<u64> {
+        Some(self.world().setup.seed)
     }
 
     async fn quiesce(&self) {
