@@ -308,3 +308,75 @@ fn on_a_terminal_a_long_tell_shows_a_spinner_with_its_elapsed_time_then_clears_i
     assert!(before_next.contains("\r\x1b[2K"), "the spinner line is cleared: {before_next:?}");
     assert!(after.contains("pushed node-1"), "the run continues after the wait: {after:?}");
 }
+
+/// Whether any process still running was started with this stand-in's state directory in its
+/// environment (the control plane's processes and whatever they started).
+fn standin_processes_alive(standin: &StandIn) -> Vec<String> {
+    let marker = format!("STANDIN_STATE={}", standin.path().display());
+    let mut alive = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
+        if environ.split(|b| *b == 0).any(|v| v == marker.as_bytes()) {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // A zombie has ended; only its exit status is left to collect.
+            if !stat.contains(") Z ") {
+                alive
+                    .push(std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default().replace('\0', " "));
+            }
+        }
+    }
+    alive
+}
+
+#[test]
+fn sigint_during_a_build_stops_the_run_ends_its_processes_and_records_the_interruption() {
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("hang-build"), "").unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
+    let record = catalogue.path().join("run.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "mesh-vault"])
+        .arg("--config")
+        .arg(&config)
+        .arg("--catalogue")
+        .arg(catalogue.path())
+        .arg("--record")
+        .arg(&record)
+        .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the build is under way (the stand-in hangs in it), at most a minute.
+    let started = Instant::now();
+    while !standin.read("argv.log").contains("build ") {
+        assert!(started.elapsed() < Duration::from_secs(60), "the build never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!standin_processes_alive(&standin).is_empty(), "the hanging build runs");
+    let sent = Instant::now();
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stopped_in = sent.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stopped_in < Duration::from_secs(10), "stopped after {stopped_in:?}");
+    assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
+    assert!(stderr.contains("module add /mesh-vault-module.json"), "what had been done is said: {stderr}");
+    // The control plane's processes the run started were ended with it.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !standin_processes_alive(&standin).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(standin_processes_alive(&standin), Vec::<String>::new());
+    // The record says so in its last event.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
+    assert_eq!(last["event"], "interrupted", "{recorded}");
+    assert_eq!((last["signal"].as_str(), last["exit"].as_u64()), (Some("SIGINT"), Some(130)));
+}
