@@ -61,3 +61,28 @@ fn a_foreign_entry_with_a_valid_checksum_is_not_loaded() {
     cached_host(dir.path()).load(&plugin("adopt_mesh_vault")).expect("a foreign entry is a miss");
     assert_ne!(std::fs::read(&written).unwrap(), stored, "the entry was replaced");
 }
+
+#[tokio::test]
+async fn an_entry_copied_over_another_plugins_is_a_miss_and_the_pinned_plugin_runs() {
+    use mesh_adopt::run::Mode;
+    let dir = tempfile::tempdir().unwrap();
+    // Compile both into one cache: the real postgres plugin, and one that plans a push first.
+    let host = cached_host(dir.path());
+    let real = host.load(&plugin("adopt_postgres")).unwrap();
+    let other = host.load(&plugin("tells_off_plan")).unwrap();
+    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    let named = |digest: &str| entries.iter().find(|p| p.to_string_lossy().contains(digest)).unwrap().clone();
+    // The other plugin's native code is copied over the real plugin's entry.
+    std::fs::copy(named(&other.digest), named(&real.digest)).unwrap();
+
+    // A new process's host, loading the real plugin by its pin, must not run the other's code.
+    let fresh: &'static PluginHost = Box::leak(Box::new(cached_host(dir.path())));
+    let loaded = fresh.load_pinned(&plugin("adopt_postgres"), Some(&real.digest)).unwrap();
+    assert_eq!(loaded.digest, real.digest);
+    let mut mesh = crate::support::TestMesh::new();
+    mesh.host = Some(fresh);
+    let ran = mesh.run_modules(&["postgres"], Mode::Adopt).await;
+    ran.assert_adopted("postgres");
+    // And the entry was replaced by the real plugin's own.
+    assert_ne!(std::fs::read(named(&real.digest)).unwrap(), std::fs::read(named(&other.digest)).unwrap());
+}

@@ -289,3 +289,33 @@ fn a_closed_stdout_ends_the_program_quietly() {
     let out = child.wait_with_output().unwrap();
     assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn a_changed_bus_layout_or_an_empty_bus_plugin_changes_nothing_at_all() {
+    for (edit, exit) in [("layout", 1), ("empty plugin", 2)] {
+        let dir = catalogue();
+        let nats = dir.path().join("modules/nats");
+        if edit == "layout" {
+            let manifest = std::fs::read_to_string(nats.join("manifest.json")).unwrap();
+            let mut manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+            manifest["bus-users"] = "/srv/elsewhere/accounts.conf".into();
+            std::fs::write(nats.join("manifest.json"), manifest.to_string()).unwrap();
+        } else {
+            std::fs::write(nats.join("adopt.wasm"), b"").unwrap();
+        }
+        let record = dir.path().join("run.jsonl");
+        let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--record", record.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(exit), "{edit}: {}", text(&out.stdout));
+        let events: Vec<serde_json::Value> =
+            std::fs::read_to_string(&record).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let effects: Vec<&serde_json::Value> = events
+            .iter()
+            .filter(|e| e["event"] == "call" && (e["op"] == "carry" || e["op"] == "tell") && e["ok"] == true)
+            .collect();
+        assert!(effects.is_empty(), "{edit}: {effects:?}");
+        let summary = events.iter().find(|e| e["event"] == "summary").expect("a summary");
+        assert!(summary["modules"].as_array().unwrap().iter().all(|m| m["outcome"] != "adopted"), "{summary}");
+        assert_eq!(summary["changes"], serde_json::json!([]), "{edit}");
+        assert_eq!(events.last().unwrap()["exit"], exit, "{edit}");
+    }
+}
