@@ -83,12 +83,23 @@ impl Catalogue {
             );
         }
         let plugin_path = dir.join(plugin_file);
-        let Some(plugin_file) = std::fs::metadata(&plugin_path).ok().filter(std::fs::Metadata::is_file) else {
-            bail!(
+        let plugin_file = match std::fs::metadata(&plugin_path) {
+            Ok(meta) if meta.is_file() => meta,
+            Ok(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
+            Err(_) => bail!(
                 "the `{name}` module ships no plugin: `{}` does not exist (build the plugins with `just build-plugins`)",
                 plugin_path.display()
-            );
+            ),
         };
+        if let Some(pin) = &parsed.adopt.sha256
+            && !(pin.trim().len() == 64 && pin.trim().chars().all(|c| c.is_ascii_hexdigit()))
+        {
+            bail!(
+                "the `{name}` module's manifest `{}` pins `{}`, which is not a sha256 (64 hex digits)",
+                manifest_path.display(),
+                pin.escape_debug()
+            );
+        }
         Ok(CatalogueModule {
             name: name.to_string(),
             manifest_path,
@@ -99,6 +110,12 @@ impl Catalogue {
             secrets: parsed.secrets,
         })
     }
+}
+
+/// sha256 of `bytes`, in hex: how plugins are pinned and documents are named in saved plans.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 /// Reads a file of at most `limit` bytes, refusing a larger one before reading it.
@@ -207,7 +224,7 @@ impl Foundation {
                 _ => FoundationResource::Other { id: r.id, kind: r.kind },
             });
         }
-        Ok(Foundation { resources, digest: crate::plan_file::sha256_hex(bytes) })
+        Ok(Foundation { resources, digest: sha256_hex(bytes) })
     }
 
     /// The container the bundle calls `id`, if it is one.

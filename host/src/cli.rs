@@ -313,10 +313,6 @@ fn resolved(path: &std::path::Path) -> Option<PathBuf> {
 /// module succeeded, 1 when one was refused or an invariant broke, 2 when the run could not
 /// be made at all.
 pub fn main() -> ExitCode {
-    // A closed stdout (`mesh-adopt … | head -1`) ends the program quietly, as it does any
-    // other command-line tool, instead of a panic on the broken pipe.
-    // SAFETY: restoring the default disposition of one signal before any thread starts.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
@@ -331,15 +327,37 @@ pub fn main() -> ExitCode {
 /// The exit status of a run interrupted by SIGINT or SIGTERM.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// Waits for SIGINT or SIGTERM.
-async fn interrupted() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut int), Ok(mut term)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = int.recv() => "SIGINT",
-        _ = term.recv() => "SIGTERM",
+/// SIGINT and SIGTERM, taken over as soon as a command starts so that from then on neither
+/// kills the program half-way: a run answers them by stopping cleanly.
+struct Interrupts {
+    int: Option<tokio::signal::unix::Signal>,
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Interrupts {
+    fn take_over() -> Interrupts {
+        use tokio::signal::unix::{SignalKind, signal};
+        Interrupts { int: signal(SignalKind::interrupt()).ok(), term: signal(SignalKind::terminate()).ok() }
+    }
+
+    /// Waits for SIGINT or SIGTERM, and names it.
+    async fn next(&mut self) -> &'static str {
+        let int = async {
+            match &mut self.int {
+                Some(s) => s.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let term = async {
+            match &mut self.term {
+                Some(s) => s.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = int => "SIGINT",
+            _ = term => "SIGTERM",
+        }
     }
 }
 
@@ -363,6 +381,7 @@ async fn execute(cli: Cli) -> Result<u8> {
         Command::New(args) => return new_module(args).map(|()| 0),
         Command::Replay(args) => return replay(args).await.map(as_status),
     };
+    let mut interrupts = Interrupts::take_over();
     if args.out.is_some() && mode != Mode::Check {
         bail!(
             "--out writes a plan, which `check` makes: `mesh-adopt check --out PLAN`, then `mesh-adopt run --plan PLAN`"
@@ -373,6 +392,9 @@ async fn execute(cli: Cli) -> Result<u8> {
     }
     let modules = args.modules()?;
     args.check_outputs()?;
+    if args.mesh == MeshKind::Simulated && args.config.is_some() {
+        bail!("--config describes how a live mesh is reached (`--mesh live`); the simulated mesh takes none");
+    }
     let options = args.site.options()?;
     let catalogue = args.site.catalogue()?;
     let foundation = args.site.foundation()?;
@@ -413,7 +435,7 @@ async fn execute(cli: Cli) -> Result<u8> {
     };
     let report = tokio::select! {
         report = run.run(&modules, mode) => report,
-        signal = interrupted() => {
+        signal = interrupts.next() => {
             // Dropping the run stops the plugin in its sandbox and ends every control-plane
             // process it had started.
             output.interrupted(signal, &transcript);
@@ -497,7 +519,7 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
         Some(recorded) => args.site.options_over(recorded)?,
         None => args.site.options()?,
     };
-    println!(
+    crate::outln!(
         "replaying {} of `{}` on node {}, built from {}, waiting up to {}s",
         modules.join(", "),
         args.recording.display(),
@@ -520,11 +542,11 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
     output.finish(&report, report.exit_code());
     match mesh.divergence() {
         None => {
-            println!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered());
+            crate::outln!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered());
             Ok(true)
         }
         Some(divergence) => {
-            println!("\ndiverged at {divergence}");
+            crate::outln!("\ndiverged at {divergence}");
             Ok(false)
         }
     }
@@ -533,13 +555,13 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
 /// Writes a new module's plugin and says what to do next.
 fn new_module(args: NewArgs) -> Result<()> {
     let made = crate::scaffold::new_module(&args.module, &args.plugins, &args.catalogue)?;
-    println!("created {}", made.plugin_dir.display());
-    println!("created {}", made.manifest.display());
-    println!("created {}", made.scenario.display());
+    crate::outln!("created {}", made.plugin_dir.display());
+    crate::outln!("created {}", made.manifest.display());
+    crate::outln!("created {}", made.scenario.display());
     if !made.joined_workspace {
-        println!("add \"{}\" to `members` in {}/Cargo.toml", args.module, args.plugins.display());
+        crate::outln!("add \"{}\" to `members` in {}/Cargo.toml", args.module, args.plugins.display());
     }
-    println!("\nnext: `just build-plugins`, then `mesh-adopt test {}`", made.plugin_dir.display());
+    crate::outln!("\nnext: `just build-plugins`, then `mesh-adopt test {}`", made.plugin_dir.display());
     Ok(())
 }
 
@@ -564,22 +586,24 @@ async fn test(args: TestArgs) -> Result<bool> {
         let differences = scenario::differences(&file.scenario, &ran);
         if differences.is_empty() {
             passed += 1;
-            println!("ok    {:<40} {}", file.label, file.scenario.name);
+            crate::outln!("ok    {:<40} {}", file.label, file.scenario.name);
         } else {
             failed += 1;
-            println!("FAIL  {:<40} {}", file.label, file.scenario.name);
+            crate::outln!("FAIL  {:<40} {}", file.label, file.scenario.name);
             for difference in differences {
-                println!("  {}", difference.replace('\n', "\n  "));
+                crate::outln!("  {}", difference.replace('\n', "\n  "));
             }
         }
         if args.sweep {
             let swept = scenario::sweep(&host, &args.catalogue, &file.scenario).await?;
-            println!(
+            crate::outln!(
                 "      swept {} steps: {} survived, {} did not converge",
-                swept.steps, swept.survived, swept.not_converged
+                swept.steps,
+                swept.survived,
+                swept.not_converged
             );
             for problem in &swept.problems {
-                println!("      ✗ {}", problem.replace('\n', "\n        "));
+                crate::outln!("      ✗ {}", problem.replace('\n', "\n        "));
             }
             totals.steps += swept.steps;
             totals.survived += swept.survived;
@@ -587,11 +611,13 @@ async fn test(args: TestArgs) -> Result<bool> {
             totals.problems.extend(swept.problems);
         }
     }
-    println!("\n{passed} passed, {failed} failed");
+    crate::outln!("\n{passed} passed, {failed} failed");
     if args.sweep {
-        println!(
+        crate::outln!(
             "sweep: {} steps swept, {} faults survived, {} runs did not converge",
-            totals.steps, totals.survived, totals.not_converged
+            totals.steps,
+            totals.survived,
+            totals.not_converged
         );
     }
     Ok(failed == 0 && totals.problems.is_empty())
@@ -608,21 +634,23 @@ fn inspect(args: InspectArgs) -> Result<()> {
     });
     let (path, adopt) = if as_path.is_file() {
         (as_path, None)
+    } else if in_directory.is_none() && (args.target.contains('/') || args.target.ends_with(".wasm")) {
+        bail!("there is no plugin file or module directory at `{}`", as_path.display());
     } else {
         let (catalogue, name) = in_directory.unwrap_or((args.catalogue.clone(), args.target.clone()));
         let module = Catalogue::at(&catalogue).module(&name)?;
-        println!("module       {} ({})", module.name, module.manifest_path.display());
+        crate::outln!("module       {} ({})", module.name, module.manifest_path.display());
         (module.plugin_path, Some(module.adopt))
     };
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
     let info = host.describe(&path)?;
-    println!("plugin       {}", info.path.display());
-    println!("sha256       {}", info.digest);
-    println!("size         {} bytes", info.size);
-    println!("targets      {}", info.contract.as_deref().unwrap_or("(no mesh:adopt import)"));
+    crate::outln!("plugin       {}", info.path.display());
+    crate::outln!("sha256       {}", info.digest);
+    crate::outln!("size         {} bytes", info.size);
+    crate::outln!("targets      {}", info.contract.as_deref().unwrap_or("(no mesh:adopt import)"));
     match &info.loads {
-        Ok(()) => println!("loads        yes, on this host ({})", crate::bindings::WORLD),
-        Err(why) => println!("loads        no: {why}"),
+        Ok(()) => crate::outln!("loads        yes, on this host ({})", crate::bindings::WORLD),
+        Err(why) => crate::outln!("loads        no: {why}"),
     }
     if let Some(adopt) = adopt {
         let pin = match &adopt.sha256 {
@@ -630,14 +658,14 @@ fn inspect(args: InspectArgs) -> Result<()> {
             Some(pin) if pin.eq_ignore_ascii_case(&info.digest) => format!("{pin} (matches)"),
             Some(pin) => format!("{pin} (DIFFERS: the plugin would be refused)"),
         };
-        println!("pinned       {pin}");
-        println!("world        {}", adopt.world.as_deref().unwrap_or("(not declared)"));
+        crate::outln!("pinned       {pin}");
+        crate::outln!("world        {}", adopt.world.as_deref().unwrap_or("(not declared)"));
         let list = |items: &[String]| if items.is_empty() { "(none)".to_string() } else { items.join(", ") };
-        println!("grants       credentials: {}", list(&adopt.grants.credentials));
-        println!("             inspect: {}", list(&adopt.grants.inspect));
-        println!("             fetch: {}", list(&adopt.grants.fetch));
+        crate::outln!("grants       credentials: {}", list(&adopt.grants.credentials));
+        crate::outln!("             inspect: {}", list(&adopt.grants.inspect));
+        crate::outln!("             fetch: {}", list(&adopt.grants.fetch));
     }
-    println!("imports      {}", info.imports.join("\n             "));
-    println!("exports      {}", info.exports.join(", "));
+    crate::outln!("imports      {}", info.imports.join("\n             "));
+    crate::outln!("exports      {}", info.exports.join(", "));
     Ok(())
 }

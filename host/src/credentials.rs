@@ -19,9 +19,10 @@ pub const CREDENTIAL_BYTES: usize = 64 << 10;
 pub struct Credentials {
     path: PathBuf,
     dir: Result<Dir, String>,
-    /// Every value handed to a plugin so far, as (name, value), so any text can be scrubbed
-    /// of them. Each pair is held once, however many sites of a fleet read it. Only values
-    /// that are text are kept: text can only contain those.
+    /// Every value known so far, as (name, value), so any text can be scrubbed of them: each
+    /// handed to a plugin, and every credential of the directory once [`Credentials::learn_all`]
+    /// has read them. Each pair is held once, however many sites of a fleet read it. Only
+    /// values that are text are kept: text can only contain those.
     handed_out: Mutex<BTreeSet<(String, String)>>,
 }
 
@@ -37,12 +38,51 @@ impl Credentials {
     /// Reads credential `name`. Names are plain file names inside the directory.
     pub fn read(&self, name: &str) -> Result<SecretValue, String> {
         let trimmed = self.read_value(name)?;
-        if let Ok(text) = std::str::from_utf8(&trimmed)
+        self.remember(name, &trimmed);
+        Ok(SecretValue { name: name.to_string(), bytes: trimmed })
+    }
+
+    fn remember(&self, name: &str, value: &[u8]) {
+        if let Ok(text) = std::str::from_utf8(value)
             && !text.is_empty()
         {
             self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).insert((name.to_string(), text.to_string()));
         }
-        Ok(SecretValue { name: name.to_string(), bytes: trimmed })
+    }
+
+    /// Reads the value of every credential in the directory, so that none can be shown
+    /// anywhere — not only those a plugin asked for: a plugin that learnt a value some other
+    /// way, or runs before the module that hands it over, is scrubbed and caught all the
+    /// same. Entries that are not credentials (directories, oversized or empty files) are
+    /// left alone here; a plugin asking for one is refused by [`Credentials::read`].
+    pub fn learn_all(&self) {
+        let Ok(dir) = &self.dir else { return };
+        let Ok(entries) = dir.entries() else { return };
+        for entry in entries.flatten() {
+            let Some(name) = entry.file_name().to_str().map(String::from) else { continue };
+            if let Ok(value) = self.read_value(&name) {
+                self.remember(&name, &value);
+            }
+        }
+    }
+
+    /// One digest of the named credentials, names and values together (empty for none): what
+    /// a saved plan keeps to see that a credential changed, without keeping the credential.
+    pub fn digest(&self, names: &[String]) -> String {
+        if names.is_empty() {
+            return String::new();
+        }
+        let mut sorted: Vec<&String> = names.iter().collect();
+        sorted.sort();
+        let mut bytes = Vec::new();
+        for name in sorted {
+            let value = self.read_value(name).unwrap_or_default();
+            bytes.extend((name.len() as u64).to_le_bytes());
+            bytes.extend(name.as_bytes());
+            bytes.extend((value.len() as u64).to_le_bytes());
+            bytes.extend(value);
+        }
+        crate::catalogue::sha256_hex(&bytes)
     }
 
     /// Checks that credential `name` can be handed over, without handing it out: what a
@@ -60,6 +100,12 @@ impl Credentials {
             return Err(format!("`{name}` is not a credential name: names are plain file names"));
         }
         let at = || format!("`{}`", self.path.join(name).display());
+        // Only a regular file is a credential: opening a FIFO would wait for a writer forever.
+        match dir.metadata(name) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => return Err(format!("the credential {} is not a regular file", at())),
+            Err(e) => return Err(format!("no credential `{name}` in `{}` ({e})", self.path.display())),
+        }
         let file = dir.open(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", self.path.display()))?;
         let mut bytes = Vec::new();
         file.take(CREDENTIAL_BYTES as u64 + 1)
@@ -134,6 +180,25 @@ mod tests {
             assert!(credentials.verify(name).unwrap_err().contains("empty or only whitespace"), "{name}");
         }
         assert!(credentials.read("huge").unwrap_err().contains("larger than"));
+    }
+
+    #[test]
+    fn every_credential_of_the_directory_is_redacted_once_learnt() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("never-asked-for"), "s3cret-value\n").unwrap();
+        let credentials = Credentials::open(dir.path());
+        credentials.learn_all();
+        let (text, found) = credentials.redact("leaked s3cret-value".into());
+        assert_eq!((text.as_str(), found.as_deref()), ("leaked <secret never-asked-for>", Some("never-asked-for")));
+    }
+
+    #[test]
+    fn a_fifo_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let credentials = Credentials::open(dir.path());
+        assert!(credentials.verify("pipe").unwrap_err().contains("not a regular file"));
     }
 
     #[test]

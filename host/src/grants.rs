@@ -13,7 +13,7 @@ use mesh_adopt_manifest::command::{Command, DEFAULT_REF, accepting_remote};
 
 pub use mesh_adopt_manifest::command::manifest_remote;
 
-use crate::catalogue::Grants;
+use mesh_adopt_manifest::Grants;
 
 /// Which export of the plugin is running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,7 +170,14 @@ impl Permissions {
     fn allow_carry(&self, remote: &str, bytes: Option<&[u8]>) -> Result<(), String> {
         let m = self.module.as_str();
         let why = match bytes {
-            None if remote.strip_prefix("/accepting-").is_some_and(is_plain_name) => return Ok(()),
+            None => match remote.strip_prefix("/accepting-") {
+                Some(secret) if self.secrets.iter().any(|s| s == secret) => return Ok(()),
+                Some(secret) => format!(
+                    "the `{m}` module's manifest declares no secret `{secret}`, so nothing of it would accept \
+                     `{remote}`: a secret is carried only to `/accepting-<a secret the manifest declares>`"
+                ),
+                None => format!("carrying a secret to `{remote}` is beyond what a plugin may carry"),
+            },
             Some(bytes) if remote == manifest_remote(m) => {
                 if *bytes == *self.manifest_bytes {
                     return Ok(());
@@ -338,6 +345,8 @@ mod tests {
         assert!(carry("/postgres-module.json", None).is_err());
         assert!(carry("/nats-module.json", Some(MANIFEST)).is_err());
         assert!(carry("/accepting-../etc", None).is_err());
+        // A secret goes only where this module accepts one of its own declared secrets.
+        assert!(carry("/accepting-unseal-key", None).unwrap_err().contains("declares no secret `unseal-key`"));
         // Only the catalogue's manifest, byte for byte, may be registered.
         let forged = carry("/postgres-module.json", Some(br#"{"name":"postgres","resources":[]}"#)).unwrap_err();
         assert!(forged.contains("not the catalogue's manifest"), "{forged}");

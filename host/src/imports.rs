@@ -14,6 +14,7 @@ use crate::limits::cut_to;
 use crate::mesh::{MeshError, Payload, SecretValue};
 use crate::runtime::RunState;
 use crate::transcript::{CallKind, Event};
+use mesh_adopt_manifest::command::Command;
 
 impl From<MeshError> for HostError {
     fn from(error: MeshError) -> Self {
@@ -93,7 +94,8 @@ impl RunState {
                     .into(),
             ))
         } else {
-            match self.env.permissions.allow(self.phase, grant).and_then(|()| self.follow_plan(grant)) {
+            let allowed = self.env.permissions.allow(self.phase, grant);
+            match allowed.and_then(|()| self.accepts_its_own(grant)).and_then(|()| self.follow_plan(grant)) {
                 Err(why) => Err(HostError::Denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
                     if self.env.transcript.is_observed() {
@@ -160,6 +162,22 @@ impl RunState {
             }
         }
         self.cap_reached.clone()
+    }
+
+    /// A module accepts only a secret it carried itself, in this call: the `/accepting-*`
+    /// paths are the control plane's, shared by every module, so without this one module
+    /// could hand its credential to another that was never granted it.
+    fn accepts_its_own(&self, grant: Call<'_>) -> Result<(), String> {
+        let Call::Tell { args } = grant else { return Ok(()) };
+        let Ok(Command::SecretAccept { from, .. }) = Command::parse(args) else { return Ok(()) };
+        if self.carried_secrets.contains(&from) {
+            return Ok(());
+        }
+        Err(format!(
+            "`tell {}` accepts `{from}`, and this plugin carried no secret there: a module accepts only a \
+             secret it carried itself",
+            crate::grants::quoted_args(args)
+        ))
     }
 
     /// During `adopt`, a tell must be the plan's next command: the plan an operator reviewed
@@ -297,10 +315,15 @@ impl control::Host for RunState {
             _ => None,
         };
         let grant = Call::Carry { remote: &remote, bytes: bytes.as_deref() };
-        self.serve(CallKind::Carry, grant, detail, None, async |state| {
-            Ok(state.env.mesh.carry(&name, payload?, &remote).await?)
-        })
-        .await
+        let carried = self
+            .serve(CallKind::Carry, grant, detail, None, async |state| {
+                Ok(state.env.mesh.carry(&name, payload?, &remote).await?)
+            })
+            .await;
+        if carried.is_ok() && bytes.is_none() {
+            self.carried_secrets.insert(remote);
+        }
+        carried
     }
 
     async fn tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {

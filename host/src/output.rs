@@ -242,11 +242,36 @@ impl Recording {
     }
 }
 
-/// Writes a line to stdout at once, so a pipe sees progress as it happens.
-fn emit(line: &str) {
+/// Writes a line to stdout at once, so a pipe sees progress as it happens. A stdout that
+/// cannot be written (a closed pipe, a full disk) does not stop the program: a run goes on
+/// to its end, so nothing is left half-done, and says once on stderr what happened.
+pub fn emit(line: &str) {
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+    let written = writeln!(out, "{line}").and_then(|()| out.flush());
+    if let Err(e) = written {
+        note_stdout_failure(&e);
+    }
+}
+
+/// Whether stdout failed once already; a closed pipe is said nothing of.
+static STDOUT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn note_stdout_failure(error: &std::io::Error) {
+    if STDOUT_FAILED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    if error.kind() != std::io::ErrorKind::BrokenPipe {
+        eprintln!("warning: stdout cannot be written ({error}); the run goes on, and its record is complete");
+    }
+}
+
+/// Prints a formatted line through [`emit`]: what the CLI prints instead of `println!`,
+/// which would panic on a closed stdout.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! outln {
+    () => { $crate::output::emit("") };
+    ($($arg:tt)*) => { $crate::output::emit(&format!($($arg)*)) };
 }
 
 /// `m:ss` of mesh time, so the operator sees how long each step took on the mesh's clock.
@@ -348,10 +373,10 @@ fn summary_json(report: &RunReport) -> serde_json::Value {
 }
 
 fn print_summary(report: &RunReport) {
-    println!("\nsummary");
+    crate::outln!("\nsummary");
     for (module, outcome) in &report.modules {
         let (word, text) = outcome_words(outcome);
-        println!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
+        crate::outln!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
     }
     let mut kept = Vec::new();
     let mut recreated = Vec::new();
@@ -369,14 +394,14 @@ fn print_summary(report: &RunReport) {
     }
     for (word, list) in [("kept", kept), ("recreated", recreated), ("created", created), ("removed", removed)] {
         if !list.is_empty() {
-            println!("  {word:<12} {}", list.join(", "));
+            crate::outln!("  {word:<12} {}", list.join(", "));
         }
     }
     if report.violations.is_empty() {
-        println!("  invariants   all held");
+        crate::outln!("  invariants   all held");
     } else {
         for violation in &report.violations {
-            println!("  BROKEN       {}", visible(&violation.to_string()));
+            crate::outln!("  BROKEN       {}", visible(&violation.to_string()));
         }
     }
 }

@@ -9,10 +9,10 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::bindings::Plan;
 use crate::catalogue::Foundation;
+use crate::limits::Limits;
 use crate::options::RunOptions;
 
 /// The format version this host writes and reads.
@@ -33,10 +33,33 @@ pub struct SavedPlan {
     pub catalog_source: Option<String>,
     /// `--wait`, in seconds.
     pub wait_s: u64,
+    /// The sandbox's limits the plans were made under.
+    pub limits: SavedLimits,
     /// The foundation bundle's sha256.
     pub foundation_sha256: String,
     /// Each module, in the run's order.
     pub modules: Vec<SavedModule>,
+}
+
+/// The limits an operator chooses for a run (`--plugin-memory`, `--plugin-time`,
+/// `--plugin-wall-time`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedLimits {
+    pub memory_mib: u64,
+    pub time_ms: u64,
+    pub wall_time_ms: u64,
+}
+
+impl SavedLimits {
+    /// The saved form of `limits`.
+    pub fn of(limits: &Limits) -> SavedLimits {
+        SavedLimits {
+            memory_mib: (limits.memory_bytes >> 20) as u64,
+            time_ms: limits.guest_time.as_millis().try_into().unwrap_or(u64::MAX),
+            wall_time_ms: limits.wall_time.as_millis().try_into().unwrap_or(u64::MAX),
+        }
+    }
 }
 
 /// One module's plan and the documents it was made from.
@@ -48,46 +71,57 @@ pub struct SavedModule {
     pub manifest_sha256: String,
     /// The sha256 of its plugin.
     pub plugin_sha256: String,
+    /// The sha256 of the credentials its manifest grants, names and values together, so a
+    /// credential changed since the plan was made is seen (empty when it grants none).
+    pub credentials_sha256: String,
     /// The plan's summary lines.
     pub summary: Vec<String>,
     /// The plan's commands, each as its words.
     pub commands: Vec<Vec<String>>,
 }
 
-/// sha256 of `bytes`, in hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
-}
-
 impl SavedPlan {
     /// An empty saved plan for a run with `options` on `foundation`.
-    pub fn new(options: &RunOptions, foundation: &Foundation) -> SavedPlan {
+    pub fn new(options: &RunOptions, foundation: &Foundation, limits: &Limits) -> SavedPlan {
         SavedPlan {
             schema: PLAN_SCHEMA,
             node: options.node.clone(),
             catalog_source: options.catalog_source.as_ref().map(|_| options.source_words()),
             wait_s: options.wait.as_secs(),
+            limits: SavedLimits::of(limits),
             foundation_sha256: foundation.digest.clone(),
             modules: Vec::new(),
         }
     }
 
-    /// Adds one module's plan.
-    pub fn add(&mut self, module: &str, manifest_sha256: &str, plugin_sha256: &str, plan: &Plan) {
+    /// Adds one module's plan; `digests` are its manifest's, its plugin's and its granted
+    /// credentials'.
+    pub fn add(&mut self, module: &str, digests: [&str; 3], plan: &Plan) {
+        let [manifest_sha256, plugin_sha256, credentials_sha256] = digests;
         self.modules.push(SavedModule {
             module: module.to_string(),
             manifest_sha256: manifest_sha256.to_string(),
             plugin_sha256: plugin_sha256.to_string(),
+            credentials_sha256: credentials_sha256.to_string(),
             summary: plan.summary.clone(),
             commands: plan.commands.clone(),
         });
     }
 
-    /// Writes the plan file.
+    /// Writes the plan file, readable by this user only: it holds a digest of credentials.
     pub fn write(&self, path: &Path) -> Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        std::fs::write(path, text).with_context(|| format!("failed to write the plan `{}`", path.display()))
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
+            .and_then(|mut file| file.write_all(text.as_bytes()))
+            .with_context(|| format!("failed to write the plan `{}`", path.display()))
     }
 
     /// Reads a plan file, naming it in any error.
@@ -112,19 +146,29 @@ impl SavedPlan {
 
     /// The first way `now` (made from today's inputs) differs from this saved plan, in words.
     pub fn first_difference(&self, now: &SavedPlan) -> Option<String> {
-        let field = |what: &str, saved: &dyn std::fmt::Debug, now: &dyn std::fmt::Debug| {
-            Some(format!("{what} is {now:?} now, and the plan was made with {saved:?}"))
+        let field = |what: &str, saved: String, now: String| {
+            Some(format!("{what} is `{now}` now, and the plan was made with `{saved}`"))
         };
+        let source = |s: &Option<String>| s.clone().unwrap_or_else(|| "no catalogue source".into());
         if self.node != now.node {
-            return field("the node", &self.node, &now.node);
+            return field("the node", self.node.clone(), now.node.clone());
         }
         if self.catalog_source != now.catalog_source {
-            return field("the catalogue source", &self.catalog_source, &now.catalog_source);
+            return field("the catalogue source", source(&self.catalog_source), source(&now.catalog_source));
         }
         if self.wait_s != now.wait_s {
-            return field("--wait", &self.wait_s, &now.wait_s);
+            return field("--wait", format!("{}s", self.wait_s), format!("{}s", now.wait_s));
         }
-        if self.foundation_sha256 != now.foundation_sha256 {
+        if self.limits != now.limits {
+            let shown = |l: &SavedLimits| {
+                format!(
+                    "--plugin-memory {} --plugin-time {}ms --plugin-wall-time {}ms",
+                    l.memory_mib, l.time_ms, l.wall_time_ms
+                )
+            };
+            return field("the plugin limits", shown(&self.limits), shown(&now.limits));
+        }
+        if !self.foundation_sha256.eq_ignore_ascii_case(&now.foundation_sha256) {
             return Some(format!(
                 "the foundation bundle changed (sha256 {} now, {} when planned)",
                 short(&now.foundation_sha256),
@@ -133,18 +177,22 @@ impl SavedPlan {
         }
         let names = |plan: &SavedPlan| plan.modules.iter().map(|m| m.module.clone()).collect::<Vec<_>>();
         if names(self) != names(now) {
-            return field("the modules", &names(self), &names(now));
+            return field("the modules", names(self).join(" "), names(now).join(" "));
         }
         for (saved, now) in self.modules.iter().zip(&now.modules) {
             let m = &saved.module;
-            if saved.manifest_sha256 != now.manifest_sha256 {
+            let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+            if !same(&saved.credentials_sha256, &now.credentials_sha256) {
+                return Some(format!("the credentials the `{m}` module's manifest grants changed"));
+            }
+            if !same(&saved.manifest_sha256, &now.manifest_sha256) {
                 return Some(format!(
                     "the `{m}` module's manifest changed (sha256 {} now, {} when planned)",
                     short(&now.manifest_sha256),
                     short(&saved.manifest_sha256)
                 ));
             }
-            if saved.plugin_sha256 != now.plugin_sha256 {
+            if !same(&saved.plugin_sha256, &now.plugin_sha256) {
                 return Some(format!(
                     "the `{m}` module's plugin changed (sha256 {} now, {} when planned)",
                     short(&now.plugin_sha256),
@@ -178,7 +226,8 @@ pub fn plan_difference(before: &Plan, after: &Plan) -> String {
     for i in 0..before.summary.len().max(after.summary.len()) {
         let (was, is) = (before.summary.get(i), after.summary.get(i));
         if was != is {
-            return format!("summary line {} is {is:?} now, and was {was:?}", i + 1);
+            let shown = |line: Option<&String>| line.map_or("gone".to_string(), |l| format!("`{l}`"));
+            return format!("summary line {} is {} now, and was {}", i + 1, shown(is), shown(was));
         }
     }
     "no difference".into()
@@ -193,8 +242,12 @@ mod tests {
     use super::*;
 
     fn saved() -> SavedPlan {
-        let mut plan = SavedPlan::new(&RunOptions::default(), &Foundation::default());
-        plan.add("postgres", "aa", "bb", &Plan { summary: vec!["s".into()], commands: vec![vec!["push".into()]] });
+        let mut plan = SavedPlan::new(&RunOptions::default(), &Foundation::default(), &Limits::default());
+        plan.add(
+            "postgres",
+            ["aa", "bb", ""],
+            &Plan { summary: vec!["s".into()], commands: vec![vec!["push".into()]] },
+        );
         plan
     }
 

@@ -7,16 +7,20 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use anyhow::{Result, bail};
+use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
 
 use crate::bindings::mesh::adopt::types::{Container, File, Other};
 use crate::bindings::{BundleResource, Context, Options, Plan, WORLD, same_plan};
+use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::credentials::Credentials;
 use crate::grants::{Call, Permissions, Phase};
 use crate::mesh::{ContainerChange, Mesh, Violation};
 pub use crate::options::RunOptions;
-use crate::plan_file::{SavedPlan, plan_difference, sha256_hex};
+use crate::plan_file::{SavedPlan, plan_difference};
 use crate::runtime::{Plugin, PluginHost, RunEnv};
 use crate::transcript::{Event, Transcript};
 
@@ -132,6 +136,8 @@ struct Loaded {
     env: RunEnv,
     ctx: Context,
     manifest_digest: String,
+    /// The digest of the credentials its manifest grants, for saved plans.
+    credentials_digest: String,
 }
 
 /// What preflight found for every module, before any effect.
@@ -189,7 +195,10 @@ impl Run<'_> {
     async fn preflight(&self, modules: &[String]) -> (Preflight, Vec<Option<Loaded>>) {
         let mut outcomes = Vec::with_capacity(modules.len());
         let mut loaded = Vec::with_capacity(modules.len());
-        let mut saved = SavedPlan::new(&self.options, self.foundation);
+        // Every credential's value is known before any plugin runs, so a value is scrubbed
+        // and caught wherever it shows, not only once some module has asked for it.
+        self.credentials.learn_all();
+        let mut saved = SavedPlan::new(&self.options, self.foundation, self.host.limits());
         for module in modules {
             let ready = match self.load(module) {
                 Ok(ready) => ready,
@@ -206,7 +215,8 @@ impl Run<'_> {
                 }
                 Ok(Ok(plan)) => match self.bounded_plan(module, plan, &ready.env) {
                     Ok(plan) => {
-                        saved.add(module, &ready.manifest_digest, &ready.plugin.digest, &plan);
+                        let digests = [ready.manifest_digest.as_str(), &ready.plugin.digest, &ready.credentials_digest];
+                        saved.add(module, digests, &plan);
                         self.transcript.record(Event::Planned {
                             module: module.clone(),
                             summary: plan.summary.clone(),
@@ -308,6 +318,19 @@ impl Run<'_> {
                 limits.plan_summary_lines
             ));
         }
+        // A plan that builds waits for the build and then for the node: the wall deadline must
+        // leave room for both, or the run would stop half-way through an adopt.
+        let builds = plan.commands.iter().any(|c| c.first().is_some_and(|verb| verb == "build"));
+        let longest = self.options.wait + Duration::from_secs(BUILD_TIMEOUT_SECONDS.into());
+        if builds && limits.wall_time <= longest {
+            return Err(format!(
+                "the `{module}` plugin's plan builds the module, which may take {BUILD_TIMEOUT_SECONDS}s, and then \
+                 waits up to --wait {}s; the wall time of {:?} (--plugin-wall-time) would stop it half-way: give \
+                 more than {longest:?}",
+                self.options.wait.as_secs(),
+                limits.wall_time
+            ));
+        }
         for command in &plan.commands {
             env.permissions
                 .allow(Phase::Adopt, Call::Tell { args: command })
@@ -344,6 +367,7 @@ impl Run<'_> {
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin)?,
         };
         let manifest_digest = sha256_hex(&found.manifest);
+        let credentials_digest = self.credentials.digest(&found.adopt.grants.credentials);
         let env = RunEnv {
             module: module.to_string(),
             mesh: self.mesh.clone(),
@@ -361,7 +385,7 @@ impl Run<'_> {
             },
         };
         let ctx = self.context(module, found.manifest);
-        Ok(Loaded { plugin, env, ctx, manifest_digest })
+        Ok(Loaded { plugin, env, ctx, manifest_digest, credentials_digest })
     }
 
     /// A plugin's refusal with secret values replaced by their names; one found fails the run.

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::catalogue::sha256_hex;
 use anyhow::{Context as _, Result, anyhow, bail};
-use sha2::{Digest, Sha256};
 use wasmtime::component::{Component, Linker, ResourceTable, types::ComponentItem};
 use wasmtime::{
     Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits, StoreLimitsBuilder,
@@ -152,6 +152,8 @@ pub struct RunState {
     pub(crate) plan: Option<PlanCursor>,
     /// Host calls made so far in this export call.
     pub(crate) calls: usize,
+    /// Where this plugin carried secrets in this call: the only places it may accept from.
+    pub(crate) carried_secrets: std::collections::BTreeSet<String>,
     /// A cap the plugin reached: every call from then on is denied, and the sandbox stops
     /// it at its next step.
     pub(crate) cap_reached: Option<String>,
@@ -288,7 +290,7 @@ impl PluginHost {
             return Ok(plugin);
         }
         let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
-        let digest = format!("{:x}", Sha256::digest(&bytes));
+        let digest = sha256_hex(&bytes);
         // Checked before compiling: a file the manifest does not pin is never compiled.
         check_pin(path, &digest, pin)?;
         let plugin = self.load_digested(path, &bytes, digest)?;
@@ -306,7 +308,7 @@ impl PluginHost {
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
-        self.load_digested(path, bytes, format!("{:x}", Sha256::digest(bytes)))
+        self.load_digested(path, bytes, sha256_hex(bytes))
     }
 
     fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
@@ -394,7 +396,7 @@ impl PluginHost {
     /// whether this host would load it.
     pub fn describe(&self, path: &Path) -> Result<PluginInfo> {
         let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
-        let digest = format!("{:x}", Sha256::digest(&bytes));
+        let digest = sha256_hex(&bytes);
         let component = self
             .compile(&bytes)
             .with_context(|| format!("failed to inspect plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
@@ -531,6 +533,7 @@ impl PluginHost {
             pending_timeout: None,
             plan: None,
             calls: 0,
+            carried_secrets: Default::default(),
             cap_reached: None,
             deadline: deadline.clone(),
         };
@@ -550,7 +553,9 @@ impl PluginHost {
                     state.limits.guest_time
                 ));
             }
-            Ok(UpdateDeadline::Continue(1))
+            // Yield to the executor at every tick: a plugin computing without host calls
+            // still lets the program notice an interrupt (SIGINT) or another deadline.
+            Ok(UpdateDeadline::Yield(1))
         });
         let outcome = {
             let work = async {
@@ -578,14 +583,23 @@ impl PluginHost {
                 plugin.path.display(),
                 short(&plugin.digest)
             );
+            if format!("{error:#}").contains("growing memory") {
+                message.push_str(&format!(
+                    " (its memory cap is {} MiB: limits.memory_bytes, `--plugin-memory`)",
+                    self.limits.memory_bytes >> 20
+                ));
+            }
+            // What the plugin wrote is quoted a line at a time with its control characters
+            // made visible, so none of it can pass for a line of the report's own.
             if !last_call.is_empty() {
-                message.push_str(&format!("\nits last host call: {last_call}"));
+                message.push_str(&format!("\nits last host call: {}", crate::screen::visible(&last_call)));
             }
-            if !stdout.is_empty() {
-                message.push_str(&format!("\nits stdout:\n  {}", stdout.replace('\n', "\n  ")));
-            }
-            if !stderr.is_empty() {
-                message.push_str(&format!("\nits stderr:\n  {}", stderr.replace('\n', "\n  ")));
+            for (name, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+                if !text.is_empty() {
+                    let lines: Vec<String> =
+                        text.lines().map(|l| format!("  | {}", crate::screen::visible(l))).collect();
+                    message.push_str(&format!("\nits {name}:\n{}", lines.join("\n")));
+                }
             }
             if done.is_empty() {
                 message.push_str("\nit had changed nothing on the mesh");

@@ -40,7 +40,10 @@ fn escaped(text: &str, keep_newlines: bool) -> String {
 /// Control characters (C0, DEL, C1) and the invisible marks that reorder or hide text.
 fn needs_escape(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+        || matches!(
+            c,
+            '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}'
+        )
 }
 
 #[cfg(test)]
@@ -54,6 +57,8 @@ mod tests {
         assert_eq!(visible("a\npostgres adopted"), "a\\npostgres adopted");
         assert_eq!(visible("\u{9b}31m \u{202e}txt"), "\\u{9b}31m \\u{202e}txt");
         assert_eq!(visible("plain words, ünïcode"), "plain words, ünïcode");
+        // Unicode's own line and paragraph separators break lines too.
+        assert_eq!(visible("a\u{2028}b\u{2029}c"), "a\\u{2028}b\\u{2029}c");
     }
 
     #[test]

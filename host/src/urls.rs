@@ -1,10 +1,12 @@
 //! Whether a URL is inside a fetch grant.
 //!
 //! An exact grant matches its URL byte for byte. A prefix grant (`http://host/api/*`) matches
-//! a URL that starts with the prefix and whose path is already normal: no `.` or `..`
-//! segment, no percent-encoded dot, slash or backslash, no backslash, no user information
-//! before the host. A server, a proxy or a client library may resolve any of those, and the
-//! URL it really reaches would then lie outside the prefix the grant was reviewed as.
+//! a URL that starts with the prefix and whose path is plain: only ASCII letters, digits and
+//! `-._~/`, no `.` or `..` segment, no empty segment, no percent-encoding at all, no user
+//! information before the host. A server, a proxy or a client library may resolve anything
+//! else (an encoded or full-width dot, `..;`, a NUL, `//`) to another path, and the URL it
+//! really reaches would then lie outside the prefix the grant was reviewed as. The query
+//! after `?` may hold the characters a query usually does.
 
 /// Whether `url` is inside `grant` (an exact URL, or a prefix ending in `*`).
 pub fn within_grant(grant: &str, url: &str) -> bool {
@@ -27,12 +29,19 @@ fn is_normal(url: &str) -> bool {
     if authority.contains('@') || url.contains('\\') || url.chars().any(|c| c.is_control() || c == ' ') {
         return false;
     }
-    let path = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
-    let lower = path.to_ascii_lowercase();
-    if ["%2e", "%2f", "%5c", "%25"].iter().any(|encoded| lower.contains(encoded)) {
+    if url.contains('#') {
         return false;
     }
-    !path.split('/').any(|segment| segment == "." || segment == "..")
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let plain_path = path.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '/'));
+    let plain_query = query
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '=' | '&' | '/' | ',' | ':'));
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    let last = segments.len().saturating_sub(1);
+    plain_path
+        && plain_query
+        && !segments.iter().enumerate().any(|(i, s)| *s == "." || *s == ".." || (s.is_empty() && i != last))
 }
 
 /// When a prefix stops inside the host (`http://host:80*`), the URL's host must be the
@@ -82,6 +91,13 @@ mod tests {
             "http://127.0.0.1:8222/api/..\\admin",
             "http://127.0.0.1:8222/api\\..\\admin",
             "http://127.0.0.1:8222/api/ streams",
+            // Forms a server may resolve, or a library may decode, to another path.
+            "http://127.0.0.1:8222/api/..;/admin",
+            "http://127.0.0.1:8222/api/%00",
+            "http://127.0.0.1:8222/api/%c0%ae%c0%ae/admin",
+            "http://127.0.0.1:8222/api/\u{ff0e}\u{ff0e}/admin",
+            "http://127.0.0.1:8222/api//admin",
+            "http://127.0.0.1:8222/api/x#/../../admin",
         ] {
             assert!(!within_grant(API, url), "{url}");
         }

@@ -251,13 +251,24 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
     assert!(stdout.contains("the saved plan does not apply: the foundation bundle changed"), "{stdout}");
     assert!(!stdout.contains("adopted   ") && !stdout.contains("registered"), "{stdout}");
 
+    // A credential changed since the plan was made: refused too.
+    std::fs::write(&foundation, &original).unwrap();
+    let credential = dir.path().join("genesis/credentials/store-superuser");
+    let superuser = std::fs::read_to_string(&credential).unwrap();
+    std::fs::write(&credential, "another-superuser-value\n").unwrap();
+    let stale = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    assert_eq!(stale.status.code(), Some(1));
+    let stdout = text(&stale.stdout);
+    assert!(stdout.contains("the credentials the `postgres` module's manifest grants changed"), "{stdout}");
+    std::fs::write(&credential, superuser).unwrap();
+
     // The inputs it was made from: adopted.
     std::fs::write(&foundation, original).unwrap();
     let applied = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
     assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stdout));
     // Another option than the plan's: refused, naming it.
     let other = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--node", "node-2", "--plan", plan_arg]);
-    assert!(text(&other.stdout).contains("the node is \"node-2\" now"), "{}", text(&other.stdout));
+    assert!(text(&other.stdout).contains("the node is `node-2` now"), "{}", text(&other.stdout));
 }
 
 #[test]
@@ -271,12 +282,15 @@ fn inspect_takes_a_module_directory() {
 }
 
 #[test]
-fn a_closed_stdout_ends_the_program_quietly() {
+fn a_closed_stdout_does_not_stop_a_run_half_way() {
     let dir = catalogue();
+    let record = dir.path().join("run.jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
         .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .args(["run", "--catalog-source", SOURCE, "--catalogue"])
         .arg(dir.path())
+        .arg("--record")
+        .arg(&record)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -287,7 +301,29 @@ fn a_closed_stdout_ends_the_program_quietly() {
     std::io::Read::read(&mut stdout, &mut first).unwrap();
     drop(stdout);
     let out = child.wait_with_output().unwrap();
-    assert!(!text(&out.stderr).contains("panicked"), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.is_empty(), "quietly: {stderr}");
+    // The run went on to its end: everything adopted, and the record finished.
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
+    assert_eq!((last["event"].as_str(), last["exit"].as_u64()), (Some("end"), Some(0)));
+}
+
+#[test]
+fn a_full_stdout_is_warned_of_once_and_the_run_finishes() {
+    let dir = catalogue();
+    let full = std::fs::File::options().write(true).open("/dev/full").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .args(["run", "--catalog-source", SOURCE, "--catalogue"])
+        .arg(dir.path())
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("warning: stdout cannot be written").count(), 1, "{stderr}");
 }
 
 #[test]
@@ -318,4 +354,50 @@ fn a_changed_bus_layout_or_an_empty_bus_plugin_changes_nothing_at_all() {
         assert_eq!(summary["changes"], serde_json::json!([]), "{edit}");
         assert_eq!(events.last().unwrap()["exit"], exit, "{edit}");
     }
+}
+
+#[test]
+fn sigint_while_a_plugin_computes_exits_130_at_once() {
+    let dir = example_catalogue(&plugin("loops_forever"));
+    let record = dir.path().join("run.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .args(["run", "postgres", "--catalog-source", SOURCE, "--plugin-time", "60s", "--catalogue"])
+        .arg(dir.path())
+        .arg("--record")
+        .arg(&record)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the plugin is in its endless loop: its plan is recorded before adopt.
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&record).unwrap_or_default().contains("\"event\":\"plan\"") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "the plugin never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let sent = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(sent.elapsed() < std::time::Duration::from_secs(3), "stopped after {:?}", sent.elapsed());
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(recorded.lines().last().unwrap().contains("\"event\":\"interrupted\""), "{recorded}");
+}
+
+#[test]
+fn a_config_on_the_simulated_mesh_and_a_malformed_pin_exit_2() {
+    let dir = catalogue();
+    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--config", "/nonexistent.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--config describes how a live mesh is reached"), "{}", text(&out.stderr));
+
+    let manifest = dir.path().join("modules/postgres/manifest.json");
+    let mut edited: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    edited["adopt"]["sha256"] = "ZZ".into();
+    std::fs::write(&manifest, edited.to_string()).unwrap();
+    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("pins `ZZ`, which is not a sha256"), "{}", text(&out.stdout));
 }

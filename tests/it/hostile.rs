@@ -321,3 +321,41 @@ fn plugin_text_reaches_the_terminal_with_every_escape_made_visible() {
     // Shown, visibly: in the say line, the plan and the report.
     assert!(stdout.matches("\\u{1b}[2J\\u{1b}]0;owned\\u{7}\\roverwritten\\n").count() >= 3, "{stdout}");
 }
+
+#[tokio::test]
+async fn a_secret_value_a_plugin_never_asked_for_is_still_redacted_and_fails_the_run() {
+    // mesh-vault alone: no module of the run asks for the superuser, yet its plugin knows it.
+    let mut mesh = TestMesh::new().with_plugin("mesh-vault", "says_from_its_manifest");
+    mesh.manifest("mesh-vault")["hostile-say"] = json!(format!("the password is {SUPERUSER}"));
+    let ran = mesh.run_modules(&["mesh-vault"], Mode::Adopt).await;
+    let said = ran.transcript.said("mesh-vault").join("\n");
+    assert!(!said.contains(SUPERUSER), "{said}");
+    assert_mentions(&said, &["the password is <secret store-superuser>"]);
+    assert!(ran.broken().contains(&"secret-never-shown"), "{:?}", ran.report.violations);
+}
+
+#[tokio::test]
+async fn a_secret_cannot_be_handed_to_another_module_through_its_accepting_path() {
+    let ran = run_hostile("hands_over_its_secret", |_| {}).await;
+    assert_mentions(ran.refusal("postgres"), &["declares no secret `unseal-key`", "/accepting-unseal-key"]);
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_module_accepts_only_a_secret_it_carried_itself() {
+    let ran = TestMesh::new()
+        .with_plugin("postgres", "accepts_without_carrying")
+        .run_modules(&["postgres"], Mode::Adopt)
+        .await;
+    assert_mentions(ran.refusal("postgres"), &["carried no secret there", "accepts only a secret it carried itself"]);
+    assert!(ran.mesh.accepted().is_empty(), "{:?}", ran.mesh.accepted());
+}
+
+#[tokio::test]
+async fn a_plugin_cannot_forge_lines_of_its_stop_report() {
+    let ran = run_hostile("forges_its_stop_report", |_| {}).await;
+    let failure = ran.failure("postgres");
+    assert_mentions(failure, &["its last host call: tell push\\nit had changed nothing", "what it had already done"]);
+    assert!(!failure.lines().any(|l| l.trim() == "it had changed nothing on the mesh"), "{failure}");
+    assert!(!failure.lines().any(|l| l.trim().starts_with("invariants")), "{failure}");
+}

@@ -194,8 +194,8 @@ async fn what_a_plugin_prints_shows_in_its_stop_report() {
     assert_mentions(
         ran.failure("postgres"),
         &[
-            "its stdout:\n  hello from stdout: adopting postgres",
-            "its stderr:\n  hello from stderr",
+            "its stdout:\n  | hello from stdout: adopting postgres",
+            "its stderr:\n  | hello from stderr",
             "printed and gave up",
         ],
     );

@@ -12,7 +12,7 @@ use anyhow::{Context as _, Result, bail};
 use async_trait::async_trait;
 
 use super::{ContainerState, Mesh, MeshError, Payload, Response};
-use crate::run::RunOptions;
+use crate::options::RunOptions;
 
 /// One host call as a recording keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]

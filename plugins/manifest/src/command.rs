@@ -14,6 +14,11 @@ pub const DEFAULT_REF: &str = "main";
 /// The build's own wait, passed to the control plane; the only one a plan may give.
 pub const BUILD_WAIT: &str = "1200s";
 
+/// How long a plugin lets the build command take: longer than the build's own wait, so the
+/// control plane reports its own timeout rather than being cut off mid-answer. The host's
+/// wall deadline for an export must exceed it and the operator's `--wait` together.
+pub const BUILD_TIMEOUT_SECONDS: u32 = 1500;
+
 /// Where a module's manifest is carried in the control plane.
 pub fn manifest_remote(module: &str) -> String {
     format!("/{module}-module.json")

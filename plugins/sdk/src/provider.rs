@@ -8,11 +8,9 @@
 use crate::host::{say, tell, tell_within};
 use crate::{Context, Refusal, refuse};
 
-pub use mesh_adopt_manifest::command::{BUILD_WAIT, Command, DEFAULT_REF, accepting_remote, manifest_remote};
-
-/// How long the host waits for the build command: longer than the build's own wait, so the
-/// control plane reports its own timeout rather than being cut off mid-answer.
-pub const BUILD_TIMEOUT_SECONDS: u32 = 1500;
+pub use mesh_adopt_manifest::command::{
+    BUILD_TIMEOUT_SECONDS, BUILD_WAIT, Command, DEFAULT_REF, accepting_remote, manifest_remote,
+};
 
 /// One module's provider sequence.
 pub struct Provider<'a> {
