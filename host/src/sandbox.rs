@@ -355,9 +355,11 @@ impl monotonic_clock::Host for RunState {
     }
 
     fn subscribe_instant(&mut self, when: u64) -> wasmtime::Result<Resource<DynPollable>> {
+        let at = Duration::from_nanos(when);
+        let ahead = at.saturating_sub(self.env.mesh.now());
         let what =
-            format!("a WASI wait (`wasi:clocks/monotonic-clock.subscribe-instant` of {when} ns on the mesh's clock)");
-        self.timer(Duration::from_nanos(when), what)
+            format!("a WASI sleep (`wasi:clocks/monotonic-clock.subscribe-instant` of an instant {ahead:?} ahead)");
+        self.timer(at, what)
     }
 
     fn subscribe_duration(&mut self, duration: u64) -> wasmtime::Result<Resource<DynPollable>> {
