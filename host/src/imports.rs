@@ -77,6 +77,7 @@ impl RunState {
             match self.env.permissions.allow(self.phase, grant) {
                 Err(why) => Err(HostError::Denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
+                    self.deadline.in_call(Some(format!("`{} {detail}`", kind.name())));
                     if self.env.transcript.is_observed() {
                         self.env.transcript.announce(Event::Started {
                             module: self.env.module.clone(),
@@ -86,7 +87,9 @@ impl RunState {
                             timeout,
                         });
                     }
-                    call(self).await
+                    let answer = call(self).await;
+                    self.deadline.in_call(None);
+                    answer
                 }
             }
         };

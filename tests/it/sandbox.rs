@@ -22,6 +22,8 @@ use crate::support::{Ran, TestMesh, assert_mentions, root};
 
 /// The wall deadline the tests run plugins with.
 const WALL: Duration = Duration::from_secs(2);
+/// Longer than any run here should take: a test fails instead of hanging if one does.
+const HANG: Duration = Duration::from_secs(60);
 
 /// A host whose plugins may take two seconds in all per call.
 fn wall_host() -> &'static PluginHost {
@@ -46,7 +48,7 @@ async fn run_on(host: &'static PluginHost, crate_name: &str, edit: impl FnOnce(&
     mesh.host = Some(host);
     edit(&mut mesh);
     let started = Instant::now();
-    let ran = mesh.run_modules(&["postgres"], Mode::Adopt).await;
+    let ran = tokio::time::timeout(HANG, mesh.run_modules(&["postgres"], Mode::Adopt)).await.expect("the run ended");
     (ran, started.elapsed())
 }
 
@@ -153,7 +155,8 @@ async fn two_simulator_runs_draw_the_same_random_numbers_and_another_seed_others
 
 #[tokio::test]
 async fn reading_a_file_stops_the_plugin_saying_the_sandbox_gives_no_filesystem_access() {
-    let (ran, _) = run_on(wall_host(), "reads_files", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "reads_files", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(
         ran.failure("postgres"),
         &["the sandbox gives no filesystem access", "`wasi:filesystem/types.[method]descriptor.open-at`", "etc/passwd"],
@@ -164,7 +167,8 @@ async fn reading_a_file_stops_the_plugin_saying_the_sandbox_gives_no_filesystem_
 
 #[tokio::test]
 async fn opening_a_socket_stops_the_plugin_saying_the_sandbox_gives_no_network_access() {
-    let (ran, _) = run_on(wall_host(), "opens_socket", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "opens_socket", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(ran.failure("postgres"), &["the sandbox gives no network access", "`wasi:sockets/"]);
     assert!(ran.transcript.said("postgres").is_empty(), "it never got an answer to say");
     untouched(&ran);
@@ -180,7 +184,8 @@ async fn a_plugin_importing_wasi_http_loads_and_checks_and_is_stopped_only_when_
     mesh.host = Some(wall_host());
     let checked = mesh.run_modules(&["postgres"], Mode::Check).await;
     assert!(matches!(checked.report.outcome("postgres"), Some(ModuleOutcome::Checked(_))));
-    let (ran, _) = run_on(wall_host(), "imports_http", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "imports_http", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(
         ran.failure("postgres"),
         &["the sandbox gives no http access", "the plugin called `wasi:http/types.[constructor]fields`"],
@@ -190,7 +195,8 @@ async fn a_plugin_importing_wasi_http_loads_and_checks_and_is_stopped_only_when_
 
 #[tokio::test]
 async fn what_a_plugin_prints_shows_in_its_stop_report() {
-    let (ran, _) = run_on(wall_host(), "prints_stdout", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "prints_stdout", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(
         ran.failure("postgres"),
         &[
@@ -278,7 +284,10 @@ fn on_a_live_mesh_a_wasi_sleep_of_an_hour_is_stopped_at_its_wall_deadline() {
     TestMesh::new().with_plugin("postgres", "wasi_sleeps").write_catalogue(catalogue.path());
     std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
     let cli = |wall: &str| {
-        Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        // Through coreutils' `timeout`, so a run that hangs fails the test instead.
+        Command::new("timeout")
+            .arg(HANG.as_secs().to_string())
+            .arg(env!("CARGO_BIN_EXE_mesh-adopt"))
             .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
             .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
             .arg(&config)
@@ -312,12 +321,45 @@ async fn on_a_live_mesh_a_clock_sleep_is_stopped_at_its_wall_deadline() {
     mesh.host = Some(wall_host());
     let catalogue = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let (report, _) = mesh.run_live(catalogue.path(), standin.mesh(None), &["postgres"]).await;
+    let (report, _) = tokio::time::timeout(HANG, mesh.run_live(catalogue.path(), standin.mesh(None), &["postgres"]))
+        .await
+        .expect("the run ended");
     let took = started.elapsed();
     let Some(ModuleOutcome::Failed(message)) = report.outcome("postgres") else { panic!("{:?}", report.modules) };
     assert_mentions(message, &["stopped: waited past its deadline of 2s", "`clock.sleep` of 31536000000 ms"]);
     assert!(took >= WALL && took < WALL + Duration::from_secs(2), "stopped after {took:?}");
     assert!(standin.read("argv.log").is_empty(), "the control plane heard: {}", standin.read("argv.log"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_live_mesh_a_tell_that_hangs_is_cut_at_the_wall_deadline_with_what_it_started() {
+    // The stand-in's build sleeps an hour (`sleep 3600`, a command line no other test uses).
+    wall_host().load(&crate::support::plugin("adopt_mesh_vault")).unwrap();
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("slow-build"), "3600").unwrap();
+    let mut mesh = TestMesh::new();
+    mesh.host = Some(wall_host());
+    let catalogue = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let (report, _) = tokio::time::timeout(HANG, mesh.run_live(catalogue.path(), standin.mesh(None), &["mesh-vault"]))
+        .await
+        .expect("the run ended");
+    let took = started.elapsed();
+    let message = match report.outcome("mesh-vault") {
+        Some(ModuleOutcome::Failed(message) | ModuleOutcome::Refused { message, .. }) => message.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_mentions(
+        &message,
+        &[
+            "stopped: waited past its deadline of 2s",
+            "in `tell build https://git.mesh.test/catalogue.git --path modules/mesh-vault",
+        ],
+    );
+    assert!(took < WALL + Duration::from_secs(2), "stopped after {took:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    let left = Command::new("pgrep").args(["-f", "sleep 3600"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "the hung build outlived its plugin's deadline");
 }
 
 /// The hand-written component of 24 core instances, built from its text.
