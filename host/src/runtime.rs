@@ -180,6 +180,7 @@ impl PluginHost {
             .total_tables(per_plugin(limits.tables_per_plugin, TABLES_PER_SLOT))
             .max_tables_per_component(limits.tables_per_plugin)
             .max_tables_per_module(limits.tables_per_plugin.min(4))
+            .max_memories_per_module(limits.memories_per_plugin.clamp(1, 4))
             .table_elements(limits.table_elements)
             .total_stacks(slots)
             .max_memory_size(limits.memory_bytes);
@@ -343,14 +344,20 @@ impl PluginHost {
                 "this host allows {} core instances per plugin; raise limits.core_instances_per_plugin",
                 l.core_instances_per_plugin
             ))
-        } else if text.contains("linear memories") || text.contains("memory count too high") {
+        } else if text.contains("linear memories")
+            || text.contains("memory count too high")
+            || text.contains("defined memories count")
+        {
             Some(format!(
                 "this host allows {} memories per plugin; raise limits.memories_per_plugin",
                 l.memories_per_plugin
             ))
-        } else if text.contains("tables, which exceeds") || text.contains("table count too high") {
+        } else if text.contains("tables, which exceeds")
+            || text.contains("table count too high")
+            || text.contains("defined tables count")
+        {
             Some(format!("this host allows {} tables per plugin; raise limits.tables_per_plugin", l.tables_per_plugin))
-        } else if text.contains("table elements") || text.contains("table does not fit") {
+        } else if text.contains("minimum element size") {
             Some(format!("this host allows {} elements per table; raise limits.table_elements", l.table_elements))
         } else if text.contains("memory does not fit") || text.contains("growing memory") {
             Some(format!(
@@ -584,4 +591,34 @@ fn stop_words(error: &anyhow::Error) -> (String, Option<String>) {
 /// The first twelve hex digits of a digest, enough to tell plugins apart in a message.
 pub fn short(digest: &str) -> &str {
     &digest[..digest.len().min(12)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_limit_hit_is_named_with_the_limit_to_raise() {
+        let host = PluginHost::new(Limits { concurrent_instances: 1, ..Limits::default() }).unwrap();
+        // What wasmtime's pooling allocator says, one message for each limit.
+        for (said, named) in [
+            (
+                "The component transitively contains 70 core module instances, which exceeds",
+                "core_instances_per_plugin",
+            ),
+            ("The component transitively contains 9 Wasm linear memories, which exceeds", "memories_per_plugin"),
+            ("defined memories count of 5 exceeds the per-instance limit of 4", "memories_per_plugin"),
+            (
+                "The component transitively contains 70 tables, which exceeds the configured maximum",
+                "tables_per_plugin",
+            ),
+            ("defined tables count of 5 exceeds the per-instance limit of 4", "tables_per_plugin"),
+            ("table index 0 has a minimum element size of 200000 which exceeds the limit of 100000", "table_elements"),
+            ("forcing trap when growing memory to 1074855936 bytes", "memory_bytes (`--plugin-memory`)"),
+        ] {
+            let hint = host.limit_hint(said).unwrap_or_default();
+            assert!(hint.contains(&format!("raise limits.{named}")), "{said}: {hint}");
+        }
+        assert_eq!(host.limit_hint("wasm trap: wasm `unreachable` instruction executed"), None);
+    }
 }
