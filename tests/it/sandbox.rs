@@ -446,3 +446,53 @@ fn the_plugin_limits_are_range_checked_naming_the_option_the_value_and_the_range
         assert_mentions(&stderr, &[option, value, range]);
     }
 }
+
+/// A plugin written in Python, built by componentize-py from `tests/python/app.py`. Not run
+/// by default: it needs `componentize-py` on the PATH (`pip install componentize-py`), and a
+/// debug host takes a minute or two to compile its 18 MB.
+#[tokio::test]
+#[ignore = "needs componentize-py; run with `cargo test --test it -- --ignored componentize_py`"]
+async fn a_componentize_py_plugin_loads_is_seeded_and_stopped_at_its_wall_deadline() {
+    let out = tempfile::tempdir().unwrap().keep();
+    let wasm = out.join("adopt_python.wasm");
+    let built = Command::new("componentize-py")
+        .arg("-d")
+        .arg(root().join("wit"))
+        .args(["-w", "adopter", "componentize", "app", "-p"])
+        .arg(root().join("tests/python"))
+        .arg("-o")
+        .arg(&wasm)
+        .output()
+        .expect("componentize-py is installed (pip install componentize-py)");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let info = wall_host().describe(&wasm).unwrap();
+    assert!(info.loads.is_ok(), "{:?}", info.loads);
+    assert!(info.imports.iter().any(|i| i.starts_with("wasi:filesystem/")), "{:?}", info.imports);
+    let run = || async {
+        let mut mesh = TestMesh::new();
+        mesh.host = Some(wall_host());
+        mesh.plugins.retain(|(m, _)| m != "postgres");
+        mesh.plugins.push(("postgres".into(), wasm.clone()));
+        let started = Instant::now();
+        let ran = tokio::time::timeout(Duration::from_secs(600), mesh.run_modules(&["postgres"], Mode::Adopt))
+            .await
+            .expect("the run ended");
+        (ran, started.elapsed())
+    };
+    let (first, _) = run().await;
+    let (second, took) = run().await;
+    assert_mentions(
+        first.failure("postgres"),
+        &[
+            "stopped: waited past its deadline of 2s",
+            "`wasi:clocks/monotonic-clock.subscribe-instant` of an instant 3600s ahead",
+            "its stdout:\n  python checks postgres",
+        ],
+    );
+    let said = first.transcript.said("postgres");
+    assert!(said[0].starts_with("random: "), "{said:?}");
+    assert_eq!(said[1], "time: 1735689600");
+    assert_eq!(said, second.transcript.said("postgres"), "the same seed draws the same numbers");
+    assert!(took < WALL, "stopped in {took:?} once compiled");
+    untouched(&first);
+}
