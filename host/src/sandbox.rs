@@ -247,13 +247,15 @@ fn define_stub_func(
         }
         // Bookkeeping a C library does on a preopen before any path is used.
         ("wasi:filesystem/types", "[method]descriptor.get-type") => {
-            stub.func_new(func_name, |_, _, _, results| {
+            stub.func_new(func_name, |mut store, _, params, results| {
+                release_borrows(&mut store, params);
                 results[0] = Val::Result(Ok(Some(Box::new(Val::Enum("directory".into())))));
                 Ok(())
             })?;
         }
         ("wasi:filesystem/types", "[method]descriptor.get-flags") => {
-            stub.func_new(func_name, |_, _, _, results| {
+            stub.func_new(func_name, |mut store, _, params, results| {
+                release_borrows(&mut store, params);
                 results[0] = Val::Result(Ok(Some(Box::new(Val::Flags(vec!["read".into()])))));
                 Ok(())
             })?;
@@ -272,6 +274,18 @@ fn define_stub_func(
         }
     }
     Ok(())
+}
+
+/// Ends the borrows of stub resources a stub that answers was handed (its `self`): a call
+/// may not return while it still holds a borrow.
+fn release_borrows(store: &mut StoreContextMut<'_, RunState>, params: &[Val]) {
+    for param in params {
+        if let Val::Resource(handle) = param
+            && !handle.owned()
+        {
+            let _ = Resource::<Unavailable>::try_from_resource_any(*handle, &mut *store);
+        }
+    }
 }
 
 /// The mesh's clock as WASI's wall clock: the mesh's start date plus its time.

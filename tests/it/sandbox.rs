@@ -166,6 +166,23 @@ async fn reading_a_file_stops_the_plugin_saying_the_sandbox_gives_no_filesystem_
 }
 
 #[tokio::test]
+async fn the_preopen_answers_what_a_runtime_asks_at_startup_and_stops_a_real_use() {
+    // What a C library or the preview1 adapter (componentize-js's) asks of a preopen before
+    // any path is used is answered; the first real use stops the plugin.
+    let (ran, took) = run_on(wall_host(), "queries_preopen", |_| {}).await;
+    assert_eq!(ran.transcript.said("postgres"), ["/: Ok(DescriptorType::Directory), Ok(DescriptorFlags(READ))"]);
+    assert_mentions(
+        ran.failure("postgres"),
+        &[
+            "the sandbox gives no filesystem access",
+            "the plugin called `wasi:filesystem/types.[method]descriptor.stat`",
+        ],
+    );
+    assert!(took < WALL, "{took:?}");
+    untouched(&ran);
+}
+
+#[tokio::test]
 async fn opening_a_socket_stops_the_plugin_saying_the_sandbox_gives_no_network_access() {
     let (ran, took) = run_on(wall_host(), "opens_socket", |_| {}).await;
     assert!(took < WALL, "{took:?}");
@@ -494,5 +511,45 @@ async fn a_componentize_py_plugin_loads_is_seeded_and_stopped_at_its_wall_deadli
     assert_eq!(said[1], "time: 1735689600");
     assert_eq!(said, second.transcript.said("postgres"), "the same seed draws the same numbers");
     assert!(took < WALL, "stopped in {took:?} once compiled");
+    untouched(&first);
+}
+
+/// A plugin written in JavaScript, built by componentize-js from `tests/js/app.js`. Not run
+/// by default: it needs node and npm (`npx` fetches componentize-js), and a debug host takes
+/// a minute to compile its 12 MB.
+#[tokio::test]
+#[ignore = "needs node and npm; run with `cargo test --test it -- --ignored componentize_js`"]
+async fn a_componentize_js_plugin_loads_is_seeded_and_stopped_when_it_fetches() {
+    let out = tempfile::tempdir().unwrap().keep();
+    let wasm = out.join("adopt_js.wasm");
+    let built = Command::new("npx")
+        .args(["--yes", "--package", "@bytecodealliance/componentize-js@0.23.0", "componentize-js"])
+        .arg(root().join("tests/js/app.js"))
+        .arg("--wit")
+        .arg(root().join("wit"))
+        .args(["--world-name", "adopter", "--out"])
+        .arg(&wasm)
+        .current_dir(&out)
+        .output()
+        .expect("npx is installed");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let run = || async {
+        let mut mesh = TestMesh::new();
+        mesh.host = Some(wall_host());
+        mesh.plugins.retain(|(m, _)| m != "postgres");
+        mesh.plugins.push(("postgres".into(), wasm.clone()));
+        tokio::time::timeout(Duration::from_secs(600), mesh.run_modules(&["postgres"], Mode::Adopt))
+            .await
+            .expect("the run ended")
+    };
+    let (first, second) = (run().await, run().await);
+    assert_mentions(
+        first.failure("postgres"),
+        &["the sandbox gives no http access: the plugin called `wasi:http/types.", "its stdout:\n  js checks postgres"],
+    );
+    let said = first.transcript.said("postgres");
+    assert!(said[0].starts_with("random: "), "{said:?}");
+    assert_eq!(said[1], "time: 1735689600000");
+    assert_eq!(said, second.transcript.said("postgres"), "the same seed draws the same numbers");
     untouched(&first);
 }
