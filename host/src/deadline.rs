@@ -133,6 +133,12 @@ impl Deadline {
         match self.stop(what).await {}
     }
 
+    /// Names the host call in flight (or none), for the message if the deadline passes
+    /// during it.
+    pub fn in_call(&self, what: Option<String>) {
+        self.state().waiting_on = what;
+    }
+
     /// Marks `what` as waited on until the guard is dropped: a WASI wait, counted out of the
     /// guest's time and named if the watchdog stops the plugin during it.
     pub fn waiting(self: &Arc<Self>, what: &str) -> WaitGuard {

@@ -98,6 +98,7 @@ impl RunState {
             match allowed.and_then(|()| self.accepts_its_own(grant)).and_then(|()| self.follow_plan(grant)) {
                 Err(why) => Err(HostError::Denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
+                    self.deadline.in_call(Some(format!("`{} {detail}`", kind.name())));
                     if self.env.transcript.is_observed() {
                         self.env.transcript.announce(Event::Started {
                             module: self.env.module.clone(),
@@ -107,9 +108,11 @@ impl RunState {
                             timeout,
                         });
                     }
+                    let answer = call(self).await;
+                    self.deadline.in_call(None);
                     // What goes back into the plugin is scrubbed too: a secret's value must not
                     // come back to it as a tell's output or a fetched body.
-                    match call(self).await {
+                    match answer {
                         Ok(value) => Ok(value.scrubbed(&self.env.credentials)),
                         Err(error) => Err(scrubbed_error(error, &self.env.credentials)),
                     }

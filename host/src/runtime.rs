@@ -204,6 +204,7 @@ impl PluginHost {
             .total_tables(per_plugin(limits.tables_per_plugin, TABLES_PER_SLOT))
             .max_tables_per_component(limits.tables_per_plugin)
             .max_tables_per_module(limits.tables_per_plugin.min(4))
+            .max_memories_per_module(limits.memories_per_plugin.clamp(1, 4))
             .table_elements(limits.table_elements)
             .total_stacks(slots)
             .max_memory_size(limits.memory_bytes);
@@ -358,22 +359,36 @@ impl PluginHost {
     /// past its limits at instantiation.
     fn name_the_limit(&self, error: anyhow::Error) -> anyhow::Error {
         let text = format!("{error:#}");
+        match self.limit_hint(&text) {
+            Some(hint) => anyhow!("{text} ({hint})"),
+            None => error,
+        }
+    }
+
+    /// Which of the sandbox's limits `text` says was hit, and how to raise it.
+    fn limit_hint(&self, text: &str) -> Option<String> {
         let l = &self.limits;
-        let hint = if text.contains("core module instances") || text.contains("instance count too high") {
+        if text.contains("core module instances") || text.contains("instance count too high") {
             Some(format!(
                 "this host allows {} core instances per plugin; raise limits.core_instances_per_plugin",
                 l.core_instances_per_plugin
             ))
-        } else if text.contains("linear memories") || text.contains("memory count too high") {
+        } else if text.contains("linear memories")
+            || text.contains("memory count too high")
+            || text.contains("defined memories count")
+        {
             Some(format!(
                 "this host allows {} memories per plugin; raise limits.memories_per_plugin",
                 l.memories_per_plugin
             ))
-        } else if text.contains("tables, which exceeds") || text.contains("table count too high") {
+        } else if text.contains("tables, which exceeds")
+            || text.contains("table count too high")
+            || text.contains("defined tables count")
+        {
             Some(format!("this host allows {} tables per plugin; raise limits.tables_per_plugin", l.tables_per_plugin))
-        } else if text.contains("table elements") || text.contains("table does not fit") {
+        } else if text.contains("minimum element size") {
             Some(format!("this host allows {} elements per table; raise limits.table_elements", l.table_elements))
-        } else if text.contains("memory does not fit") {
+        } else if text.contains("memory does not fit") || text.contains("growing memory") {
             Some(format!(
                 "this host allows each memory {} MiB; raise limits.memory_bytes (`--plugin-memory`)",
                 l.memory_bytes >> 20
@@ -385,10 +400,6 @@ impl PluginHost {
             ))
         } else {
             None
-        };
-        match hint {
-            Some(hint) => anyhow!("{text} ({hint})"),
-            None => error,
         }
     }
 
@@ -577,8 +588,12 @@ impl PluginHost {
             let stdout = env.credentials.redact(stdout.text()).0;
             let stderr = env.credentials.redact(stderr.text()).0;
             let done = env.transcript.effects(&env.module);
+            let (mut why, backtrace) = stop_words(&error);
+            if let Some(hint) = self.limit_hint(&why) {
+                why.push_str(&format!(" ({hint})"));
+            }
             let mut message = format!(
-                "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {error:#}",
+                "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {why}",
                 env.module,
                 plugin.path.display(),
                 short(&plugin.digest)
@@ -606,12 +621,63 @@ impl PluginHost {
             } else {
                 message.push_str(&format!("\nwhat it had already done:\n  {}", done.join("\n  ")));
             }
+            if let Some(backtrace) = backtrace {
+                message.push_str(&format!("\nwhere it was:\n  {}", backtrace.replace('\n', "\n  ")));
+            }
             anyhow!(message)
         })
     }
 }
 
+/// How many frames of a plugin's wasm backtrace a stop report shows.
+const BACKTRACE_FRAMES: usize = 8;
+
+/// Why a plugin was stopped, and apart from it the innermost frames of its wasm backtrace
+/// when there is one: the reason comes first in a report, not after the frames.
+fn stop_words(error: &anyhow::Error) -> (String, Option<String>) {
+    let Some(backtrace) = error.downcast_ref::<wasmtime::WasmBacktrace>() else {
+        return (format!("{error:#}"), None);
+    };
+    let text = backtrace.to_string();
+    let frames: Vec<&str> = text.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut shown = frames.iter().take(BACKTRACE_FRAMES).copied().collect::<Vec<_>>().join("\n");
+    if frames.len() > BACKTRACE_FRAMES {
+        shown.push_str(&format!("\n… ({} more frames)", frames.len() - BACKTRACE_FRAMES));
+    }
+    (error.root_cause().to_string(), (!frames.is_empty()).then_some(shown))
+}
+
 /// The first twelve hex digits of a digest, enough to tell plugins apart in a message.
 pub fn short(digest: &str) -> &str {
     &digest[..digest.len().min(12)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_limit_hit_is_named_with_the_limit_to_raise() {
+        let host = PluginHost::new(Limits { concurrent_instances: 1, ..Limits::default() }).unwrap();
+        // What wasmtime's pooling allocator says, one message for each limit.
+        for (said, named) in [
+            (
+                "The component transitively contains 70 core module instances, which exceeds",
+                "core_instances_per_plugin",
+            ),
+            ("The component transitively contains 9 Wasm linear memories, which exceeds", "memories_per_plugin"),
+            ("defined memories count of 5 exceeds the per-instance limit of 4", "memories_per_plugin"),
+            (
+                "The component transitively contains 70 tables, which exceeds the configured maximum",
+                "tables_per_plugin",
+            ),
+            ("defined tables count of 5 exceeds the per-instance limit of 4", "tables_per_plugin"),
+            ("table index 0 has a minimum element size of 200000 which exceeds the limit of 100000", "table_elements"),
+            ("forcing trap when growing memory to 1074855936 bytes", "memory_bytes (`--plugin-memory`)"),
+        ] {
+            let hint = host.limit_hint(said).unwrap_or_default();
+            assert!(hint.contains(&format!("raise limits.{named}")), "{said}: {hint}");
+        }
+        assert_eq!(host.limit_hint("wasm trap: wasm `unreachable` instruction executed"), None);
+    }
 }

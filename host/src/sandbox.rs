@@ -85,8 +85,9 @@ fn split_version(name: &str) -> (&str, Option<&str>) {
     }
 }
 
-fn classify(name: &str, item: &ComponentItem) -> Fit {
-    if !matches!(item, ComponentItem::ComponentInstance(_)) {
+/// How the sandbox links the import `name`, an interface (an instance) or not.
+fn classify(name: &str, is_interface: bool) -> Fit {
+    if !is_interface {
         return Fit::Refused(format!("`{name}` is not an interface"));
     }
     let (base, version) = split_version(name);
@@ -137,7 +138,7 @@ fn fit(engine: &Engine, component: &Component) -> Result<Vec<(String, &'static s
     let mut stubs = Vec::new();
     let mut refused = Vec::new();
     for (name, item) in ty.imports(engine) {
-        match classify(name, &item.ty) {
+        match classify(name, matches!(item.ty, ComponentItem::ComponentInstance(_))) {
             Fit::Offered => {}
             Fit::Stubbed { access } => stubs.push((name.to_string(), access)),
             Fit::Refused(why) => refused.push(why),
@@ -247,13 +248,15 @@ fn define_stub_func(
         }
         // Bookkeeping a C library does on a preopen before any path is used.
         ("wasi:filesystem/types", "[method]descriptor.get-type") => {
-            stub.func_new(func_name, |_, _, _, results| {
+            stub.func_new(func_name, |mut store, _, params, results| {
+                release_borrows(&mut store, params);
                 results[0] = Val::Result(Ok(Some(Box::new(Val::Enum("directory".into())))));
                 Ok(())
             })?;
         }
         ("wasi:filesystem/types", "[method]descriptor.get-flags") => {
-            stub.func_new(func_name, |_, _, _, results| {
+            stub.func_new(func_name, |mut store, _, params, results| {
+                release_borrows(&mut store, params);
                 results[0] = Val::Result(Ok(Some(Box::new(Val::Flags(vec!["read".into()])))));
                 Ok(())
             })?;
@@ -272,6 +275,18 @@ fn define_stub_func(
         }
     }
     Ok(())
+}
+
+/// Ends the borrows of stub resources a stub that answers was handed (its `self`): a call
+/// may not return while it still holds a borrow.
+fn release_borrows(store: &mut StoreContextMut<'_, RunState>, params: &[Val]) {
+    for param in params {
+        if let Val::Resource(handle) = param
+            && !handle.owned()
+        {
+            let _ = Resource::<Unavailable>::try_from_resource_any(*handle, &mut *store);
+        }
+    }
 }
 
 /// The mesh's clock as WASI's wall clock: the mesh's start date plus its time.
@@ -355,9 +370,11 @@ impl monotonic_clock::Host for RunState {
     }
 
     fn subscribe_instant(&mut self, when: u64) -> wasmtime::Result<Resource<DynPollable>> {
+        let at = Duration::from_nanos(when);
+        let ahead = at.saturating_sub(self.env.mesh.now());
         let what =
-            format!("a WASI wait (`wasi:clocks/monotonic-clock.subscribe-instant` of {when} ns on the mesh's clock)");
-        self.timer(Duration::from_nanos(when), what)
+            format!("a WASI sleep (`wasi:clocks/monotonic-clock.subscribe-instant` of an instant {ahead:?} ahead)");
+        self.timer(at, what)
     }
 
     fn subscribe_duration(&mut self, duration: u64) -> wasmtime::Result<Resource<DynPollable>> {
@@ -498,9 +515,23 @@ mod tests {
 
     #[test]
     fn classifies_imports_by_name_and_version() {
-        let instance = |name: &str| classify(name, &ComponentItem::Type(wasmtime::component::types::Type::Bool));
-        // Not an instance at all.
-        assert!(matches!(instance("wasi:cli/stdout@0.2.0"), Fit::Refused(_)));
+        let fit = |name: &str| classify(name, true);
+        for offered in ["wasi:cli/stdout@0.2.0", "wasi:clocks/monotonic-clock@0.2.12", "mesh:adopt/control@0.1.0"] {
+            assert_eq!(fit(offered), Fit::Offered, "{offered}");
+        }
+        assert_eq!(fit("wasi:http/outgoing-handler@0.2.3"), Fit::Stubbed { access: "http" });
+        assert_eq!(fit("wasi:filesystem/preopens@0.2.0"), Fit::Stubbed { access: "filesystem" });
+        assert_eq!(fit("wasi:sockets/tcp@0.2.0"), Fit::Stubbed { access: "network" });
+        for (refused, why) in [
+            ("wasi:cli/stdout@0.3.0", "is WASI 0.3"),
+            ("wasi:cli/stdout", "has no version"),
+            ("wasi:keyvalue/store@0.2.0", "`wasi:keyvalue/store@0.2.0`"),
+            ("mesh:adopt/secrets@0.1.0", "not an interface of the contract"),
+        ] {
+            assert!(matches!(fit(refused), Fit::Refused(w) if w.contains(why)), "{refused}");
+        }
+        // A bare function or type at the top level is no interface at all.
+        assert!(matches!(classify("wasi:cli/stdout@0.2.0", false), Fit::Refused(w) if w.contains("not an interface")));
     }
 
     #[test]

@@ -37,7 +37,10 @@ async fn an_infinite_loop_is_stopped_at_the_guest_time_deadline() {
 #[tokio::test]
 async fn a_memory_bomb_is_stopped_at_the_memory_cap() {
     let ran = run_hostile("memory_bomb", |_| {}).await;
-    assert_mentions(ran.failure("postgres"), &["during `adopt`", "memory"]);
+    assert_mentions(
+        ran.failure("postgres"),
+        &["during `adopt`", "memory", "raise limits.memory_bytes (`--plugin-memory`)"],
+    );
     untouched(&ran);
 }
 

@@ -80,7 +80,7 @@ impl StandIn {
         StandIn { state }
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.state.path()
     }
 

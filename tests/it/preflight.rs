@@ -108,3 +108,21 @@ async fn a_plan_with_a_command_beyond_the_grants_is_refused_in_preflight() {
         &["plans a command it could never tell", "declares no secret `superuser`"],
     );
 }
+
+#[tokio::test]
+async fn a_wall_deadline_too_short_for_the_build_and_the_wait_is_refused_before_any_effect() {
+    static HOST: std::sync::OnceLock<mesh_adopt::runtime::PluginHost> = std::sync::OnceLock::new();
+    let host = HOST.get_or_init(|| {
+        let limits = mesh_adopt::limits::Limits {
+            wall_time: std::time::Duration::from_secs(60),
+            ..mesh_adopt::limits::Limits::default()
+        };
+        mesh_adopt::runtime::PluginHost::new(limits).unwrap()
+    });
+    let mut mesh = TestMesh::new();
+    mesh.host = Some(host);
+    let ran = mesh.run().await;
+    nothing_moved(&ran);
+    assert_mentions(ran.failure("postgres"), &["may take 1500s", "--plugin-wall-time", "give more than 1620s"]);
+    assert_eq!(ran.report.exit_code(), 2);
+}

@@ -22,6 +22,8 @@ use crate::support::{Ran, TestMesh, assert_mentions, root};
 
 /// The wall deadline the tests run plugins with.
 const WALL: Duration = Duration::from_secs(2);
+/// Longer than any run here should take: a test fails instead of hanging if one does.
+const HANG: Duration = Duration::from_secs(60);
 
 /// A host whose plugins may take two seconds in all per call.
 fn wall_host() -> &'static PluginHost {
@@ -46,7 +48,7 @@ async fn run_on(host: &'static PluginHost, crate_name: &str, edit: impl FnOnce(&
     mesh.host = Some(host);
     edit(&mut mesh);
     let started = Instant::now();
-    let ran = mesh.run_modules(&["postgres"], Mode::Adopt).await;
+    let ran = tokio::time::timeout(HANG, mesh.run_modules(&["postgres"], Mode::Adopt)).await.expect("the run ended");
     (ran, started.elapsed())
 }
 
@@ -153,7 +155,8 @@ async fn two_simulator_runs_draw_the_same_random_numbers_and_another_seed_others
 
 #[tokio::test]
 async fn reading_a_file_stops_the_plugin_saying_the_sandbox_gives_no_filesystem_access() {
-    let (ran, _) = run_on(wall_host(), "reads_files", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "reads_files", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(
         ran.failure("postgres"),
         &["the sandbox gives no filesystem access", "`wasi:filesystem/types.[method]descriptor.open-at`", "etc/passwd"],
@@ -163,8 +166,26 @@ async fn reading_a_file_stops_the_plugin_saying_the_sandbox_gives_no_filesystem_
 }
 
 #[tokio::test]
+async fn the_preopen_answers_what_a_runtime_asks_at_startup_and_stops_a_real_use() {
+    // What a C library or the preview1 adapter (componentize-js's) asks of a preopen before
+    // any path is used is answered; the first real use stops the plugin.
+    let (ran, took) = run_on(wall_host(), "queries_preopen", |_| {}).await;
+    assert_eq!(ran.transcript.said("postgres"), ["/: Ok(DescriptorType::Directory), Ok(DescriptorFlags(READ))"]);
+    assert_mentions(
+        ran.failure("postgres"),
+        &[
+            "the sandbox gives no filesystem access",
+            "the plugin called `wasi:filesystem/types.[method]descriptor.stat`",
+        ],
+    );
+    assert!(took < WALL, "{took:?}");
+    untouched(&ran);
+}
+
+#[tokio::test]
 async fn opening_a_socket_stops_the_plugin_saying_the_sandbox_gives_no_network_access() {
-    let (ran, _) = run_on(wall_host(), "opens_socket", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "opens_socket", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(ran.failure("postgres"), &["the sandbox gives no network access", "`wasi:sockets/"]);
     assert!(ran.transcript.said("postgres").is_empty(), "it never got an answer to say");
     untouched(&ran);
@@ -180,7 +201,8 @@ async fn a_plugin_importing_wasi_http_loads_and_checks_and_is_stopped_only_when_
     mesh.host = Some(wall_host());
     let checked = mesh.run_modules(&["postgres"], Mode::Check).await;
     assert!(matches!(checked.report.outcome("postgres"), Some(ModuleOutcome::Checked(_))));
-    let (ran, _) = run_on(wall_host(), "imports_http", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "imports_http", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(
         ran.failure("postgres"),
         &["the sandbox gives no http access", "the plugin called `wasi:http/types.[constructor]fields`"],
@@ -190,7 +212,8 @@ async fn a_plugin_importing_wasi_http_loads_and_checks_and_is_stopped_only_when_
 
 #[tokio::test]
 async fn what_a_plugin_prints_shows_in_its_stop_report() {
-    let (ran, _) = run_on(wall_host(), "prints_stdout", |_| {}).await;
+    let (ran, took) = run_on(wall_host(), "prints_stdout", |_| {}).await;
+    assert!(took < WALL, "{took:?}");
     assert_mentions(
         ran.failure("postgres"),
         &[
@@ -278,7 +301,10 @@ fn on_a_live_mesh_a_wasi_sleep_of_an_hour_is_stopped_at_its_wall_deadline() {
     TestMesh::new().with_plugin("postgres", "wasi_sleeps").write_catalogue(catalogue.path());
     std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
     let cli = |wall: &str| {
-        Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        // Through coreutils' `timeout`, so a run that hangs fails the test instead.
+        Command::new("timeout")
+            .arg(HANG.as_secs().to_string())
+            .arg(env!("CARGO_BIN_EXE_mesh-adopt"))
             .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
             .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
             .arg(&config)
@@ -312,12 +338,41 @@ async fn on_a_live_mesh_a_clock_sleep_is_stopped_at_its_wall_deadline() {
     mesh.host = Some(wall_host());
     let catalogue = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let (report, _) = mesh.run_live(catalogue.path(), standin.mesh(None), &["postgres"]).await;
+    let (report, _) = tokio::time::timeout(HANG, mesh.run_live(catalogue.path(), standin.mesh(None), &["postgres"]))
+        .await
+        .expect("the run ended");
     let took = started.elapsed();
     let Some(ModuleOutcome::Failed(message)) = report.outcome("postgres") else { panic!("{:?}", report.modules) };
     assert_mentions(message, &["stopped: waited past its deadline of 2s", "`clock.sleep` of 31536000000 ms"]);
     assert!(took >= WALL && took < WALL + Duration::from_secs(2), "stopped after {took:?}");
     assert!(standin.read("argv.log").is_empty(), "the control plane heard: {}", standin.read("argv.log"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_live_mesh_a_tell_that_hangs_is_cut_at_the_wall_deadline_with_what_it_started() {
+    // The stand-in's push sleeps an hour (`sleep 3600`, a command line no other test uses).
+    // (A plan that builds is refused in preflight under a 2 s wall deadline: the build alone
+    // may take longer, so this plugin plans a push alone.)
+    wall_host().load(&crate::support::plugin("hangs_in_a_push")).unwrap();
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("slow-push"), "3600").unwrap();
+    let mut mesh = TestMesh::new().with_plugin("mesh-vault", "hangs_in_a_push");
+    mesh.host = Some(wall_host());
+    let catalogue = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let (report, _) = tokio::time::timeout(HANG, mesh.run_live(catalogue.path(), standin.mesh(None), &["mesh-vault"]))
+        .await
+        .expect("the run ended");
+    let took = started.elapsed();
+    let message = match report.outcome("mesh-vault") {
+        Some(ModuleOutcome::Failed(message) | ModuleOutcome::Refused { message, .. }) => message.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_mentions(&message, &["stopped: waited past its deadline of 2s", "in `tell push node-1`"]);
+    assert!(took < WALL + Duration::from_secs(2), "stopped after {took:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    let left = Command::new("pgrep").args(["-f", "sleep 3600"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "the hung push outlived its plugin's deadline");
 }
 
 /// The hand-written component of 24 core instances, built from its text.
@@ -403,4 +458,94 @@ fn the_plugin_limits_are_range_checked_naming_the_option_the_value_and_the_range
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert_mentions(&stderr, &[option, value, range]);
     }
+}
+
+/// A plugin written in Python, built by componentize-py from `tests/python/app.py`. Not run
+/// by default: it needs `componentize-py` on the PATH (`pip install componentize-py`), and a
+/// debug host takes a minute or two to compile its 18 MB.
+#[tokio::test]
+#[ignore = "needs componentize-py; run with `cargo test --test it -- --ignored componentize_py`"]
+async fn a_componentize_py_plugin_loads_is_seeded_and_stopped_at_its_wall_deadline() {
+    let out = tempfile::tempdir().unwrap().keep();
+    let wasm = out.join("adopt_python.wasm");
+    let built = Command::new("componentize-py")
+        .arg("-d")
+        .arg(root().join("wit"))
+        .args(["-w", "adopter", "componentize", "app", "-p"])
+        .arg(root().join("tests/python"))
+        .arg("-o")
+        .arg(&wasm)
+        .output()
+        .expect("componentize-py is installed (pip install componentize-py)");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let info = wall_host().describe(&wasm).unwrap();
+    assert!(info.loads.is_ok(), "{:?}", info.loads);
+    assert!(info.imports.iter().any(|i| i.starts_with("wasi:filesystem/")), "{:?}", info.imports);
+    let run = || async {
+        let mut mesh = TestMesh::new();
+        mesh.host = Some(wall_host());
+        mesh.plugins.retain(|(m, _)| m != "postgres");
+        mesh.plugins.push(("postgres".into(), wasm.clone()));
+        let started = Instant::now();
+        let ran = tokio::time::timeout(Duration::from_secs(600), mesh.run_modules(&["postgres"], Mode::Adopt))
+            .await
+            .expect("the run ended");
+        (ran, started.elapsed())
+    };
+    let (first, _) = run().await;
+    let (second, took) = run().await;
+    assert_mentions(
+        first.failure("postgres"),
+        &[
+            "stopped: waited past its deadline of 2s",
+            "`wasi:clocks/monotonic-clock.subscribe-instant` of an instant 3600s ahead",
+            "its stdout:\n  python checks postgres",
+        ],
+    );
+    let said = first.transcript.said("postgres");
+    assert!(said[0].starts_with("random: "), "{said:?}");
+    assert_eq!(said[1], "time: 1735689600");
+    assert_eq!(said, second.transcript.said("postgres"), "the same seed draws the same numbers");
+    assert!(took < WALL, "stopped in {took:?} once compiled");
+    untouched(&first);
+}
+
+/// A plugin written in JavaScript, built by componentize-js from `tests/js/app.js`. Not run
+/// by default: it needs node and npm (`npx` fetches componentize-js), and a debug host takes
+/// a minute to compile its 12 MB.
+#[tokio::test]
+#[ignore = "needs node and npm; run with `cargo test --test it -- --ignored componentize_js`"]
+async fn a_componentize_js_plugin_loads_is_seeded_and_stopped_when_it_fetches() {
+    let out = tempfile::tempdir().unwrap().keep();
+    let wasm = out.join("adopt_js.wasm");
+    let built = Command::new("npx")
+        .args(["--yes", "--package", "@bytecodealliance/componentize-js@0.23.0", "componentize-js"])
+        .arg(root().join("tests/js/app.js"))
+        .arg("--wit")
+        .arg(root().join("wit"))
+        .args(["--world-name", "adopter", "--out"])
+        .arg(&wasm)
+        .current_dir(&out)
+        .output()
+        .expect("npx is installed");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let run = || async {
+        let mut mesh = TestMesh::new();
+        mesh.host = Some(wall_host());
+        mesh.plugins.retain(|(m, _)| m != "postgres");
+        mesh.plugins.push(("postgres".into(), wasm.clone()));
+        tokio::time::timeout(Duration::from_secs(600), mesh.run_modules(&["postgres"], Mode::Adopt))
+            .await
+            .expect("the run ended")
+    };
+    let (first, second) = (run().await, run().await);
+    assert_mentions(
+        first.failure("postgres"),
+        &["the sandbox gives no http access: the plugin called `wasi:http/types.", "its stdout:\n  js checks postgres"],
+    );
+    let said = first.transcript.said("postgres");
+    assert!(said[0].starts_with("random: "), "{said:?}");
+    assert_eq!(said[1], "time: 1735689600000");
+    assert_eq!(said, second.transcript.said("postgres"), "the same seed draws the same numbers");
+    untouched(&first);
 }

@@ -118,22 +118,31 @@ fn capped(bytes: &[u8], cap: usize) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(cap)]).into_owned()
 }
 
+/// Kills a process group when dropped, unless disarmed: a command cut at its timeout, or
+/// dropped half-way because its plugin was stopped at its wall deadline, leaves nothing of
+/// what it started running.
+struct GroupKiller(Option<u32>);
+
+impl GroupKiller {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            // SAFETY: signalling a process group this call created; no memory involved.
+            unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
+        }
+    }
+}
+
 /// What a finished process said.
 struct Finished {
     code: Option<i32>,
     stdout: String,
     stderr: String,
-}
-
-/// Kills a process group when dropped: whatever a control-plane command started ends with
-/// the call, however the call ends. Killing a group that already exited is harmless.
-struct GroupGuard(u32);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        // SAFETY: signalling a process group this call created; no memory involved.
-        unsafe { libc::kill(-(self.0 as i32), libc::SIGKILL) };
-    }
 }
 
 impl LiveMesh {
@@ -151,10 +160,7 @@ impl LiveMesh {
             .kill_on_drop(true);
         let mut child =
             command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
-        let group = child.id();
-        // Ended with everything it started if this call is dropped half-way (the run was
-        // interrupted), not only when it times out.
-        let _group_guard = group.map(GroupGuard);
+        let mut group = GroupKiller(child.id());
         let feed = async {
             if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
                 // A process that exits without reading its input is answered by its status.
@@ -163,7 +169,11 @@ impl LiveMesh {
             }
             child.wait_with_output().await
         };
-        match tokio::time::timeout(timeout, feed).await {
+        let answer = tokio::time::timeout(timeout, feed).await;
+        if answer.is_ok() {
+            group.disarm();
+        }
+        match answer {
             Ok(Ok(output)) => Ok(Finished {
                 code: output.status.code(),
                 stdout: capped(&output.stdout, self.config.output_bytes),
@@ -171,7 +181,7 @@ impl LiveMesh {
             }),
             Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
             Err(_) => {
-                // The guard ends the group as this call returns.
+                drop(group);
                 Err(MeshError::TimedOut(format!(
                     "`{shown}` gave no answer within {}s and was stopped",
                     timeout.as_secs()
