@@ -405,7 +405,7 @@ async fn execute(cli: Cli) -> Result<u8> {
     };
     let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
     let output = Arc::new(Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?);
-    output.record_run(&modules, &options, &mesh.summary());
+    output.record_run(&modules, &options, mesh.as_ref());
     let observer = output.clone();
     let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
     let limits = Limits {
@@ -511,7 +511,7 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
     };
     let catalogue = args.site.catalogue()?;
     let foundation = args.site.foundation()?;
-    let mesh = Arc::new(ReplayMesh::new(calls));
+    let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let output = Arc::new(Output::new(Style::Human { verbose: args.verbose }, false, None)?);
     let observer = output.clone();
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;

@@ -74,10 +74,11 @@ impl Output {
 
     /// Starts the recording with what a replay needs to run as this run did: the modules,
     /// the operator's options and the mesh.
-    pub fn record_run(&self, modules: &[String], options: &RunOptions, mesh: &str) {
+    pub fn record_run(&self, modules: &[String], options: &RunOptions, mesh: &dyn crate::mesh::Mesh) {
         if let Some(recording) = &self.recording {
             let header = json!({
-                "event": "run", "modules": modules, "options": options.to_json(), "mesh": mesh,
+                "event": "run", "modules": modules, "options": options.to_json(), "mesh": mesh.summary(),
+                "seed": mesh.seed(),
             });
             recording.write_line(&header.to_string());
         }

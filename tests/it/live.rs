@@ -234,6 +234,10 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     let inspect = calls.iter().find(|c| c["op"] == "inspect").unwrap();
     assert!(inspect["result"].as_str().unwrap().contains("\"image\""));
     assert!(!recorded.contains(SUPERUSER), "a secret in the recording");
+    // The record starts with the run, and the seed its plugins' random numbers came from.
+    let first: serde_json::Value = serde_json::from_str(recorded.lines().next().unwrap()).unwrap();
+    assert_eq!(first["event"], "run");
+    assert!(first["seed"].is_u64(), "{first}");
     // The record ends as --json does: a finished run can be told from an interrupted one.
     let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
     assert_eq!((last["event"].as_str(), last["exit"].as_u64()), (Some("end"), Some(0)));
@@ -379,4 +383,25 @@ fn sigint_during_a_build_stops_the_run_ends_its_processes_and_records_the_interr
     let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
     assert_eq!(last["event"], "interrupted", "{recorded}");
     assert_eq!((last["signal"].as_str(), last["exit"].as_u64()), (Some("SIGINT"), Some(130)));
+}
+
+#[tokio::test]
+async fn a_replay_draws_the_random_numbers_the_recorded_live_run_drew() {
+    let standin = StandIn::new();
+    let live = Arc::new(LiveMesh::new(LiveConfig::load(&standin.config(None)).unwrap()));
+    let seed = live.seed().expect("a live run draws a seed and keeps it");
+    let catalogue = tempfile::tempdir().unwrap();
+    let (_, recorded) = TestMesh::new()
+        .with_plugin("mesh-vault", "random_is_seeded")
+        .run_live(catalogue.path(), live, &["mesh-vault"])
+        .await;
+    let replayed_from = tempfile::tempdir().unwrap();
+    let replay = Arc::new(mesh_adopt::mesh::replay::ReplayMesh::new(Vec::new(), Some(seed)));
+    let (_, replayed) = TestMesh::new()
+        .with_plugin("mesh-vault", "random_is_seeded")
+        .run_live(replayed_from.path(), replay, &["mesh-vault"])
+        .await;
+    let said = recorded.said("mesh-vault");
+    assert!(said.iter().any(|l| l.starts_with("random: ")), "{said:?}");
+    assert_eq!(said, replayed.said("mesh-vault"));
 }

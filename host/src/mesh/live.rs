@@ -91,11 +91,17 @@ pub struct LiveMesh {
     config: LiveConfig,
     opened: Instant,
     opened_at: SystemTime,
+    /// This run's seed for the plugins' WASI random numbers, drawn fresh for each run and
+    /// kept in its record, so that a replay of it draws the same numbers.
+    seed: u64,
 }
 
 impl LiveMesh {
     pub fn new(config: LiveConfig) -> LiveMesh {
-        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now() }
+        use std::hash::{BuildHasher, Hasher};
+        // The standard library seeds its hasher keys from the operating system.
+        let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), seed }
     }
 }
 
@@ -207,6 +213,10 @@ impl LiveMesh {
 
 #[async_trait]
 impl Mesh for LiveMesh {
+    fn seed(&self) -> Option<u64> {
+        Some(self.seed)
+    }
+
     fn summary(&self) -> String {
         format!("the live mesh (control plane `{}`)", self.config.control.join(" "))
     }

@@ -40,6 +40,8 @@ pub struct Recording {
     pub options: Option<RunOptions>,
     /// The calls that reached the mesh, in order.
     pub calls: Vec<RecordedCall>,
+    /// The seed the recorded run's WASI random numbers were drawn from, where it says.
+    pub seed: Option<u64>,
 }
 
 /// Reads a `--record` file: the run's options from its first line, and the calls that
@@ -50,10 +52,12 @@ pub fn read_recording(path: &Path) -> Result<Recording> {
         std::fs::read_to_string(path).with_context(|| format!("failed to read the recording `{}`", path.display()))?;
     let mut calls = Vec::new();
     let mut options = None;
+    let mut seed = None;
     for (number, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let event: serde_json::Value = serde_json::from_str(line)
             .with_context(|| format!("line {} of the recording `{}` is not JSON", number + 1, path.display()))?;
         if event["event"] == "run" {
+            seed = event["seed"].as_u64();
             options = Some(RunOptions::from_json(&event["options"]).with_context(|| {
                 format!("line {} of the recording `{}` has malformed run options", number + 1, path.display())
             })?);
@@ -88,7 +92,7 @@ pub fn read_recording(path: &Path) -> Result<Recording> {
     if calls.is_empty() {
         bail!("the recording `{}` holds no calls that reached a mesh", path.display());
     }
-    Ok(Recording { options, calls })
+    Ok(Recording { options, calls, seed })
 }
 
 /// A mesh answering from recorded calls. Its clock is virtual, and each answer sets it
@@ -100,6 +104,7 @@ pub struct ReplayMesh {
 }
 
 struct Replay {
+    seed: Option<u64>,
     pending: VecDeque<RecordedCall>,
     answered: usize,
     divergence: Option<String>,
@@ -107,9 +112,17 @@ struct Replay {
 }
 
 impl ReplayMesh {
-    pub fn new(calls: Vec<RecordedCall>) -> ReplayMesh {
+    /// A mesh answering `calls`, its plugins' WASI random numbers drawn from `seed` (the
+    /// recorded run's) so the replay draws what the recorded run drew.
+    pub fn new(calls: Vec<RecordedCall>, seed: Option<u64>) -> ReplayMesh {
         ReplayMesh {
-            state: Mutex::new(Replay { pending: calls.into(), answered: 0, divergence: None, now: Duration::ZERO }),
+            state: Mutex::new(Replay {
+                seed,
+                pending: calls.into(),
+                answered: 0,
+                divergence: None,
+                now: Duration::ZERO,
+            }),
         }
     }
 
@@ -178,6 +191,10 @@ fn error_from_words(words: &str) -> MeshError {
 
 #[async_trait]
 impl Mesh for ReplayMesh {
+    fn seed(&self) -> Option<u64> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).seed
+    }
+
     fn summary(&self) -> String {
         "a replay of a recording".into()
     }
@@ -238,7 +255,8 @@ mod tests {
     async fn the_clock_keeps_up_with_the_recorded_run() {
         // Three polls 2 s apart on a live mesh, each taking real time: the last returned at
         // 5.6 s, where two virtual sleeps alone would say 4 s.
-        let mesh = ReplayMesh::new(vec![inspect_at(Some(1_000)), inspect_at(Some(3_300)), inspect_at(Some(5_600))]);
+        let mesh =
+            ReplayMesh::new(vec![inspect_at(Some(1_000)), inspect_at(Some(3_300)), inspect_at(Some(5_600))], None);
         mesh.inspect("mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_millis(1_000));
         mesh.sleep(Duration::from_secs(2)).await;
@@ -252,7 +270,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_clock_never_goes_back_and_runs_on_sleeps_without_recorded_times() {
-        let mesh = ReplayMesh::new(vec![inspect_at(Some(500)), inspect_at(None)]);
+        let mesh = ReplayMesh::new(vec![inspect_at(Some(500)), inspect_at(None)], None);
         mesh.sleep(Duration::from_secs(1)).await;
         mesh.inspect("mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_secs(1), "a call recorded earlier than now leaves the clock");
