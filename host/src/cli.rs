@@ -318,10 +318,23 @@ pub fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return report_error(&anyhow::anyhow!("failed to start the async runtime: {e}")),
     };
-    match runtime.block_on(execute(cli)) {
+    let code = match runtime.block_on(execute(cli)) {
+        Ok(EXIT_INTERRUPTED) => {
+            crate::output::finish_stdout_within(Duration::from_secs(1));
+            return ExitCode::from(EXIT_INTERRUPTED);
+        }
         Ok(code) => ExitCode::from(code),
         Err(error) => report_error(&error),
+    };
+    // The run is over and recorded; what is left is handing stdout its last lines, which
+    // waits on the reader. An interrupt then ends the program as it would any other.
+    // SAFETY: restoring the default disposition of two signals; no memory is involved.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
     }
+    crate::output::finish_stdout();
+    code
 }
 
 /// The exit status of a run interrupted by SIGINT or SIGTERM.
@@ -366,7 +379,7 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
     for cause in error.chain().skip(1) {
         text.push_str(&format!("\n  Caused by: {cause}"));
     }
-    eprintln!("{text}");
+    crate::errln!("{text}");
     ExitCode::from(2)
 }
 
@@ -477,7 +490,7 @@ fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
     match CompileCache::default_dir().map(|dir| CompileCache::open(&dir)) {
         Some(Ok(cache)) => Ok(host.with_cache(cache)),
         Some(Err(e)) => {
-            eprintln!("warning: compiling without a cache: {e:#}");
+            crate::errln!("warning: compiling without a cache: {e:#}");
             Ok(host)
         }
         None => Ok(host),

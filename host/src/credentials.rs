@@ -12,6 +12,10 @@ use cap_std::fs::Dir;
 
 use crate::mesh::SecretValue;
 
+/// The shortest value scrubbed from text: a shorter one cannot be told from ordinary words,
+/// and is no secret worth the name.
+pub const SCRUBBED_CHARS: usize = 6;
+
 /// The largest credential read: a password or a key, never more.
 pub const CREDENTIAL_BYTES: usize = 64 << 10;
 
@@ -44,7 +48,7 @@ impl Credentials {
 
     fn remember(&self, name: &str, value: &[u8]) {
         if let Ok(text) = std::str::from_utf8(value)
-            && !text.is_empty()
+            && text.chars().count() >= SCRUBBED_CHARS
         {
             self.handed_out.lock().unwrap_or_else(|p| p.into_inner()).insert((name.to_string(), text.to_string()));
         }

@@ -83,7 +83,7 @@ impl RunState {
         if let Some(cap) = self.cap_reached.clone() {
             return Err(HostError::Denied(cap));
         }
-        let (detail, leaked) = self.scrub(detail, || format!("a {} call's arguments", kind.name()));
+        let (detail, leaked) = self.scrub(detail, || format!("the arguments of its {} call", kind.name()));
         let outcome = if let Some(cap) = self.reach_caps() {
             Err(HostError::Denied(cap))
         } else if let Some(why) = oversized {
@@ -377,6 +377,16 @@ impl machine::Host for RunState {
 
 impl log::Host for RunState {
     fn say(&mut self, line: String) -> wasmtime::Result<()> {
+        // Showing the line is the host's time, not the plugin's.
+        let entered = Instant::now();
+        let said = self.say_line(line);
+        self.in_host += entered.elapsed();
+        said
+    }
+}
+
+impl RunState {
+    fn say_line(&mut self, line: String) -> wasmtime::Result<()> {
         let module = self.env.module.clone();
         self.said += 1;
         if self.env.transcript.text_bytes() > self.limits.record_bytes {

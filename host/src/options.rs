@@ -13,8 +13,9 @@ pub use crate::bindings::CatalogSource;
 pub const DEFAULT_NODE: &str = "node-1";
 /// How long a plugin waits for the node after a push when the operator does not say.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(120);
-/// The longest `--wait` taken: a day is far past any node's settling time.
-pub const MAX_WAIT: Duration = Duration::from_secs(24 * 3600);
+/// The longest `--wait` taken: far past any node's settling time, and short enough that a
+/// build and the wait fit the longest wall deadline (`--plugin-wall-time` 24h).
+pub const MAX_WAIT: Duration = Duration::from_secs(12 * 3600);
 
 /// The operator's options, as the plugins receive them.
 #[derive(Debug, Clone)]

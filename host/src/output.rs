@@ -194,15 +194,15 @@ impl Output {
         });
         self.record_and_emit(&event);
         if let Style::Human { .. } = self.style {
-            eprintln!(
+            crate::errln!(
                 "\ninterrupted by {signal}: the plugin was stopped and the control-plane commands it had started were ended"
             );
             if done.is_empty() {
-                eprintln!("nothing had been done on the mesh");
+                crate::errln!("nothing had been done on the mesh");
             } else {
-                eprintln!("what had been done on the mesh:");
+                crate::errln!("what had been done on the mesh:");
                 for (module, effect) in &done {
-                    eprintln!("  {module:<12} {}", visible(effect));
+                    crate::errln!("  {module:<12} {}", visible(effect));
                 }
             }
         }
@@ -224,7 +224,7 @@ impl Output {
         if let Some(recording) = &self.recording
             && let Some(why) = recording.broken.lock().unwrap_or_else(|p| p.into_inner()).as_ref()
         {
-            eprintln!("warning: the recording `{}` is incomplete: {why}", recording.path.display());
+            crate::errln!("warning: the recording `{}` is incomplete: {why}", recording.path.display());
         }
     }
 }
@@ -243,15 +243,77 @@ impl Recording {
     }
 }
 
-/// Writes a line to stdout at once, so a pipe sees progress as it happens. A stdout that
-/// cannot be written (a closed pipe, a full disk) does not stop the program: a run goes on
-/// to its end, so nothing is left half-done, and says once on stderr what happened.
+/// Hands a line to stdout's writer, so a pipe sees progress as it happens. The writing is
+/// done by a thread of its own: a reader that is slow or stopped (a pager nobody scrolls)
+/// holds up neither the plugin, whose time it would be billed as, nor the answer to an
+/// interrupt. A stdout that cannot be written (a closed pipe, a full disk) does not stop
+/// the program: a run goes on to its end, so nothing is left half-done, and says once on
+/// stderr what happened.
 pub fn emit(line: &str) {
-    let mut out = std::io::stdout().lock();
-    let written = writeln!(out, "{line}").and_then(|()| out.flush());
-    if let Err(e) = written {
-        note_stdout_failure(&e);
+    let writer = STDOUT_WRITER.get_or_init(|| {
+        let (lines, waiting) = std::sync::mpsc::channel::<String>();
+        let thread = std::thread::Builder::new().name("mesh-adopt-stdout".into()).spawn(move || {
+            for line in waiting {
+                let mut out = std::io::stdout().lock();
+                if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                    note_stdout_failure(&e);
+                }
+            }
+        });
+        Mutex::new(thread.ok().map(|thread| (lines, thread)))
+    });
+    let guard = writer.lock().unwrap_or_else(|p| p.into_inner());
+    match guard.as_ref() {
+        Some((lines, _)) if lines.send(line.to_string()).is_ok() => {}
+        // No writer thread (it could not be started, or stdout was finished): write here.
+        _ => {
+            let mut out = std::io::stdout().lock();
+            if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+                note_stdout_failure(&e);
+            }
+        }
     }
+}
+
+/// Waits until every line handed to [`emit`] is written: what the program does before it
+/// exits, so the last lines are not lost.
+pub fn finish_stdout() {
+    let Some(writer) = STDOUT_WRITER.get() else { return };
+    let taken = writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some((lines, thread)) = taken {
+        drop(lines);
+        let _ = thread.join();
+    }
+}
+
+/// [`finish_stdout`], waiting at most `limit`: an interrupted program still writes what it
+/// can of its last lines, but a reader that stopped reading does not hold it up.
+pub fn finish_stdout_within(limit: Duration) {
+    let (done, finished) = std::sync::mpsc::channel();
+    let _ = std::thread::Builder::new().spawn(move || {
+        finish_stdout();
+        let _ = done.send(());
+    });
+    let _ = finished.recv_timeout(limit);
+}
+
+type StdoutWriter = Mutex<Option<(std::sync::mpsc::Sender<String>, std::thread::JoinHandle<()>)>>;
+
+static STDOUT_WRITER: std::sync::OnceLock<StdoutWriter> = std::sync::OnceLock::new();
+
+/// Writes a line to stderr; a stderr that cannot be written (full, closed) is no reason to
+/// stop the program.
+pub fn emit_err(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
+
+/// Prints a formatted line through [`emit_err`]: what the CLI prints instead of
+/// `eprintln!`, which would panic on a full stderr.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::output::emit_err(&format!($($arg)*)) };
 }
 
 /// Whether stdout failed once already; a closed pipe is said nothing of.
@@ -262,7 +324,7 @@ fn note_stdout_failure(error: &std::io::Error) {
         return;
     }
     if error.kind() != std::io::ErrorKind::BrokenPipe {
-        eprintln!("warning: stdout cannot be written ({error}); the run goes on, and its record is complete");
+        crate::errln!("warning: stdout cannot be written ({error}); the run goes on, and its record is complete");
     }
 }
 

@@ -120,7 +120,12 @@ impl SavedPlan {
             .truncate(true)
             .mode(0o600)
             .open(path)
-            .and_then(|mut file| file.write_all(text.as_bytes()))
+            .and_then(|mut file| {
+                // A file that was already there keeps its mode on open: make it this user's only.
+                use std::os::unix::fs::PermissionsExt;
+                file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+                file.write_all(text.as_bytes())
+            })
             .with_context(|| format!("failed to write the plan `{}`", path.display()))
     }
 
@@ -149,6 +154,9 @@ impl SavedPlan {
         let field = |what: &str, saved: String, now: String| {
             Some(format!("{what} is `{now}` now, and the plan was made with `{saved}`"))
         };
+        let fields = |what: &str, saved: String, now: String| {
+            Some(format!("{what} are `{now}` now, and the plan was made with `{saved}`"))
+        };
         let source = |s: &Option<String>| s.clone().unwrap_or_else(|| "no catalogue source".into());
         if self.node != now.node {
             return field("the node", self.node.clone(), now.node.clone());
@@ -166,7 +174,7 @@ impl SavedPlan {
                     l.memory_mib, l.time_ms, l.wall_time_ms
                 )
             };
-            return field("the plugin limits", shown(&self.limits), shown(&now.limits));
+            return fields("the plugin limits", shown(&self.limits), shown(&now.limits));
         }
         if !self.foundation_sha256.eq_ignore_ascii_case(&now.foundation_sha256) {
             return Some(format!(
@@ -177,7 +185,7 @@ impl SavedPlan {
         }
         let names = |plan: &SavedPlan| plan.modules.iter().map(|m| m.module.clone()).collect::<Vec<_>>();
         if names(self) != names(now) {
-            return field("the modules", names(self).join(" "), names(now).join(" "));
+            return fields("the modules", names(self).join(" "), names(now).join(" "));
         }
         for (saved, now) in self.modules.iter().zip(&now.modules) {
             let m = &saved.module;

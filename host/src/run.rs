@@ -176,7 +176,8 @@ impl Run<'_> {
         // What the last push does to the node is part of the run: let it land, then look again.
         self.mesh.quiesce().await;
         let audit = self.mesh.audit();
-        for violation in audit.violations {
+        // A secret caught anywhere fails the run, in preflight as much as in adopt.
+        for violation in audit.violations.into_iter().chain(self.secrets_shown()) {
             if !violations.contains(&violation) {
                 violations.push(violation);
             }
@@ -203,13 +204,16 @@ impl Run<'_> {
             let ready = match self.load(module) {
                 Ok(ready) => ready,
                 Err(e) => {
-                    outcomes.push((module.clone(), ModuleOutcome::Unusable(format!("{e:#}"))));
+                    let message = self.scrub_in(module, format!("{e:#}"), "an error about it");
+                    outcomes.push((module.clone(), ModuleOutcome::Unusable(message)));
                     loaded.push(None);
                     continue;
                 }
             };
             let outcome = match self.host.check(&ready.plugin, &ready.env, &ready.ctx).await {
-                Err(stopped) => ModuleOutcome::Unusable(format!("{stopped:#}")),
+                Err(stopped) => {
+                    ModuleOutcome::Unusable(self.scrub_in(module, format!("{stopped:#}"), "its stop report"))
+                }
                 Ok(Err(refusal)) => {
                     ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
                 }
@@ -273,7 +277,7 @@ impl Run<'_> {
             })
             .await;
         match turn {
-            Err(stopped) => ModuleOutcome::Failed(format!("{stopped:#}")),
+            Err(stopped) => ModuleOutcome::Failed(self.scrub_in(module, format!("{stopped:#}"), "its stop report")),
             Ok((Err(refusal), _)) => {
                 ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
             }
@@ -424,6 +428,18 @@ impl Run<'_> {
         }
     }
 
+    /// One violation for each secret value caught on its way out during the run.
+    fn secrets_shown(&self) -> Vec<Violation> {
+        self.transcript
+            .secrets_shown()
+            .into_iter()
+            .map(|(shown_by, secret, place)| Violation {
+                invariant: "secret-never-shown",
+                detail: format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"),
+            })
+            .collect()
+    }
+
     /// The mesh's invariants plus the host's own two: a refusal in `check` comes before any
     /// effect, and no secret value shows anywhere an operator or a log could read it.
     fn violations(&self, module: &str, outcome: &ModuleOutcome) -> Vec<Violation> {
@@ -438,12 +454,7 @@ impl Run<'_> {
                 });
             }
         }
-        for (shown_by, secret, place) in self.transcript.secrets_shown() {
-            violations.push(Violation {
-                invariant: "secret-never-shown",
-                detail: format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"),
-            });
-        }
+        violations.extend(self.secrets_shown());
         let secrets: Vec<String> = audit
             .secret_values
             .iter()

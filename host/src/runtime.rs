@@ -585,8 +585,20 @@ impl PluginHost {
         let last_call = std::mem::take(&mut store.data_mut().last_call);
         let phase = store.data().phase;
         outcome.map_err(|error| {
-            let stdout = env.credentials.redact(stdout.text()).0;
-            let stderr = env.credentials.redact(stderr.text()).0;
+            let caught = |text: String, place: &str| {
+                let (text, found) = env.credentials.redact(text);
+                if let Some(secret) = found {
+                    let module = env.module.clone();
+                    env.transcript.record(crate::transcript::Event::SecretShown {
+                        module,
+                        secret,
+                        place: place.into(),
+                    });
+                }
+                text
+            };
+            let stdout = caught(stdout.text(), "its stdout");
+            let stderr = caught(stderr.text(), "its stderr");
             let done = env.transcript.effects(&env.module);
             let (mut why, backtrace) = stop_words(&error);
             if let Some(hint) = self.limit_hint(&why) {
@@ -638,9 +650,21 @@ fn stop_words(error: &anyhow::Error) -> (String, Option<String>) {
     let Some(backtrace) = error.downcast_ref::<wasmtime::WasmBacktrace>() else {
         return (format!("{error:#}"), None);
     };
-    let text = backtrace.to_string();
-    let frames: Vec<&str> = text.lines().skip(1).map(str::trim).filter(|l| !l.is_empty()).collect();
-    let mut shown = frames.iter().take(BACKTRACE_FRAMES).copied().collect::<Vec<_>>().join("\n");
+    // Each frame is written here, its names (the plugin's own, from its name section) with
+    // control characters made visible: a name holding a newline cannot forge a line.
+    let frames: Vec<String> = backtrace
+        .frames()
+        .iter()
+        .enumerate()
+        .map(|(i, frame)| {
+            let module = frame.module().name().unwrap_or("<unknown>");
+            let func =
+                frame.func_name().map_or_else(|| format!("<wasm function {}>", frame.func_index()), String::from);
+            let at = frame.module_offset().map_or(String::new(), |o| format!("{o:#x} - "));
+            crate::screen::visible(&format!("{i}: {at}{module}!{func}"))
+        })
+        .collect();
+    let mut shown = frames.iter().take(BACKTRACE_FRAMES).cloned().collect::<Vec<_>>().join("\n");
     if frames.len() > BACKTRACE_FRAMES {
         shown.push_str(&format!("\n… ({} more frames)", frames.len() - BACKTRACE_FRAMES));
     }

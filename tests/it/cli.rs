@@ -401,3 +401,83 @@ fn a_config_on_the_simulated_mesh_and_a_malformed_pin_exit_2() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("pins `ZZ`, which is not a sha256"), "{}", text(&out.stdout));
 }
+
+/// Runs `mesh-vault` with the `says_a_lot` plugin and a tight compute deadline, its stdout a
+/// pipe nobody reads for now.
+fn run_saying_a_lot(dir: &Path) -> std::process::Child {
+    let vault = dir.join("modules/mesh-vault");
+    std::fs::copy(plugin("says_a_lot"), vault.join("adopt.wasm")).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .args(["run", "mesh-vault", "--plugin-time", "1s", "--catalog-source", SOURCE, "--catalogue"])
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_reader_that_stops_reading_is_not_billed_to_the_plugin() {
+    let dir = catalogue();
+    let child = run_saying_a_lot(dir.path());
+    // Nobody reads for three seconds: far past the plugin's one second of compute.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout.lines().rev().take(8).collect::<Vec<_>>().join("\n"));
+    assert!(stdout.contains("mesh-vault   adopted"), "the last lines are all there");
+}
+
+#[test]
+fn sigint_is_answered_while_stdout_is_blocked() {
+    let dir = catalogue();
+    let mut child = run_saying_a_lot(dir.path());
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let sent = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    // Still nobody reads stdout: the program must end all the same.
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(sent.elapsed() < std::time::Duration::from_secs(5), "still running {:?} after SIGINT", sent.elapsed());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // Interrupted mid-run (130), or, its run already over and recorded, ended by the signal
+    // while it waited to hand stdout its last lines.
+    use std::os::unix::process::ExitStatusExt;
+    assert!(status.code() == Some(130) || status.signal() == Some(2), "{status:?}");
+}
+
+#[test]
+fn a_full_stdout_and_stderr_do_not_stop_a_run_half_way() {
+    let dir = catalogue();
+    let record = dir.path().join("run.jsonl");
+    let full = || std::fs::File::options().write(true).open("/dev/full").unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .args(["run", "--catalog-source", SOURCE, "--catalogue"])
+        .arg(dir.path())
+        .arg("--record")
+        .arg(&record)
+        .stdout(full())
+        .stderr(full())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert!(recorded.lines().last().unwrap().contains("\"event\":\"end\""), "the record is complete");
+}
+
+#[test]
+fn a_plan_written_over_an_existing_file_is_made_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = catalogue();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, "").unwrap();
+    std::fs::set_permissions(&plan, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::metadata(&plan).unwrap().permissions().mode() & 0o777, 0o600);
+}

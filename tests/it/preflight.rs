@@ -126,3 +126,15 @@ async fn a_wall_deadline_too_short_for_the_build_and_the_wait_is_refused_before_
     assert_mentions(ran.failure("postgres"), &["may take 1500s", "--plugin-wall-time", "give more than 1620s"]);
     assert_eq!(ran.report.exit_code(), 2);
 }
+
+#[tokio::test]
+async fn a_secret_value_in_a_host_error_is_redacted_and_fails_the_run() {
+    let mut mesh = TestMesh::new();
+    mesh.manifest("mesh-vault")["name"] = json!(crate::support::SUPERUSER);
+    let ran = mesh.run().await;
+    let failure = ran.failure("mesh-vault");
+    assert!(!failure.contains(crate::support::SUPERUSER), "{failure}");
+    assert_mentions(failure, &["is named `<secret store-superuser>`"]);
+    assert!(ran.broken().contains(&"secret-never-shown"), "{:?}", ran.report.violations);
+    nothing_moved(&ran);
+}
