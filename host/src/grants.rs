@@ -270,7 +270,7 @@ mod tests {
             repository: Some("https://git/cat.git".into()),
             reference: None,
             secrets: vec!["superuser".into()],
-            manifest_bytes: Arc::from(&MANIFEST[..]),
+            manifest_bytes: Arc::from(MANIFEST),
             granted: Grants {
                 credentials: vec!["store-superuser".into()],
                 inspect: vec!["mesh-bus".into()],

@@ -528,9 +528,7 @@ pub async fn sweep(host: &PluginHost, catalogue: &Path, scenario: &Scenario) -> 
                 problems.push(names.join("; "));
             }
             let words = call.split_once(' ').map(|(_, w)| w).unwrap_or(call);
-            let refusal = faulted.report.modules.iter().find_map(|(_, o)| match o {
-                other => other.problem().map(str::to_string),
-            });
+            let refusal = faulted.report.modules.iter().find_map(|(_, o)| o.problem().map(str::to_string));
             let clean_refused = !clean.report.succeeded();
             if let Some(message) = &refusal
                 && !clean_refused

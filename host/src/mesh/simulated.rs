@@ -426,7 +426,7 @@ impl World {
             }
             Command::SecretAccept { node, module, secret, from } => {
                 self.node_is(&node)?;
-                let declared = self.module_mut(&module)?.manifest.secrets.iter().any(|s| *s == secret);
+                let declared = self.module_mut(&module)?.manifest.secrets.contains(&secret);
                 if !declared {
                     return Err(MeshError::Failed(format!("module `{module}` declares no secret `{secret}`")));
                 }
