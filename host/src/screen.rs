@@ -37,12 +37,19 @@ fn escaped(text: &str, keep_newlines: bool) -> String {
     shown
 }
 
-/// Control characters (C0, DEL, C1) and the invisible marks that reorder or hide text.
+/// Control characters (C0, DEL, C1) and the invisible marks that reorder or hide text: the
+/// soft hyphen, zero-width and joiner marks, bidi controls, line and paragraph separators,
+/// word joiners and invisible operators, the byte-order mark, and the tag characters.
 fn needs_escape(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}'
+            '\u{ad}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+                | '\u{e0000}'..='\u{e007f}'
         )
 }
 
@@ -59,6 +66,8 @@ mod tests {
         assert_eq!(visible("plain words, ünïcode"), "plain words, ünïcode");
         // Unicode's own line and paragraph separators break lines too.
         assert_eq!(visible("a\u{2028}b\u{2029}c"), "a\\u{2028}b\\u{2029}c");
+        // A soft hyphen and the invisible tag characters hide text too.
+        assert_eq!(visible("a\u{ad}b\u{e0041}"), "a\\u{ad}b\\u{e0041}");
     }
 
     #[test]
