@@ -70,23 +70,25 @@ impl Credentials {
         }
     }
 
-    /// One digest of the named credentials, names and values together (empty for none): what
-    /// a saved plan keeps to see that a credential changed, without keeping the credential.
-    pub fn digest(&self, names: &[String]) -> String {
+    /// Verifies the named credentials as [`Credentials::verify`] does, reading each once, and
+    /// gives one digest of them, names and values together (empty for none): what a saved
+    /// plan keeps to see that a credential changed, without keeping the credential. The error
+    /// names the first credential that cannot be used, and why.
+    pub fn verify_all(&self, names: &[String]) -> Result<String, (String, String)> {
         if names.is_empty() {
-            return String::new();
+            return Ok(String::new());
         }
         let mut sorted: Vec<&String> = names.iter().collect();
         sorted.sort();
         let mut bytes = Vec::new();
         for name in sorted {
-            let value = self.read_value(name).unwrap_or_default();
+            let value = self.read_value(name).map_err(|why| (name.clone(), why))?;
             bytes.extend((name.len() as u64).to_le_bytes());
             bytes.extend(name.as_bytes());
             bytes.extend((value.len() as u64).to_le_bytes());
             bytes.extend(value);
         }
-        crate::catalogue::sha256_hex(&bytes)
+        Ok(crate::catalogue::sha256_hex(&bytes))
     }
 
     /// Checks that credential `name` can be handed over, without handing it out: what a

@@ -357,21 +357,19 @@ impl Run<'_> {
                 found.manifest_path.display()
             );
         }
-        for name in &found.adopt.grants.credentials {
-            self.credentials.verify(name).map_err(|why| {
+        let credentials_digest =
+            self.credentials.verify_all(&found.adopt.grants.credentials).map_err(|(name, why)| {
                 anyhow::anyhow!(
                     "the `{module}` module's manifest `{}` grants credential `{name}`, which cannot be used: {why}",
                     found.manifest_path.display()
                 )
             })?;
-        }
         let pin = found.adopt.sha256.as_deref();
         let plugin = match overridden {
             Some(path) => self.host.load_pinned(path, pin)?,
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin)?,
         };
         let manifest_digest = sha256_hex(&found.manifest);
-        let credentials_digest = self.credentials.digest(&found.adopt.grants.credentials);
         let env = RunEnv {
             module: module.to_string(),
             mesh: self.mesh.clone(),
