@@ -42,6 +42,12 @@ demo: build
 test: setup-test build-plugins
     cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
     cargo test --quiet
+    just embed-check
+
+# The runtime embeds without the command's dependencies, and the embedding example adopts phase three.
+embed-check:
+    @! cargo tree --offline -p mesh-adopt-embed-example -e normal,build --prefix none | grep -E '^(clap|indicatif|ureq|toml) ' || (echo "the embedding example's tree holds a command-line dependency"; exit 1)
+    cargo run --quiet -p mesh-adopt-embed-example
 
 # Benchmarks: criterion (compile, load, host call, phase three vs native), then the fleet.
 bench: build-plugins
@@ -53,7 +59,7 @@ bench: build-plugins
 lint:
     cargo fmt --all --check
     cargo fmt --all --check --manifest-path plugins/Cargo.toml
-    cargo clippy --quiet --all-targets -- -D warnings
+    cargo clippy --quiet --workspace --all-targets -- -D warnings
     cargo clippy --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml -- -D warnings
 
 # What CI runs.

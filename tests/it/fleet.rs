@@ -3,13 +3,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mesh_adopt::catalogue::{Catalogue, Foundation};
-use mesh_adopt::credentials::Credentials;
-use mesh_adopt::fleet::{Site, adopt_fleet};
-use mesh_adopt::limits::Limits;
-use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt::run::{PHASE_THREE, RunOptions};
-use mesh_adopt::runtime::PluginHost;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::fleet::{Site, adopt_fleet};
+use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::run::{PHASE_THREE, RunOptions};
+use mesh_adopt_runtime::runtime::PluginHost;
 
 use crate::support::root;
 
@@ -31,7 +31,7 @@ async fn adopts_every_site_on_its_own_mesh_with_bounded_parallelism() {
             credentials: credentials.clone(),
             options: RunOptions {
                 node: format!("node-{i}"),
-                catalog_source: Some(mesh_adopt::CatalogSource {
+                catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                     repository: "https://git.mesh.test/c.git".into(),
                     ref_: None,
                 }),

@@ -5,14 +5,13 @@
 
 use std::path::Path;
 
-use mesh_adopt::catalogue::{Foundation, ModuleManifest};
-use mesh_adopt::credentials::Credentials;
-use mesh_adopt::mesh::live::LiveConfig;
-use mesh_adopt::mesh::replay::read_recording;
-use mesh_adopt::options::{check_module_name, parse_catalog_source, parse_duration};
-use mesh_adopt::plan_file::SavedPlan;
-use mesh_adopt::scenario;
+use mesh_adopt_live::LiveConfig;
 use mesh_adopt_manifest::command::Command;
+use mesh_adopt_runtime::catalogue::{Foundation, ModuleManifest};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::mesh::replay::read_recording;
+use mesh_adopt_runtime::options::{check_module_name, parse_catalog_source, parse_duration};
+use mesh_adopt_runtime::plan_file::SavedPlan;
 use proptest::prelude::*;
 
 use crate::support::root;
@@ -95,7 +94,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let at = dir.path().join("m/scenarios");
         std::fs::create_dir_all(&at).unwrap();
-        let _ = scenario::read(&written(&at, "s.toml", &bytes));
+        let _ = mesh_adopt_testkit::read(&written(&at, "s.toml", &bytes));
     }
 
     #[test]

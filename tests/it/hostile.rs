@@ -2,8 +2,8 @@
 //! `tests/plugins/`, run as the `postgres` module (so it holds the store superuser's grant),
 //! and each must be stopped with a clear error, having changed nothing it had no right to.
 
-use mesh_adopt::mesh::simulated::{Fault, FaultEffect, Op};
-use mesh_adopt::run::Mode;
+use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, Op};
+use mesh_adopt_runtime::run::Mode;
 use serde_json::json;
 
 use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions};
@@ -246,7 +246,7 @@ async fn a_tell_of_two_million_empty_arguments_is_denied_with_a_short_message() 
     let ran = run_hostile("many_empty_args", |_| {}).await;
     // The host's answer, as recorded: denied, naming the cap, quoting a bounded prefix.
     let told = ran.transcript.events().into_iter().find_map(|e| match e {
-        mesh_adopt::transcript::Event::Call { detail, outcome: Err(error), .. } => Some((detail, error)),
+        mesh_adopt_runtime::transcript::Event::Call { detail, outcome: Err(error), .. } => Some((detail, error)),
         _ => None,
     });
     let (detail, error) = told.expect("the tell is recorded");
@@ -263,8 +263,12 @@ async fn a_flood_of_host_calls_is_stopped_at_its_cap() {
     let ran = run_hostile("call_flood", |_| {}).await;
     assert_mentions(ran.failure("postgres"), &["more than 10000 host calls", "limits.host_calls"]);
     // The calls within the cap, and the one that reached it: nothing after is kept.
-    let calls =
-        ran.transcript.events().iter().filter(|e| matches!(e, mesh_adopt::transcript::Event::Call { .. })).count();
+    let calls = ran
+        .transcript
+        .events()
+        .iter()
+        .filter(|e| matches!(e, mesh_adopt_runtime::transcript::Event::Call { .. }))
+        .count();
     assert_eq!(calls, 10_001);
     untouched(&ran);
 }
@@ -272,7 +276,7 @@ async fn a_flood_of_host_calls_is_stopped_at_its_cap() {
 #[tokio::test]
 async fn a_huge_report_is_cut() {
     let ran = run_hostile("huge_report", |_| {}).await;
-    let Some(mesh_adopt::run::ModuleOutcome::Adopted(report)) = ran.report.outcome("postgres") else {
+    let Some(mesh_adopt_runtime::run::ModuleOutcome::Adopted(report)) = ran.report.outcome("postgres") else {
         panic!("{:?}", ran.report.outcome("postgres").map(|o| format!("{o:?}").chars().take(200).collect::<String>()))
     };
     assert!(report.len() <= 17 << 10, "a report of {} bytes", report.len());

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use mesh_adopt::run::Mode;
+use mesh_adopt_runtime::run::Mode;
 
 use crate::support::{TestMesh, assert_mentions, plugin};
 
@@ -90,6 +90,6 @@ fn refuses_a_manifest_that_gives_its_adopt_section_twice() {
             "adopt": {"plugin": "adopt.wasm", "grants": {"credentials": ["store-superuser"]}}}"#,
     )
     .unwrap();
-    let err = mesh_adopt::catalogue::Catalogue::at(dir.path()).module("postgres").unwrap_err();
+    let err = mesh_adopt_runtime::catalogue::Catalogue::at(dir.path()).module("postgres").unwrap_err();
     assert_mentions(&format!("{err:#}"), &["modules/postgres/manifest.json", "malformed", "duplicate field `adopt`"]);
 }

@@ -1,17 +1,17 @@
 //! The native baseline the benchmarks compare plugins with does the same work: the same
 //! commands reach the control plane, and the mesh ends in the same state.
 
-#[path = "../../host/benches/native.rs"]
+#[path = "../../host/runtime/benches/native.rs"]
 mod native;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use mesh_adopt::catalogue::{Catalogue, Foundation};
-use mesh_adopt::credentials::Credentials;
-use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt::mesh::{ContainerChange, Mesh};
-use mesh_adopt::run::RunOptions;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::mesh::{ContainerChange, Mesh};
+use mesh_adopt_runtime::run::RunOptions;
 
 use crate::support::{TestMesh, root};
 
@@ -26,7 +26,7 @@ async fn makes_the_same_calls_as_the_plugins() {
     let credentials = Credentials::open(&dir.join("genesis/credentials"));
     let options = RunOptions {
         node: "node-1".into(),
-        catalog_source: Some(mesh_adopt::CatalogSource {
+        catalog_source: Some(mesh_adopt_runtime::CatalogSource {
             repository: "https://git.mesh.test/catalogue.git".into(),
             ref_: Some("v3".into()),
         }),

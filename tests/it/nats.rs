@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use mesh_adopt::mesh::simulated::NodeApplies;
-use mesh_adopt::mesh::{ContainerChange, Mesh};
-use mesh_adopt::run::Mode;
+use mesh_adopt_runtime::mesh::simulated::NodeApplies;
+use mesh_adopt_runtime::mesh::{ContainerChange, Mesh};
+use mesh_adopt_runtime::run::Mode;
 use serde_json::json;
 
 use crate::support::{TestMesh, assert_mentions};
@@ -175,7 +175,13 @@ async fn asks_at_least_once_even_with_no_wait() {
         .events()
         .iter()
         .filter(|e| {
-            matches!(e, mesh_adopt::transcript::Event::Call { kind: mesh_adopt::transcript::CallKind::Fetch, .. })
+            matches!(
+                e,
+                mesh_adopt_runtime::transcript::Event::Call {
+                    kind: mesh_adopt_runtime::transcript::CallKind::Fetch,
+                    ..
+                }
+            )
         })
         .count();
     assert_eq!(fetches, 1);

@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use mesh_adopt::limits::Limits;
-use mesh_adopt::mesh::Mesh;
-use mesh_adopt::run::{Mode, ModuleOutcome};
-use mesh_adopt::runtime::PluginHost;
+use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::mesh::Mesh;
+use mesh_adopt_runtime::run::{Mode, ModuleOutcome};
+use mesh_adopt_runtime::runtime::PluginHost;
 use serde_json::json;
 
 use crate::live::StandIn;

@@ -5,19 +5,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use mesh_adopt::catalogue::{Catalogue, Foundation};
-use mesh_adopt::credentials::Credentials;
-use mesh_adopt::limits::Limits;
-use mesh_adopt::mesh::Mesh;
-use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt::run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
-use mesh_adopt::runtime::PluginHost;
-use mesh_adopt::transcript::Transcript;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::mesh::Mesh;
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
+use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::transcript::Transcript;
 use serde_json::Value;
 
 /// The project's top directory.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).canonicalize().unwrap()
 }
 
 /// A plugin built from source by `just build-plugins`, by crate name (`adopt_nats`,
@@ -122,7 +122,7 @@ impl TestMesh {
             host: None,
             options: RunOptions {
                 node: "node-1".into(),
-                catalog_source: Some(mesh_adopt::CatalogSource {
+                catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                     repository: "https://git.mesh.test/catalogue.git".into(),
                     ref_: Some("v3".into()),
                 }),
@@ -213,17 +213,16 @@ impl TestMesh {
         mode: Mode,
     ) -> RunReport {
         let catalogue = Catalogue::at(dir);
-        let run = Run {
-            host: self.host.unwrap_or(if self.tight { tight_host() } else { host() }),
-            catalogue: &catalogue,
+        let run = Run::builder(
+            self.host.unwrap_or(if self.tight { tight_host() } else { host() }),
+            &catalogue,
             foundation,
-            credentials: Arc::new(Credentials::open(&dir.join("genesis/credentials"))),
             mesh,
-            transcript,
-            options: self.options.clone(),
-            plugin_overrides: Vec::new(),
-            saved_plan: None,
-        };
+        )
+        .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
+        .record(transcript)
+        .options(self.options.clone())
+        .build();
         let modules: Vec<String> = modules.iter().map(|m| m.to_string()).collect();
         run.run(&modules, mode).await
     }

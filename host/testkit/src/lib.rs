@@ -17,14 +17,14 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-use crate::catalogue::{Catalogue, Foundation, MANIFEST_FILE, PLUGIN_FILE};
-use crate::credentials::Credentials;
-use crate::mesh::ContainerChange;
-use crate::mesh::simulated::{Fault, FaultEffect, NodeApplies, Op, SimSetup, SimulatedMesh};
-use crate::options::parse_duration;
-use crate::run::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
-use crate::runtime::PluginHost;
-use crate::transcript::Transcript;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation, MANIFEST_FILE, PLUGIN_FILE};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::mesh::ContainerChange;
+use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, Op, SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::options::parse_duration;
+use mesh_adopt_runtime::run::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
+use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::transcript::Transcript;
 
 /// One scenario file.
 #[derive(Debug, Clone, Deserialize)]
@@ -266,9 +266,14 @@ fn prepare(catalogue: &Path, scenario: &Scenario) -> Result<Prepared> {
     let options = RunOptions {
         node: spec.node.clone().unwrap_or_else(|| "node-1".into()),
         catalog_source: match spec.catalog_source.as_deref() {
-            None => Some(crate::CatalogSource { repository: "https://git.mesh.test/catalogue.git".into(), ref_: None }),
+            None => Some(mesh_adopt_runtime::CatalogSource {
+                repository: "https://git.mesh.test/catalogue.git".into(),
+                ref_: None,
+            }),
             Some("") => None,
-            Some(text) => Some(crate::options::parse_catalog_source(text).context("`mesh.catalog_source`")?),
+            Some(text) => {
+                Some(mesh_adopt_runtime::options::parse_catalog_source(text).context("`mesh.catalog_source`")?)
+            }
         },
         wait: duration(spec.wait.as_deref().unwrap_or("120s"), "mesh.wait")?,
     };
@@ -393,17 +398,11 @@ async fn run_on(
 ) -> (RunReport, Arc<Transcript>) {
     let transcript = Arc::new(Transcript::default());
     let catalogue = Catalogue::at(prepared.dir.path());
-    let run = Run {
-        host,
-        catalogue: &catalogue,
-        foundation: &prepared.foundation,
-        credentials: Arc::new(Credentials::open(&prepared.dir.path().join("credentials"))),
-        mesh,
-        transcript: transcript.clone(),
-        options: prepared.options.clone(),
-        plugin_overrides: Vec::new(),
-        saved_plan: None,
-    };
+    let run = Run::builder(host, &catalogue, &prepared.foundation, mesh)
+        .credentials(Arc::new(Credentials::open(&prepared.dir.path().join("credentials"))))
+        .record(transcript.clone())
+        .options(prepared.options.clone())
+        .build();
     (run.run(&scenario.modules, Mode::Adopt).await, transcript)
 }
 

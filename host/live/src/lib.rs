@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use tokio::io::AsyncWriteExt;
 
-use super::{ContainerState, Mesh, MeshError, Payload, Response};
+use mesh_adopt_runtime::mesh::{ContainerState, Mesh, MeshError, Payload, Response};
 
 /// The file the live mesh is configured by, looked for in the working directory.
 pub const CONFIG_FILE: &str = "mesh-adopt.toml";

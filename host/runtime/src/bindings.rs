@@ -1,7 +1,7 @@
 //! The host's side of the `adopter` world: the one place the WIT is turned into Rust.
 
 wasmtime::component::bindgen!({
-    path: "../wit",
+    path: "../../wit",
     world: "adopter",
     // What reaches a mesh waits on it, so it is async; what the host answers itself (a line
     // said, the clock, a secret's name) is not, and skips the cost of a future per call. A say

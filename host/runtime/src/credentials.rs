@@ -39,6 +39,16 @@ impl Credentials {
         Credentials { path: path.to_path_buf(), dir, handed_out: Mutex::new(BTreeSet::new()) }
     }
 
+    /// No credentials at all: a run whose plugins need none, or whose installer hands none
+    /// over. Any credential asked for is reported missing.
+    pub fn none() -> Credentials {
+        Credentials {
+            path: PathBuf::from("(no credentials)"),
+            dir: Err("this run was given no credentials directory".into()),
+            handed_out: Mutex::new(BTreeSet::new()),
+        }
+    }
+
     /// Reads credential `name`. Names are plain file names inside the directory.
     pub fn read(&self, name: &str) -> Result<SecretValue, String> {
         let trimmed = self.read_value(name)?;

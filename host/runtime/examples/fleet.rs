@@ -5,14 +5,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mesh_adopt::cache::CompileCache;
-use mesh_adopt::catalogue::{Catalogue, Foundation};
-use mesh_adopt::credentials::Credentials;
-use mesh_adopt::fleet::{Site, adopt_fleet};
-use mesh_adopt::limits::Limits;
-use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt::run::{PHASE_THREE, RunOptions};
-use mesh_adopt::runtime::PluginHost;
+use mesh_adopt_runtime::cache::CompileCache;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::fleet::{Site, adopt_fleet};
+use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::run::{PHASE_THREE, RunOptions};
+use mesh_adopt_runtime::runtime::PluginHost;
 
 /// The process's peak resident set, from the kernel's own count.
 fn peak_rss_mib() -> f64 {
@@ -30,7 +30,7 @@ async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let sites: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(100);
     let parallelism: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(64);
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../catalogue");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../catalogue");
     let foundation = Foundation::load(&dir.join("foundation.json"))?;
     let credentials = Arc::new(Credentials::open(&dir.join("genesis/credentials")));
     let cache = tempfile::tempdir()?;
@@ -49,7 +49,7 @@ async fn main() -> anyhow::Result<()> {
                 credentials: credentials.clone(),
                 options: RunOptions {
                     node: format!("node-{i}"),
-                    catalog_source: Some(mesh_adopt::CatalogSource {
+                    catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                         repository: "https://git.mesh.local/catalogue.git".into(),
                         ref_: None,
                     }),

@@ -8,21 +8,21 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use crate::cache::CompileCache;
-use crate::catalogue::{Catalogue, Foundation};
-use crate::credentials::Credentials;
-use crate::limits::Limits;
-use crate::mesh::Mesh;
-use crate::mesh::live::{CONFIG_FILE, LiveConfig, LiveMesh};
-use crate::mesh::replay::{ReplayMesh, read_recording};
-use crate::mesh::simulated::{SimSetup, SimulatedMesh};
-use crate::options::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
 use crate::output::{Output, Style};
-use crate::plan_file::SavedPlan;
-use crate::run::{Mode, PHASE_THREE, Run};
-use crate::runtime::PluginHost;
-use crate::scenario;
-use crate::transcript::Transcript;
+use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
+use mesh_adopt_runtime::cache::CompileCache;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::mesh::Mesh;
+use mesh_adopt_runtime::mesh::replay::{ReplayMesh, read_recording};
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::options::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
+use mesh_adopt_runtime::plan_file::SavedPlan;
+use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run};
+use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_testkit as scenario;
 
 /// Adopt what genesis raised into catalogue modules, each by its own WebAssembly plugin.
 #[derive(Debug, Parser)]
@@ -269,7 +269,7 @@ impl RunArgs {
         }
         let mut modules: Vec<String> = Vec::with_capacity(self.modules.len());
         for module in &self.modules {
-            crate::options::check_module_name(module)?;
+            mesh_adopt_runtime::options::check_module_name(module)?;
             if modules.contains(module) {
                 bail!("the module `{module}` is asked for twice; name each module once");
             }
@@ -383,7 +383,7 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Runs one command; the exit status is the outcome's (see [`crate::run::RunReport::exit_code`]).
+/// Runs one command; the exit status is the outcome's (see [`mesh_adopt_runtime::run::RunReport::exit_code`]).
 async fn execute(cli: Cli) -> Result<u8> {
     let as_status = |ok: bool| if ok { 0 } else { 1 };
     let (args, mode) = match cli.command {
@@ -435,17 +435,14 @@ async fn execute(cli: Cli) -> Result<u8> {
         modules.join(", "),
         mesh.summary()
     ));
-    let run = Run {
-        host: &host,
-        catalogue: &catalogue,
-        foundation: &foundation,
-        credentials: Arc::new(args.site.credentials()),
-        mesh,
-        transcript: transcript.clone(),
-        options,
-        plugin_overrides: Vec::new(),
-        saved_plan,
-    };
+    let mut run = Run::builder(&host, &catalogue, &foundation, mesh)
+        .credentials(Arc::new(args.site.credentials()))
+        .record(transcript.clone())
+        .options(options);
+    if let Some(saved) = saved_plan {
+        run = run.saved_plan(saved);
+    }
+    let run = run.build();
     let report = tokio::select! {
         report = run.run(&modules, mode) => report,
         signal = interrupts.next() => {
@@ -540,17 +537,14 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
         options.source_words(),
         options.wait.as_secs()
     );
-    let run = Run {
-        host: &host,
-        catalogue: &catalogue,
-        foundation: &foundation,
-        credentials: Arc::new(args.site.credentials()),
-        mesh: mesh.clone(),
-        transcript: Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event)))),
-        options,
-        plugin_overrides: overrides,
-        saved_plan: None,
-    };
+    let mut run = Run::builder(&host, &catalogue, &foundation, mesh.clone())
+        .credentials(Arc::new(args.site.credentials()))
+        .record(Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event)))))
+        .options(options);
+    for (module, path) in overrides {
+        run = run.plugin_override(&module, path);
+    }
+    let run = run.build();
     let report = run.run(&modules, Mode::Adopt).await;
     output.finish(&report, report.exit_code());
     match mesh.divergence() {
@@ -640,7 +634,7 @@ async fn test(args: TestArgs) -> Result<bool> {
 fn inspect(args: InspectArgs) -> Result<()> {
     let as_path = PathBuf::from(&args.target);
     // A module directory names its catalogue and module: `catalogue/modules/postgres`.
-    let in_directory = as_path.join(crate::catalogue::MANIFEST_FILE).is_file().then(|| {
+    let in_directory = as_path.join(mesh_adopt_runtime::catalogue::MANIFEST_FILE).is_file().then(|| {
         let module = as_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let catalogue = as_path.parent().and_then(std::path::Path::parent).map(PathBuf::from).unwrap_or_default();
         (catalogue, module)
@@ -662,7 +656,7 @@ fn inspect(args: InspectArgs) -> Result<()> {
     crate::outln!("size         {} bytes", info.size);
     crate::outln!("targets      {}", info.contract.as_deref().unwrap_or("(no mesh:adopt import)"));
     match &info.loads {
-        Ok(()) => crate::outln!("loads        yes, on this host ({})", crate::bindings::WORLD),
+        Ok(()) => crate::outln!("loads        yes, on this host ({})", mesh_adopt_runtime::WORLD),
         Err(why) => crate::outln!("loads        no: {why}"),
     }
     if let Some(adopt) = adopt {

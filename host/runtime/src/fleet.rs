@@ -40,17 +40,11 @@ pub async fn adopt_fleet(
         let (host, catalogue, modules, permits) = (host.clone(), catalogue.clone(), modules.clone(), permits.clone());
         tasks.spawn(async move {
             let _permit = permits.acquire_owned().await.expect("the semaphore is never closed");
-            let run = Run {
-                host: &host,
-                catalogue: &catalogue,
-                foundation: &site.foundation,
-                credentials: site.credentials,
-                mesh: site.mesh,
-                transcript: Arc::new(Transcript::default()),
-                options: site.options,
-                plugin_overrides: Vec::new(),
-                saved_plan: None,
-            };
+            let run = Run::builder(&host, &catalogue, &site.foundation, site.mesh)
+                .credentials(site.credentials)
+                .record(Arc::new(Transcript::default()))
+                .options(site.options)
+                .build();
             (index, site.name, run.run(&modules, Mode::Adopt).await)
         });
     }

@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mesh_adopt::catalogue::{Catalogue, Foundation, FoundationResource, ModuleManifest, mounts};
-use mesh_adopt::credentials::Credentials;
-use mesh_adopt::mesh::{Mesh, Payload};
-use mesh_adopt::run::RunOptions;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation, FoundationResource, ModuleManifest, mounts};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::mesh::{Mesh, Payload};
+use mesh_adopt_runtime::run::RunOptions;
 
 const MONITOR: &str = "http://127.0.0.1:8222/healthz";
 

@@ -80,11 +80,6 @@ impl Deadline {
         self.mesh.now()
     }
 
-    /// The limit this deadline was made with.
-    pub fn limit(&self) -> Duration {
-        self.limit
-    }
-
     /// Time left before the deadline on the mesh's clock (`Duration::MAX` when the limit is:
     /// no deadline).
     pub fn remaining(&self) -> Duration {

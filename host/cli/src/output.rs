@@ -12,10 +12,10 @@ use anyhow::{Context as _, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::mesh::ContainerChange;
-use crate::run::{ModuleOutcome, RunOptions, RunReport};
-use crate::screen::{visible, visible_lines};
-use crate::transcript::{CallKind, Event, Transcript};
+use mesh_adopt_runtime::mesh::ContainerChange;
+use mesh_adopt_runtime::run::{ModuleOutcome, RunOptions, RunReport};
+use mesh_adopt_runtime::screen::visible;
+use mesh_adopt_runtime::transcript::{CallKind, Event, Transcript};
 
 /// A tell allowed this long is a long wait worth showing (a build, a push).
 const LONG_WAIT: Duration = Duration::from_secs(60);
@@ -74,7 +74,7 @@ impl Output {
 
     /// Starts the recording with what a replay needs to run as this run did: the modules,
     /// the operator's options and the mesh.
-    pub fn record_run(&self, modules: &[String], options: &RunOptions, mesh: &dyn crate::mesh::Mesh) {
+    pub fn record_run(&self, modules: &[String], options: &RunOptions, mesh: &dyn mesh_adopt_runtime::mesh::Mesh) {
         if let Some(recording) = &self.recording {
             let header = json!({
                 "event": "run", "modules": modules, "options": options.to_json(), "mesh": mesh.summary(),
@@ -345,27 +345,7 @@ fn clock(at: Duration) -> String {
 
 /// An outcome's word and its text for a person, plugin text made visible.
 fn outcome_words(outcome: &ModuleOutcome) -> (&'static str, String) {
-    match outcome {
-        ModuleOutcome::Checked(plan) => {
-            let mut lines: Vec<String> = plan.summary.iter().map(|l| visible(l)).collect();
-            lines.extend(plan.commands.iter().map(|c| format!("  tell {}", visible(&c.join(" ")))));
-            ("ready", lines.join("\n"))
-        }
-        ModuleOutcome::Adopted(summary) => ("adopted", visible(summary)),
-        ModuleOutcome::Refused { during, message } => ("refused", format!("(in {during}) {}", visible(message))),
-        ModuleOutcome::Incomplete { summary, left } => {
-            let mut lines = vec![format!(
-                "its adopt returned success ({}) before telling its whole plan; {} commands were never told:",
-                visible(summary),
-                left.len()
-            )];
-            lines.extend(left.iter().map(|c| format!("  tell {}", visible(&c.join(" ")))));
-            ("incomplete", lines.join("\n"))
-        }
-        ModuleOutcome::Unusable(error) => ("unusable", visible_lines(error)),
-        ModuleOutcome::Failed(error) => ("failed", visible_lines(error)),
-        ModuleOutcome::NotRun { because } => ("not run", because.clone()),
-    }
+    (outcome.word(), outcome.shown())
 }
 
 /// One module's outcome as the record and `--json` keep it: plugin text exact.

@@ -11,19 +11,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use mesh_adopt::Context;
-use mesh_adopt::cache::CompileCache;
-use mesh_adopt::catalogue::{Catalogue, Foundation};
-use mesh_adopt::credentials::Credentials;
-use mesh_adopt::grants::Permissions;
-use mesh_adopt::limits::Limits;
-use mesh_adopt::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt::run::{Mode, PHASE_THREE, Run, RunOptions};
-use mesh_adopt::runtime::{PluginHost, RunEnv};
-use mesh_adopt::transcript::Transcript;
+use mesh_adopt_runtime::Context;
+use mesh_adopt_runtime::cache::CompileCache;
+use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
+use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::grants::Permissions;
+use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run, RunOptions};
+use mesh_adopt_runtime::runtime::{PluginHost, RunEnv};
+use mesh_adopt_runtime::transcript::Transcript;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).canonicalize().unwrap()
 }
 
 fn built(crate_name: &str) -> PathBuf {
@@ -48,7 +48,7 @@ impl Fixture {
             catalogue: Catalogue::at(dir),
             options: RunOptions {
                 node: "node-1".into(),
-                catalog_source: Some(mesh_adopt::CatalogSource {
+                catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                     repository: "https://git.mesh.local/catalogue.git".into(),
                     ref_: None,
                 }),
@@ -63,17 +63,11 @@ impl Fixture {
 
     /// The context a run would hand `module`'s plugin.
     fn context(&self, host: &PluginHost, env: &RunEnv, module: &str, manifest: Vec<u8>) -> Context {
-        let run = Run {
-            host,
-            catalogue: &self.catalogue,
-            foundation: &self.foundation,
-            credentials: self.credentials.clone(),
-            mesh: env.mesh.clone(),
-            transcript: env.transcript.clone(),
-            options: self.options.clone(),
-            plugin_overrides: Vec::new(),
-            saved_plan: None,
-        };
+        let run = Run::builder(host, &self.catalogue, &self.foundation, env.mesh.clone())
+            .credentials(self.credentials.clone())
+            .record(env.transcript.clone())
+            .options(self.options.clone())
+            .build();
         run.context(module, manifest)
     }
 
@@ -153,7 +147,7 @@ fn host_call(c: &mut Criterion) {
     group.throughput(Throughput::Elements(100_000));
     group.sample_size(20);
     group.bench_function("clock_now_x100000", |b| {
-        let plan = mesh_adopt::Plan { summary: Vec::new(), commands: Vec::new() };
+        let plan = mesh_adopt_runtime::Plan { summary: Vec::new(), commands: Vec::new() };
         b.to_async(&rt).iter(|| async { host.adopt(&plugin, &env, &ctx, &plan).await.unwrap().result.unwrap() })
     });
     group.finish();
@@ -192,17 +186,11 @@ fn phase_three(c: &mut Criterion) {
             |mesh| {
                 let (host, fixture, modules) = (&host, &fixture, &modules);
                 async move {
-                    let run = Run {
-                        host,
-                        catalogue: &fixture.catalogue,
-                        foundation: &fixture.foundation,
-                        credentials: fixture.credentials.clone(),
-                        mesh,
-                        transcript: Arc::new(Transcript::default()),
-                        options: fixture.options.clone(),
-                        plugin_overrides: Vec::new(),
-                        saved_plan: None,
-                    };
+                    let run = Run::builder(host, &fixture.catalogue, &fixture.foundation, mesh)
+                        .credentials(fixture.credentials.clone())
+                        .record(Arc::new(Transcript::default()))
+                        .options(fixture.options.clone())
+                        .build();
                     assert!(run.run(modules, Mode::Adopt).await.succeeded());
                 }
             },

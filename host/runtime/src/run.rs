@@ -22,6 +22,7 @@ use crate::mesh::{ContainerChange, Mesh, Violation};
 pub use crate::options::RunOptions;
 use crate::plan_file::{SavedPlan, plan_difference};
 use crate::runtime::{Plugin, PluginHost, RunEnv};
+use crate::screen::{visible, visible_lines};
 use crate::transcript::{Event, Transcript};
 
 /// The modules phase three adopts, in its order: the store first, since everything keeps its
@@ -65,6 +66,54 @@ impl ModuleOutcome {
             | ModuleOutcome::Failed(message) => Some(message),
             _ => None,
         }
+    }
+}
+
+impl ModuleOutcome {
+    /// The outcome in one word, as the summary and the record name it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            ModuleOutcome::Checked(_) => "ready",
+            ModuleOutcome::Adopted(_) => "adopted",
+            ModuleOutcome::Refused { .. } => "refused",
+            ModuleOutcome::Incomplete { .. } => "incomplete",
+            ModuleOutcome::Unusable(_) => "unusable",
+            ModuleOutcome::Failed(_) => "failed",
+            ModuleOutcome::NotRun { .. } => "not run",
+        }
+    }
+
+    /// The outcome's text for a person, with every piece of plugin text made visible (see
+    /// [`crate::screen`]) so none of it can pass for a line of the host's own.
+    pub fn shown(&self) -> String {
+        let tell = |c: &Vec<String>| format!("  tell {}", visible(&c.join(" ")));
+        match self {
+            ModuleOutcome::Checked(plan) => {
+                let mut lines: Vec<String> = plan.summary.iter().map(|l| visible(l)).collect();
+                lines.extend(plan.commands.iter().map(tell));
+                lines.join("\n")
+            }
+            ModuleOutcome::Adopted(summary) => visible(summary),
+            ModuleOutcome::Refused { during, message } => format!("(in {during}) {}", visible(message)),
+            ModuleOutcome::Incomplete { summary, left } => {
+                let mut lines = vec![format!(
+                    "its adopt returned success ({}) before telling its whole plan; {} commands were never told:",
+                    visible(summary),
+                    left.len()
+                )];
+                lines.extend(left.iter().map(tell));
+                lines.join("\n")
+            }
+            ModuleOutcome::Unusable(error) | ModuleOutcome::Failed(error) => visible_lines(error),
+            ModuleOutcome::NotRun { because } => because.clone(),
+        }
+    }
+}
+
+/// `word: text`, as a person reads it.
+impl std::fmt::Display for ModuleOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.word(), self.shown())
     }
 }
 
@@ -114,20 +163,65 @@ pub enum Mode {
     Adopt,
 }
 
-/// Everything one run needs.
+/// One run of a catalogue's modules against a mesh: made with [`Run::builder`], then
+/// [`Run::run`] as often as needed (each call is a whole preflight and, if asked, adopt).
 pub struct Run<'a> {
-    pub host: &'a PluginHost,
-    pub catalogue: &'a Catalogue,
-    pub foundation: &'a Foundation,
-    pub credentials: Arc<Credentials>,
-    pub mesh: Arc<dyn Mesh>,
-    pub transcript: Arc<Transcript>,
-    pub options: RunOptions,
-    /// Plugins to use instead of the catalogue's, by module (for plugin authors' tests).
-    pub plugin_overrides: Vec<(String, PathBuf)>,
-    /// A plan saved by `check --out`: the run adopts only if what it is made from now is the
-    /// same.
-    pub saved_plan: Option<SavedPlan>,
+    host: &'a PluginHost,
+    catalogue: &'a Catalogue,
+    foundation: &'a Foundation,
+    credentials: Arc<Credentials>,
+    mesh: Arc<dyn Mesh>,
+    transcript: Arc<Transcript>,
+    options: RunOptions,
+    plugin_overrides: Vec<(String, PathBuf)>,
+    saved_plan: Option<SavedPlan>,
+}
+
+/// What a run is made from beyond its plugin host, catalogue, foundation and mesh; each part
+/// has a default an installer can keep: no credentials, a record kept in memory only, the
+/// default options.
+pub struct RunBuilder<'a> {
+    run: Run<'a>,
+}
+
+impl<'a> RunBuilder<'a> {
+    /// The genesis credentials the catalogue's grants name. Without them a plugin that asks
+    /// for one is told it does not exist, and preflight refuses a manifest that grants one.
+    pub fn credentials(mut self, credentials: Arc<Credentials>) -> Self {
+        self.run.credentials = credentials;
+        self
+    }
+
+    /// Where every call, plan and outcome is recorded (and observed as it happens).
+    pub fn record(mut self, transcript: Arc<Transcript>) -> Self {
+        self.run.transcript = transcript;
+        self
+    }
+
+    /// The run's options: the node, the catalogue's source, the wait after a push.
+    pub fn options(mut self, options: RunOptions) -> Self {
+        self.run.options = options;
+        self
+    }
+
+    /// A plan saved by an earlier check: the run adopts only if everything it was made from
+    /// (options, limits, foundation, manifests, plugins, credentials) is still the same.
+    pub fn saved_plan(mut self, saved: SavedPlan) -> Self {
+        self.run.saved_plan = Some(saved);
+        self
+    }
+
+    /// Runs `module` with the plugin at `path` instead of the catalogue's, still held to the
+    /// manifest's pin: how a plugin author tests a build before placing it.
+    pub fn plugin_override(mut self, module: &str, path: PathBuf) -> Self {
+        self.run.plugin_overrides.push((module.to_string(), path));
+        self
+    }
+
+    /// The run, ready to [`Run::run`].
+    pub fn build(self) -> Run<'a> {
+        self.run
+    }
 }
 
 /// A module ready to run: its catalogue entry read, its plugin loaded and verified.
@@ -146,6 +240,31 @@ pub struct Preflight {
     pub modules: Vec<(String, ModuleOutcome)>,
     /// What the plans were made from, with the plans: what `check --out` saves.
     pub saved: SavedPlan,
+}
+
+impl<'a> Run<'a> {
+    /// Starts a run of `catalogue`'s modules, loaded by `host`, deciding from `foundation`
+    /// (what genesis raised) and acting on `mesh`.
+    pub fn builder(
+        host: &'a PluginHost,
+        catalogue: &'a Catalogue,
+        foundation: &'a Foundation,
+        mesh: Arc<dyn Mesh>,
+    ) -> RunBuilder<'a> {
+        RunBuilder {
+            run: Run {
+                host,
+                catalogue,
+                foundation,
+                credentials: Arc::new(Credentials::none()),
+                mesh,
+                transcript: Arc::new(Transcript::default()),
+                options: RunOptions::default(),
+                plugin_overrides: Vec::new(),
+                saved_plan: None,
+            },
+        }
+    }
 }
 
 impl Run<'_> {

@@ -6,7 +6,6 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-pub mod live;
 pub mod replay;
 pub mod simulated;
 
