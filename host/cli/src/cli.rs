@@ -330,8 +330,9 @@ pub fn main() -> ExitCode {
     // waits on the reader. An interrupt then ends the program as it would any other.
     // SAFETY: restoring the default disposition of two signals; no memory is involved.
     unsafe {
-        libc::signal(libc::SIGINT, libc::SIG_DFL);
-        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        use nix::sys::signal::{SigHandler, Signal, signal};
+        let _ = signal(Signal::SIGINT, SigHandler::SigDfl);
+        let _ = signal(Signal::SIGTERM, SigHandler::SigDfl);
     }
     crate::output::finish_stdout();
     code

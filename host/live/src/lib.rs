@@ -138,8 +138,8 @@ impl GroupKiller {
 impl Drop for GroupKiller {
     fn drop(&mut self) {
         if let Some(pid) = self.0 {
-            // SAFETY: signalling a process group this call created; no memory involved.
-            unsafe { libc::kill(-(pid as i32), libc::SIGKILL) };
+            // The group may be gone already; there is nothing left to end then.
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), nix::sys::signal::Signal::SIGKILL);
         }
     }
 }

@@ -148,20 +148,21 @@ pub fn parse_catalog_source(text: &str) -> Result<CatalogSource> {
     Ok(source)
 }
 
-/// Parses `90`, `90s`, `5m` or `1h` into a duration, refusing one that overflows.
+/// Parses a duration as an operator writes it: `90` (seconds), `90s`, `5m`, `1h 30m`,
+/// `2days`; humantime's grammar, whose arithmetic is checked, so an overflowing duration is
+/// refused rather than wrapped.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: u64 = number.parse().map_err(|_| format!("`{text}` is not a duration like 90s, 5m or 1h"))?;
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        _ => return Err(format!("`{text}` has an unknown unit `{unit}`: use s, m or h")),
-    };
-    value.checked_mul(scale).map(Duration::from_secs).ok_or_else(|| format!("`{text}` is too long a duration"))
+    let text = text.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse::<u64>().map(Duration::from_secs).map_err(|_| format!("`{text}` is too long a duration"));
+    }
+    humantime::parse_duration(text).map_err(|e| match e {
+        humantime::DurationError::NumberOverflow => format!("`{text}` is too long a duration"),
+        humantime::DurationError::UnknownUnit { unit, .. } => {
+            format!("`{text}` has an unknown unit `{unit}`: use s, m, h or d (for example 90s, 5m, 1h 30m)")
+        }
+        other => format!("`{text}` is not a duration like 90s, 5m or 1h 30m: {other}"),
+    })
 }
 
 #[cfg(test)]
@@ -172,7 +173,10 @@ mod tests {
     fn parses_durations() {
         assert_eq!(parse_duration("90").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
-        assert!(parse_duration("5d").unwrap_err().contains("unknown unit"));
+        assert_eq!(parse_duration("1h 30m").unwrap(), Duration::from_secs(5400));
+        assert!(parse_duration("5x").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("").unwrap_err().contains("not a duration"));
+        assert!(parse_duration("99999999999999999999").unwrap_err().contains("too long"));
         assert!(parse_duration("9999999999999999999h").unwrap_err().contains("too long"));
     }
 
