@@ -6,11 +6,12 @@ use std::process::{Command, Output};
 use crate::support::{example_catalogue, plugin};
 
 /// A copy of the example catalogue with freshly built plugins beside its manifests.
-fn catalogue() -> tempfile::TempDir {
+pub(crate) fn catalogue() -> tempfile::TempDir {
     example_catalogue(&plugin("adopt_postgres"))
 }
 
-fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
+/// The binary run on `catalogue` with `args`, its compile cache kept inside the catalogue.
+pub(crate) fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
         // Keep the compile cache inside the test's own directory.
         .env("XDG_CACHE_HOME", catalogue.join("cache"))
@@ -21,45 +22,19 @@ fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]
-fn run_adopts_phase_three_and_summarises() {
+fn run_keeps_the_genesis_superuser_off_the_screen() {
+    // What the run prints is pinned by the `screens` snapshots; here, what it must not print.
     let dir = catalogue();
-    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", "https://git.mesh.test/catalogue.git@v3"]);
+    let out = mesh_adopt(dir.path(), &["run", "-v", "--catalog-source", "https://git.mesh.test/catalogue.git@v3"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", text(&out.stderr));
-    for expected in [
-        "postgres │ adopting mesh-store",
-        "nats │ restarting mesh-bus once",
-        "postgres     adopted",
-        "nats         adopted",
-        "mesh-vault   adopted",
-        "kept         mesh-store (postgres:16.4-bookworm)",
-        "recreated    mesh-bus (nats:2.10.22-alpine → registry.mesh.local/nats-snapshot:2.10.22-mesh.3)",
-        "created      mesh-vault",
-        "invariants   all held",
-    ] {
-        assert!(stdout.contains(expected), "expected {expected:?} in:\n{stdout}");
-    }
-    // The genesis superuser never reaches the operator's screen.
     let secret = std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
-    assert!(!stdout.contains(secret.trim()));
-}
-
-#[test]
-fn a_refusal_exits_1_and_says_why() {
-    let dir = catalogue();
-    let out = mesh_adopt(dir.path(), &["run"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    // Preflight checks every module and lists every refusal, and nothing is adopted.
-    for module in ["postgres    ", "nats        ", "mesh-vault  "] {
-        assert!(stdout.contains(&format!("{module} refused   (in check)")), "{stdout}");
-    }
-    assert!(!stdout.contains("adopted"), "{stdout}");
+    assert!(!stdout.contains(secret.trim()) && !text(&out.stderr).contains(secret.trim()));
 }
 
 #[test]

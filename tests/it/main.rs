@@ -20,4 +20,5 @@ mod provider;
 mod sandbox;
 mod scaffold;
 mod scenarios;
+mod screens;
 mod support;

@@ -55,12 +55,31 @@ impl Catalogue {
         &self.root
     }
 
+    /// The names of the modules the catalogue holds, sorted; `None` without a `modules/`.
+    pub fn module_names(&self) -> Option<Vec<String>> {
+        let entries = std::fs::read_dir(self.root.join("modules")).ok()?;
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.path().join(MANIFEST_FILE).is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        Some(names)
+    }
+
     /// Reads a module's manifest and finds its plugin, refusing a manifest that is not a
     /// JSON object or a module that ships no plugin.
     pub fn module(&self, name: &str) -> Result<CatalogueModule> {
         crate::options::check_module_name(name)?;
         let dir = self.root.join("modules").join(name);
         let manifest_path = dir.join(MANIFEST_FILE);
+        if !dir.exists() {
+            bail!(
+                "the catalogue `{}` has no module `{name}` (no `modules/{name}/`); it has {}",
+                self.root.display(),
+                self.module_names().map_or_else(|| "no modules/ directory".to_string(), |names| names.join(", "))
+            );
+        }
         let manifest = read_bounded(&manifest_path, MANIFEST_BYTES)
             .with_context(|| format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display()))?;
         let parsed = ModuleManifest::parse(&manifest)
