@@ -6,6 +6,8 @@ use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, Op};
 use mesh_adopt_runtime::run::Mode;
 use serde_json::json;
 
+use mesh_adopt_runtime::StopKind;
+
 use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions};
 
 /// Runs `crate_name` as the postgres plugin on the tight host.
@@ -31,6 +33,7 @@ async fn an_infinite_loop_is_stopped_at_the_guest_time_deadline() {
         &["`postgres` plugin", "modules/postgres/adopt.wasm", "sha256", "during `adopt`", "guest time"],
     );
     assert_mentions(failure, &["it had changed nothing on the mesh"]);
+    assert_eq!(ran.stop_kind("postgres"), StopKind::GuestTime);
     untouched(&ran);
 }
 
@@ -41,6 +44,7 @@ async fn a_memory_bomb_is_stopped_at_the_memory_cap() {
         ran.failure("postgres"),
         &["during `adopt`", "memory", "raise limits.memory_bytes (`--plugin-memory`)"],
     );
+    assert_eq!(ran.stop_kind("postgres"), StopKind::Memory);
     untouched(&ran);
 }
 
@@ -48,6 +52,7 @@ async fn a_memory_bomb_is_stopped_at_the_memory_cap() {
 async fn deep_recursion_is_stopped_at_the_stack_limit() {
     let ran = run_hostile("deep_recursion", |_| {}).await;
     assert_mentions(ran.failure("postgres"), &["during `adopt`", "stack"]);
+    assert_eq!(ran.stop_kind("postgres"), StopKind::Trap);
     untouched(&ran);
 }
 
@@ -56,6 +61,7 @@ async fn a_say_flood_is_cut_and_stopped() {
     let ran = run_hostile("say_flood", |_| {}).await;
     assert_mentions(ran.failure("postgres"), &["said more than 200 lines", "limits.say_lines"]);
     assert_eq!(ran.transcript.said("postgres").len(), 200);
+    assert_eq!(ran.stop_kind("postgres"), StopKind::Limit);
     untouched(&ran);
 }
 
@@ -262,6 +268,7 @@ async fn a_tell_of_two_million_empty_arguments_is_denied_with_a_short_message() 
 async fn a_flood_of_host_calls_is_stopped_at_its_cap() {
     let ran = run_hostile("call_flood", |_| {}).await;
     assert_mentions(ran.failure("postgres"), &["more than 10000 host calls", "limits.host_calls"]);
+    assert_eq!(ran.stop_kind("postgres"), StopKind::Limit);
     // The calls within the cap, and the one that reached it: nothing after is kept.
     let calls = ran
         .transcript

@@ -86,6 +86,7 @@ async fn refuses_a_missing_superuser_by_name_before_registering() {
     let ran = mesh.run().await;
     // Preflight finds the credential the manifest grants missing, before any plugin runs.
     assert_mentions(ran.failure("postgres"), &["grants credential `store-superuser`", "cannot be used"]);
+    assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::Input::Credentials);
     assert_eq!(ran.report.exit_code(), 2, "a credential that cannot be used is a bad input");
     assert!(ran.commands().is_empty());
 }

@@ -38,6 +38,7 @@ async fn an_empty_plugin_stops_the_run_before_any_effect_and_is_a_bad_input() {
     let ran = mesh.run().await;
     nothing_moved(&ran);
     assert_mentions(ran.failure("nats"), &["not WebAssembly"]);
+    assert_eq!(ran.unusable_input("nats"), mesh_adopt_runtime::Input::Plugin);
     assert_eq!(ran.report.exit_code(), 2);
 }
 
@@ -81,6 +82,7 @@ async fn a_manifest_named_for_another_module_is_refused_before_any_effect() {
     let ran = mesh.run().await;
     nothing_moved(&ran);
     assert_mentions(ran.failure("mesh-vault"), &["is named `postgres`", "lives in `modules/mesh-vault`"]);
+    assert_eq!(ran.unusable_input("mesh-vault"), mesh_adopt_runtime::Input::Manifest);
     assert_eq!(ran.report.exit_code(), 2);
 }
 
@@ -124,6 +126,7 @@ async fn a_wall_deadline_too_short_for_the_build_and_the_wait_is_refused_before_
     let ran = mesh.run().await;
     nothing_moved(&ran);
     assert_mentions(ran.failure("postgres"), &["may take 1500s", "--plugin-wall-time", "give more than 1620s"]);
+    assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::Input::Plan);
     assert_eq!(ran.report.exit_code(), 2);
 }
 

@@ -240,8 +240,28 @@ impl Ran {
     /// The failure of `module` (not loaded, or stopped by the sandbox).
     pub fn failure(&self, module: &str) -> &str {
         match self.report.outcome(module) {
-            Some(ModuleOutcome::Failed(message) | ModuleOutcome::Unusable(message)) => message,
+            Some(outcome @ (ModuleOutcome::Failed(_) | ModuleOutcome::Unusable(_))) => outcome.problem().unwrap(),
             other => panic!("expected `{module}` to fail, it was {other:?}"),
+        }
+    }
+
+    /// Which input of `module` preflight found unusable.
+    pub fn unusable_input(&self, module: &str) -> mesh_adopt_runtime::Input {
+        match self.report.outcome(module) {
+            Some(ModuleOutcome::Unusable(unusable)) => unusable.input,
+            other => panic!("expected `{module}` to be unusable, it was {other:?}"),
+        }
+    }
+
+    /// Why the sandbox stopped `module`'s plugin, in adopt or in preflight's check.
+    pub fn stop_kind(&self, module: &str) -> mesh_adopt_runtime::StopKind {
+        match self.report.outcome(module) {
+            Some(ModuleOutcome::Failed(stopped)) => stopped.kind,
+            Some(ModuleOutcome::Unusable(mesh_adopt_runtime::Unusable {
+                input: mesh_adopt_runtime::Input::Stopped(kind),
+                ..
+            })) => *kind,
+            other => panic!("expected `{module}` to be stopped, it was {other:?}"),
         }
     }
 

@@ -374,9 +374,19 @@ fn outcome_json(module: &str, outcome: &ModuleOutcome) -> serde_json::Value {
             e["left"] = json!(left);
             e
         }
-        ModuleOutcome::Unusable(error) | ModuleOutcome::Failed(error) => {
-            let mut e = base(if matches!(outcome, ModuleOutcome::Unusable(_)) { "unusable" } else { "failed" });
-            e["error"] = error.clone().into();
+        ModuleOutcome::Unusable(unusable) => {
+            let mut e = base("unusable");
+            e["input"] = unusable.input.name().into();
+            if let mesh_adopt_runtime::Input::Stopped(kind) = unusable.input {
+                e["stop"] = kind.name().into();
+            }
+            e["error"] = unusable.message.clone().into();
+            e
+        }
+        ModuleOutcome::Failed(stopped) => {
+            let mut e = base("failed");
+            e["stop"] = stopped.kind.name().into();
+            e["error"] = stopped.report.clone().into();
             e
         }
         ModuleOutcome::NotRun { because } => {

@@ -9,6 +9,7 @@ use wasmtime::component::Resource;
 
 use crate::bindings::HostError;
 use crate::bindings::mesh::adopt::{clock, control, log, machine, types};
+use crate::error::{StopKind, StopReason};
 use crate::grants::{Call, Phase};
 use crate::limits::cut_to;
 use crate::mesh::{MeshError, Payload, SecretValue};
@@ -120,7 +121,6 @@ impl RunState {
             }
         };
         let took = entered.elapsed();
-        self.in_host += took;
         self.last_call.clear();
         let _ = write!(self.last_call, "{} {detail}", kind.name());
         let past_deadline = self.deadline.passed();
@@ -137,6 +137,9 @@ impl RunState {
             at: self.env.mesh.now(),
             took,
         });
+        // Scrubbing and recording the call are the host's work, not the plugin's: on a busy
+        // machine they must not use up its guest time.
+        self.in_host += entered.elapsed();
         if past_deadline {
             let what = format!("`{}`", self.last_call);
             match self.deadline.stop(&what).await {}
@@ -390,16 +393,20 @@ impl RunState {
         let module = self.env.module.clone();
         self.said += 1;
         if self.env.transcript.text_bytes() > self.limits.record_bytes {
-            return Err(wasmtime::format_err!(
-                "its run recorded more than {} bytes of calls and lines (limits.record_bytes)",
-                self.limits.record_bytes
+            return Err(StopReason::error(
+                StopKind::Limit,
+                format!(
+                    "its run recorded more than {} bytes of calls and lines (limits.record_bytes)",
+                    self.limits.record_bytes
+                ),
             ));
         }
         if self.said > self.limits.say_lines {
             let dropped_after = self.limits.say_lines;
             self.env.transcript.record(Event::SayCut { module, dropped_after });
-            return Err(wasmtime::format_err!(
-                "it said more than {dropped_after} lines (limits.say_lines); the rest were dropped"
+            return Err(StopReason::error(
+                StopKind::Limit,
+                format!("it said more than {dropped_after} lines (limits.say_lines); the rest were dropped"),
             ));
         }
         let mut line = line;

@@ -10,6 +10,7 @@ pub mod cache;
 pub mod catalogue;
 pub mod credentials;
 mod deadline;
+pub mod error;
 pub mod fleet;
 pub mod grants;
 mod imports;
@@ -28,6 +29,7 @@ pub use bindings::{BundleResource, CatalogSource, Context, Options, Plan, Refusa
 pub use cache::CompileCache;
 pub use catalogue::{Catalogue, Foundation};
 pub use credentials::Credentials;
+pub use error::{Input, StopKind, Stopped, Unusable};
 pub use limits::Limits;
 pub use mesh::Mesh;
 pub use mesh::simulated::{SimSetup, SimulatedMesh};

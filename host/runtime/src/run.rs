@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
 
 use crate::bindings::mesh::adopt::types::{Container, File, Other};
@@ -17,6 +17,7 @@ use crate::bindings::{BundleResource, Context, Options, Plan, WORLD, same_plan};
 use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::credentials::Credentials;
+use crate::error::{Input, Stopped, Unusable};
 use crate::grants::{Call, Permissions, Phase};
 use crate::mesh::{ContainerChange, Mesh, Violation};
 pub use crate::options::RunOptions;
@@ -45,9 +46,9 @@ pub enum ModuleOutcome {
     Incomplete { summary: String, left: Vec<Vec<String>> },
     /// An input of the run cannot be used: the module's catalogue entry, manifest, plugin or
     /// credentials, or a plugin the sandbox stopped while it was only being checked.
-    Unusable(String),
-    /// The sandbox stopped the plugin during `adopt`.
-    Failed(String),
+    Unusable(Unusable),
+    /// The sandbox stopped the plugin during `adopt` (or during the check just before it).
+    Failed(Stopped),
     /// Another module did not succeed, so this one was left alone.
     NotRun { because: String },
 }
@@ -61,9 +62,9 @@ impl ModuleOutcome {
     /// The text a person reads for an outcome that did not succeed.
     pub fn problem(&self) -> Option<&str> {
         match self {
-            ModuleOutcome::Refused { message, .. }
-            | ModuleOutcome::Unusable(message)
-            | ModuleOutcome::Failed(message) => Some(message),
+            ModuleOutcome::Refused { message, .. } => Some(message),
+            ModuleOutcome::Unusable(unusable) => Some(&unusable.message),
+            ModuleOutcome::Failed(stopped) => Some(&stopped.report),
             _ => None,
         }
     }
@@ -104,7 +105,8 @@ impl ModuleOutcome {
                 lines.extend(left.iter().map(tell));
                 lines.join("\n")
             }
-            ModuleOutcome::Unusable(error) | ModuleOutcome::Failed(error) => visible_lines(error),
+            ModuleOutcome::Unusable(unusable) => visible_lines(&unusable.message),
+            ModuleOutcome::Failed(stopped) => visible_lines(&stopped.report),
             ModuleOutcome::NotRun { because } => because.clone(),
         }
     }
@@ -322,16 +324,17 @@ impl Run<'_> {
         for module in modules {
             let ready = match self.load(module) {
                 Ok(ready) => ready,
-                Err(e) => {
+                Err((input, e)) => {
                     let message = self.scrub_in(module, format!("{e:#}"), "an error about it");
-                    outcomes.push((module.clone(), ModuleOutcome::Unusable(message)));
+                    outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message })));
                     loaded.push(None);
                     continue;
                 }
             };
             let outcome = match self.host.check(&ready.plugin, &ready.env, &ready.ctx).await {
-                Err(stopped) => {
-                    ModuleOutcome::Unusable(self.scrub_in(module, format!("{stopped:#}"), "its stop report"))
+                Err(error) => {
+                    let stopped = self.stopped(module, Phase::Check, error);
+                    ModuleOutcome::Unusable(Unusable { input: Input::Stopped(stopped.kind), message: stopped.report })
                 }
                 Ok(Err(refusal)) => {
                     ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
@@ -347,7 +350,7 @@ impl Run<'_> {
                         });
                         ModuleOutcome::Checked(plan)
                     }
-                    Err(problem) => ModuleOutcome::Unusable(problem),
+                    Err(message) => ModuleOutcome::Unusable(Unusable { input: Input::Plan, message }),
                 },
             };
             outcomes.push((module.clone(), outcome));
@@ -396,7 +399,7 @@ impl Run<'_> {
             })
             .await;
         match turn {
-            Err(stopped) => ModuleOutcome::Failed(self.scrub_in(module, format!("{stopped:#}"), "its stop report")),
+            Err(error) => ModuleOutcome::Failed(self.stopped(module, Phase::Adopt, error)),
             Ok((Err(refusal), _)) => {
                 ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
             }
@@ -465,29 +468,35 @@ impl Run<'_> {
 
     /// Reads and verifies what one module needs: its catalogue entry and manifest, its plugin
     /// (pin, world), its grants and the credentials they name.
-    fn load(&self, module: &str) -> Result<Loaded> {
-        let found = self.catalogue.module(module)?;
+    fn load(&self, module: &str) -> Result<Loaded, (Input, anyhow::Error)> {
+        let found = self.catalogue.module(module).map_err(|e| (Input::Manifest, e))?;
         let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
         if let Some(world) = &found.adopt.world
             && world != WORLD
         {
-            bail!(
-                "the `{module}` module's manifest `{}` says its plugin targets `{world}`; this host implements `{WORLD}`",
-                found.manifest_path.display()
-            );
+            return Err((
+                Input::Plugin,
+                anyhow::anyhow!(
+                    "the `{module}` module's manifest `{}` says its plugin targets `{world}`; this host implements \
+                     `{WORLD}`",
+                    found.manifest_path.display()
+                ),
+            ));
         }
         let credentials_digest =
             self.credentials.verify_all(&found.adopt.grants.credentials).map_err(|(name, why)| {
-                anyhow::anyhow!(
+                let e = anyhow::anyhow!(
                     "the `{module}` module's manifest `{}` grants credential `{name}`, which cannot be used: {why}",
                     found.manifest_path.display()
-                )
+                );
+                (Input::Credentials, e)
             })?;
         let pin = found.adopt.sha256.as_deref();
         let plugin = match overridden {
-            Some(path) => self.host.load_pinned(path, pin)?,
-            None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin)?,
-        };
+            Some(path) => self.host.load_pinned(path, pin),
+            None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
+        }
+        .map_err(|e| (Input::Plugin, e))?;
         let manifest_digest = sha256_hex(&found.manifest);
         let env = RunEnv {
             module: module.to_string(),
@@ -507,6 +516,13 @@ impl Run<'_> {
         };
         let ctx = self.context(module, found.manifest);
         Ok(Loaded { plugin, env, ctx, manifest_digest, credentials_digest })
+    }
+
+    /// The stop report of `module`'s plugin, scrubbed of secrets, with its kind.
+    fn stopped(&self, module: &str, during: Phase, error: anyhow::Error) -> Stopped {
+        let kind = error.downcast_ref::<Stopped>().map_or_else(|| crate::error::StopKind::of(&error), |s| s.kind);
+        let report = self.scrub_in(module, format!("{error:#}"), "its stop report");
+        Stopped { during, kind, report }
     }
 
     /// A plugin's refusal with secret values replaced by their names; one found fails the run.

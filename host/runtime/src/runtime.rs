@@ -23,6 +23,7 @@ use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Repo
 use crate::cache::CompileCache;
 use crate::credentials::Credentials;
 use crate::deadline::Deadline;
+use crate::error::{StopKind, StopReason, Stopped};
 use crate::grants::{Permissions, Phase};
 use crate::limits::Limits;
 use crate::mesh::Mesh;
@@ -554,14 +555,14 @@ impl PluginHost {
         store.epoch_deadline_callback(|ctx| {
             let state = ctx.data();
             if let Some(cap) = &state.cap_reached {
-                return Err(wasmtime::format_err!("{cap}"));
+                return Err(StopReason::error(StopKind::Limit, cap.clone()));
             }
             let waited = state.in_host + state.deadline.waited();
             let guest = state.started.elapsed().saturating_sub(waited);
             if guest > state.limits.guest_time {
-                return Err(wasmtime::format_err!(
-                    "it ran for more than its {:?} of guest time",
-                    state.limits.guest_time
+                return Err(StopReason::error(
+                    StopKind::GuestTime,
+                    format!("it ran for more than its {:?} of guest time", state.limits.guest_time),
                 ));
             }
             // Yield to the executor at every tick: a plugin computing without host calls
@@ -579,7 +580,7 @@ impl PluginHost {
             tokio::select! {
                 biased;
                 outcome = work => outcome,
-                why = deadline.stopped() => Err(anyhow!(why)),
+                why = deadline.stopped() => Err(StopReason::error(StopKind::WallTime, why).into()),
             }
         };
         let last_call = std::mem::take(&mut store.data_mut().last_call);
@@ -636,7 +637,7 @@ impl PluginHost {
             if let Some(backtrace) = backtrace {
                 message.push_str(&format!("\nwhere it was:\n  {}", backtrace.replace('\n', "\n  ")));
             }
-            anyhow!(message)
+            anyhow::Error::new(Stopped { during: phase, kind: StopKind::of(&error), report: message })
         })
     }
 }

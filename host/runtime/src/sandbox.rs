@@ -30,6 +30,7 @@ use wasmtime_wasi::p2::{DynPollable, OutputStream, Pollable, StreamError, Stream
 use wasmtime_wasi::{HostMonotonicClock, HostWallClock};
 
 use crate::deadline::Deadline;
+use crate::error::{StopKind, StopReason};
 use crate::mesh::Mesh;
 use crate::runtime::RunState;
 
@@ -267,9 +268,12 @@ fn define_stub_func(
                     Val::String(s) => Some(format!(" of `{s}`")),
                     _ => None,
                 });
-                Err(wasmtime::format_err!(
-                    "the sandbox gives no {access} access: the plugin called {called}{}",
-                    path.unwrap_or_default()
+                Err(StopReason::error(
+                    StopKind::Sandbox,
+                    format!(
+                        "the sandbox gives no {access} access: the plugin called {called}{}",
+                        path.unwrap_or_default()
+                    ),
                 ))
             })?;
         }

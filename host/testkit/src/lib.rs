@@ -417,8 +417,8 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
             ("adopted", s.clone())
         }
         Some(ModuleOutcome::Refused { message, .. }) => ("refused", message.clone()),
-        Some(ModuleOutcome::Failed(message)) => ("failed", message.clone()),
-        Some(ModuleOutcome::Unusable(message)) => ("unusable", message.clone()),
+        Some(ModuleOutcome::Failed(stopped)) => ("failed", stopped.report.clone()),
+        Some(ModuleOutcome::Unusable(unusable)) => ("unusable", unusable.message.clone()),
         Some(ModuleOutcome::Incomplete { summary, .. }) => ("incomplete", summary.clone()),
         Some(other) => ("other", format!("{other:?}")),
         None => ("nothing run", String::new()),
