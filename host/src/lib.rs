@@ -9,6 +9,7 @@ pub mod catalogue;
 pub mod cli;
 pub mod credentials;
 pub mod deadline;
+pub mod events;
 pub mod fleet;
 pub mod grants;
 mod imports;

@@ -175,7 +175,7 @@ async fn asks_at_least_once_even_with_no_wait() {
         .events()
         .iter()
         .filter(|e| {
-            matches!(e, mesh_adopt::transcript::Event::Call { kind: mesh_adopt::transcript::CallKind::Fetch, .. })
+            matches!(e, mesh_adopt::transcript::Event::Call { request, .. } if request.op == mesh_adopt::events::Op::Fetch)
         })
         .count();
     assert_eq!(fetches, 1);
