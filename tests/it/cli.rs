@@ -388,6 +388,11 @@ fn sigint_while_a_plugin_computes_exits_130_at_once() {
     assert!(sent.elapsed() < std::time::Duration::from_secs(3), "stopped after {:?}", sent.elapsed());
     let recorded = std::fs::read_to_string(&record).unwrap();
     assert!(recorded.lines().last().unwrap().contains("\"event\":\"interrupted\""), "{recorded}");
+    // An interrupted record is as valid as a finished one, line by line.
+    for line in recorded.lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(crate::events::invalid(&value), None, "{line}");
+    }
 }
 
 #[test]

@@ -105,17 +105,23 @@ fn check_call(call: &CallEvent) -> Result<()> {
         Op::Credential | Op::Inspect | Op::Fetch => Some(1),
         Op::Tell => None,
     };
+    let name = op.name();
     if let Some(arity) = arity
         && call.request.args.len() != arity
     {
-        bail!("has a {} call with {} args; a {} has {arity}", op.name(), call.request.args.len(), op.name());
+        bail!("has {} `{name}` call with {} args; `{name}` takes {arity}", article(op), call.request.args.len());
     }
     if let CallResult::Ok(value) = &call.result
         && !value.fits(op)
     {
-        bail!("has a {} call answered with {}, which a {} never returns", op.name(), shape(value), op.name());
+        bail!("has {} `{name}` call answered with {}, which `{name}` never returns", article(op), shape(value));
     }
     Ok(())
+}
+
+/// The article before an import's name in a message.
+fn article(op: Op) -> &'static str {
+    if op == Op::Inspect { "an" } else { "a" }
 }
 
 /// What kind of value a recorded answer is, for a message.
