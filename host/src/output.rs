@@ -152,6 +152,9 @@ impl Output {
             }
             Event::Call { module, phase, request, outcome, at, took } if verbose => {
                 let result = match outcome.as_ref().map(events::CallValue::words) {
+                    Ok(_) if request.op == Op::Inspect && matches!(outcome, Ok(events::CallValue::Nothing)) => {
+                        "ok: no such container".to_string()
+                    }
                     Ok(value) if value.is_empty() => "ok".to_string(),
                     Ok(value) => format!("ok: {}", visible(&value)),
                     Err(e) => visible(&e.to_string()),
