@@ -88,24 +88,19 @@ impl RunState {
     }
 
     /// A call's arguments with secret values replaced by their names, and whether one was
-    /// found (which denies the call). Each argument is scrubbed, and then the words they make
-    /// together: a value split across two arguments is caught as well, and then only the
-    /// joined, redacted words are kept.
+    /// found (which denies the call). The words they make together are searched, once, so a
+    /// value split across two arguments is caught too; where one is found each argument is
+    /// redacted, and if the value spans arguments only the joined, redacted words are kept.
     fn scrub_request(&mut self, request: Request) -> (Request, bool) {
-        let place = format!("the arguments of its {} call", request.op.name());
-        let mut leaked = false;
-        let args: Vec<String> = request
-            .args
-            .into_iter()
-            .map(|arg| {
-                let (arg, found) = self.scrub(arg, || place.clone());
-                leaked |= found;
-                arg
-            })
-            .collect();
-        let (joined, found) = self.scrub(args.join(" "), || place.clone());
-        let args = if found { vec![joined] } else { args };
-        (Request { args, ..request }, leaked || found)
+        let place = || format!("the arguments of its {} call", request.op.name());
+        let (joined, leaked) = self.scrub(request.args.join(" "), place);
+        if !leaked {
+            return (request, false);
+        }
+        let credentials = &self.env.credentials;
+        let args: Vec<String> = request.args.iter().map(|arg| credentials.redact(arg.clone()).0).collect();
+        let args = if credentials.redact(args.join(" ")).1.is_some() { vec![joined] } else { args };
+        (Request { args, ..request }, true)
     }
 
     /// Runs one host call: the grants first, then the call itself, timed so the guest-time
