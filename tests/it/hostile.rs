@@ -250,14 +250,20 @@ async fn a_manifest_asking_to_widen_tell_is_refused_at_load() {
 #[tokio::test]
 async fn a_tell_of_two_million_empty_arguments_is_denied_with_a_short_message() {
     let ran = run_hostile("many_empty_args", |_| {}).await;
-    // The host's answer, as recorded: denied, naming the cap, quoting a bounded prefix.
+    // The host's answer, as recorded: denied, naming the cap, keeping a bounded prefix of
+    // the arguments and how many there were.
     let told = ran.transcript.events().into_iter().find_map(|e| match e {
-        mesh_adopt_runtime::transcript::Event::Call { detail, outcome: Err(error), .. } => Some((detail, error)),
+        mesh_adopt_runtime::transcript::Event::Call { request, outcome: Err(error), .. } => Some((request, error)),
         _ => None,
     });
-    let (detail, error) = told.expect("the tell is recorded");
-    assert_mentions(&error, &["denied", "the tell has 2000000 arguments", "limits.tell_args_count"]);
-    assert!(detail.len() < 1_000 && error.len() < 1_000, "{} and {} bytes", detail.len(), error.len());
+    let (request, error) = told.expect("the tell is recorded");
+    assert_eq!(error.kind, mesh_adopt_runtime::events::ErrorKind::Denied);
+    assert_mentions(&error.message, &["the tell has 2000000 arguments", "limits.tell_args_count"]);
+    assert_eq!(request.cut, Some(mesh_adopt_runtime::events::ArgsCut { words: 2_000_000, bytes: 0 }));
+    assert!(request.args.len() <= 16, "{} arguments kept", request.args.len());
+    let detail = request.words();
+    assert!(detail.ends_with("(2000000 words, 0 bytes)"), "{detail}");
+    assert!(detail.len() < 1_000 && error.message.len() < 1_000, "{} and {} bytes", detail.len(), error.message.len());
     // However the plugin takes the denial, nothing it says repeats the flood.
     let outcome = format!("{:?}", ran.report.outcome("postgres"));
     assert!(outcome.len() < 4_000, "an outcome of {} bytes", outcome.len());

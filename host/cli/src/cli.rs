@@ -13,6 +13,7 @@ use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
 use mesh_adopt_runtime::cache::CompileCache;
 use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
 use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::events;
 use mesh_adopt_runtime::limits::Limits;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::mesh::replay::{ReplayMesh, read_recording};
@@ -65,6 +66,14 @@ struct ReplayArgs {
     /// Also print every host call the plugins make.
     #[arg(long, short)]
     verbose: bool,
+    /// Print one JSON object a line instead of text, for programs: the events of
+    /// docs/events.md, ending with the replay's verdict.
+    #[arg(long)]
+    json: bool,
+    /// Keep every event of the replay in FILE as JSON lines (docs/events.md); the file can
+    /// itself be replayed.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -192,11 +201,13 @@ struct RunArgs {
     /// Also print every host call the plugins make.
     #[arg(long, short)]
     verbose: bool,
-    /// Print one JSON object a line instead of text, for programs.
+    /// Print one JSON object a line instead of text, for programs: the events of
+    /// docs/events.md.
     #[arg(long)]
     json: bool,
     /// Keep every event of the run (each host call with its result and duration, each
-    /// line said) in FILE as JSON lines, written as the run goes. Secrets are redacted.
+    /// line said) in FILE as JSON lines, written as the run goes (docs/events.md). Secrets
+    /// are redacted.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Which mesh to act on: the simulator, or a live one reached as `--config` says.
@@ -283,20 +294,30 @@ impl RunArgs {
         let mut inputs = self.site.inputs();
         inputs.extend(self.config.clone());
         inputs.extend(self.plan.clone());
-        for (option, output) in [("--record", &self.record), ("--out", &self.out)] {
-            let Some(output) = output else { continue };
-            let Some(written) = resolved(output) else { continue };
-            if let Some(input) = inputs.iter().find(|i| resolved(i).is_some_and(|i| written.starts_with(&i))) {
-                bail!(
-                    "{option} `{}` is one of this run's inputs (`{}`): choose a file outside the catalogue's \
-                     modules, the foundation, the credentials, the configuration and the plan",
-                    output.display(),
-                    input.display()
-                );
-            }
-        }
-        Ok(())
+        refuse_overwriting(
+            &[("--record", &self.record), ("--out", &self.out)],
+            &inputs,
+            "the configuration and the plan",
+        )
     }
+}
+
+/// Refuses an output that is, or is inside, one of `inputs`; `last` names the inputs beyond
+/// the catalogue's modules, the foundation and the credentials.
+fn refuse_overwriting(outputs: &[(&str, &Option<PathBuf>)], inputs: &[PathBuf], last: &str) -> Result<()> {
+    for (option, output) in outputs {
+        let Some(output) = output else { continue };
+        let Some(written) = resolved(output) else { continue };
+        if let Some(input) = inputs.iter().find(|i| resolved(i).is_some_and(|i| written.starts_with(&i))) {
+            bail!(
+                "{option} `{}` is one of this run's inputs (`{}`): choose a file outside the catalogue's \
+                 modules, the foundation, the credentials, {last}",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `path` made absolute with its existing part's links resolved, so two spellings of one file
@@ -419,7 +440,8 @@ async fn execute(cli: Cli) -> Result<u8> {
     };
     let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
     let output = Arc::new(Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?);
-    output.record_run(&modules, &options, mesh.as_ref());
+    let command = if mode == Mode::Check { events::Command::Check } else { events::Command::Run };
+    output.start(command, &modules, &options, mesh.as_ref());
     let observer = output.clone();
     let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
     let limits = Limits {
@@ -456,13 +478,9 @@ async fn execute(cli: Cli) -> Result<u8> {
     let code = report.exit_code();
     if let (Some(out), 0) = (&args.out, code) {
         report.made_from.write(out)?;
-        output.line(&format!(
-            "\nthe plan is saved in `{}`: apply it with `mesh-adopt run --plan {}`",
-            out.display(),
-            out.display()
-        ));
+        output.plan_saved(out);
     }
-    output.finish(&report, code);
+    output.finish(&report, &[], code);
     Ok(code)
 }
 
@@ -520,24 +538,27 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
         (Some(plugin), [module]) => vec![(module.clone(), plugin.clone())],
         (Some(_), _) => bail!("the recording holds {}: say which with --module", modules.join(", ")),
     };
+    let mut inputs = args.site.inputs();
+    inputs.push(args.recording.clone());
+    inputs.extend(args.plugin.clone());
+    refuse_overwriting(&[("--record", &args.record)], &inputs, "the recording and the plugin")?;
     let catalogue = args.site.catalogue()?;
     let foundation = args.site.foundation()?;
     let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
-    let output = Arc::new(Output::new(Style::Human { verbose: args.verbose }, false, None)?);
+    let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
+    let output = Arc::new(Output::new(style, false, args.record.as_deref())?);
     let observer = output.clone();
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
-    let options = match recording.options {
-        Some(recorded) => args.site.options_over(recorded)?,
-        None => args.site.options()?,
-    };
-    crate::outln!(
+    let options = args.site.options_over(recording.options)?;
+    output.start(events::Command::Replay, &modules, &options, mesh.as_ref());
+    output.line(&format!(
         "replaying {} of `{}` on node {}, built from {}, waiting up to {}s",
         modules.join(", "),
         args.recording.display(),
         options.node,
         options.source_words(),
         options.wait.as_secs()
-    );
+    ));
     let mut run = Run::builder(&host, &catalogue, &foundation, mesh.clone())
         .credentials(Arc::new(args.site.credentials()))
         .record(Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event)))))
@@ -547,14 +568,21 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
     }
     let run = run.build();
     let report = run.run(&modules, Mode::Adopt).await;
-    output.finish(&report, report.exit_code());
-    match mesh.divergence() {
+    let divergence = mesh.divergence();
+    let verdict = events::Event::Replay(events::ReplayEvent {
+        recording: args.recording.display().to_string(),
+        answered: mesh.answered() as u64,
+        divergence: divergence.clone(),
+    });
+    output.finish(&report, &[verdict], if divergence.is_none() { 0 } else { 1 });
+    match divergence {
         None => {
-            crate::outln!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered());
+            output
+                .line(&format!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered()));
             Ok(true)
         }
         Some(divergence) => {
-            crate::outln!("\ndiverged at {divergence}");
+            output.line(&format!("\ndiverged at {divergence}"));
             Ok(false)
         }
     }

@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::json;
 
+use mesh_adopt_runtime::events::{self, Op, SCHEMA};
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::run::{ModuleOutcome, RunOptions, RunReport};
 use mesh_adopt_runtime::screen::visible;
-use mesh_adopt_runtime::transcript::{CallKind, Event, Transcript};
+use mesh_adopt_runtime::transcript::{Event, Transcript};
 
 /// A tell allowed this long is a long wait worth showing (a build, a push).
 const LONG_WAIT: Duration = Duration::from_secs(60);
@@ -25,7 +25,7 @@ const LONG_WAIT: Duration = Duration::from_secs(60);
 pub enum Style {
     /// A person: say lines as they come, a summary at the end.
     Human { verbose: bool },
-    /// A program: one JSON object a line.
+    /// A program: one JSON object a line, the events of `docs/events.md`.
     Json,
 }
 
@@ -39,8 +39,8 @@ pub struct Output {
     recording: Option<Recording>,
 }
 
-/// The `--record` file: every event as a JSON line, flushed as written so a crash keeps
-/// what came before it.
+/// The `--record` file: every event as a JSON line (`docs/events.md`), flushed as written so
+/// a crash keeps what came before it.
 struct Recording {
     path: PathBuf,
     file: Mutex<File>,
@@ -72,26 +72,36 @@ impl Output {
         })
     }
 
-    /// Starts the recording with what a replay needs to run as this run did: the modules,
-    /// the operator's options and the mesh.
-    pub fn record_run(&self, modules: &[String], options: &RunOptions, mesh: &dyn mesh_adopt_runtime::mesh::Mesh) {
-        if let Some(recording) = &self.recording {
-            let header = json!({
-                "event": "run", "modules": modules, "options": options.to_json(), "mesh": mesh.summary(),
-                "seed": mesh.seed(),
-            });
-            recording.write_line(&header.to_string());
-        }
+    /// Starts both streams with their first line: the schema version, and what a replay
+    /// needs to run as this run did (the modules, the operator's options, the mesh, the seed).
+    pub fn start(
+        &self,
+        command: events::Command,
+        modules: &[String],
+        options: &RunOptions,
+        mesh: &dyn mesh_adopt_runtime::mesh::Mesh,
+    ) {
+        self.record_and_emit(&events::Event::Run(events::RunEvent {
+            schema: SCHEMA,
+            mesh_adopt: env!("CARGO_PKG_VERSION").to_string(),
+            command,
+            modules: modules.to_vec(),
+            options: options.into(),
+            mesh: mesh.summary(),
+            seed: mesh.seed(),
+        }));
     }
 
     /// Shows and records one event.
     pub fn observe(&self, event: &Event) {
-        if let Some(recording) = &self.recording {
-            recording.write(event);
-        }
         match self.style {
-            Style::Json => emit(&event.to_json().to_string()),
-            Style::Human { verbose } => self.human(event, verbose),
+            Style::Json => self.record_and_emit(&event.to_event()),
+            Style::Human { verbose } => {
+                if let Some(recording) = &self.recording {
+                    recording.write(&event.to_event());
+                }
+                self.human(event, verbose);
+            }
         }
     }
 
@@ -120,10 +130,14 @@ impl Output {
             Event::SecretShown { module, secret, place } => {
                 format!("      {module:>10} │ (the value of secret `{secret}` was caught in {place} and redacted)")
             }
-            Event::Started { module, kind: CallKind::Tell, detail, at, timeout: Some(timeout) }
-                if self.real_waits && *timeout >= LONG_WAIT =>
+            Event::Started { module, request, at, timeout: Some(timeout) }
+                if request.op == Op::Tell && self.real_waits && *timeout >= LONG_WAIT =>
             {
-                let what = format!("{module:>10} │ waiting for `{}` (up to {}s)", visible(detail), timeout.as_secs());
+                let what = format!(
+                    "{module:>10} │ waiting for `{}` (up to {}s)",
+                    visible(&request.words()),
+                    timeout.as_secs()
+                );
                 if self.terminal {
                     let bar = ProgressBar::new_spinner().with_message(what);
                     bar.set_style(
@@ -136,17 +150,20 @@ impl Output {
                 }
                 format!("{} {what}", clock(*at))
             }
-            Event::Call { module, phase, kind, detail, outcome, at, took } if verbose => {
-                let result = match outcome {
+            Event::Call { module, phase, request, outcome, at, took } if verbose => {
+                let result = match outcome.as_ref().map(events::CallValue::words) {
+                    Ok(_) if request.op == Op::Inspect && matches!(outcome, Ok(events::CallValue::Nothing)) => {
+                        "ok: no such container".to_string()
+                    }
                     Ok(value) if value.is_empty() => "ok".to_string(),
-                    Ok(value) => format!("ok: {}", visible(value)),
-                    Err(e) => visible(e),
+                    Ok(value) => format!("ok: {}", visible(&value)),
+                    Err(e) => visible(&e.to_string()),
                 };
                 format!(
                     "{} {module:>10} ┆ {phase} {} {} → {result} ({took:.1?})",
                     clock(*at),
-                    kind.name(),
-                    visible(detail)
+                    request.op.name(),
+                    visible(&request.words())
                 )
             }
             Event::Call { .. } | Event::Started { .. } => return,
@@ -168,16 +185,29 @@ impl Output {
         }
     }
 
-    /// Shows and records the run's end: each module's outcome, the summary, and a last event
-    /// with the exit status, so a finished record can be told from an interrupted one.
-    pub fn finish(&self, report: &RunReport, exit: u8) {
+    /// Shows and records where `check --out` saved the plans.
+    pub fn plan_saved(&self, path: &Path) {
+        self.record_and_emit(&events::Event::PlanSaved(events::PlanSavedEvent { path: path.display().to_string() }));
+        self.line(&format!(
+            "\nthe plan is saved in `{}`: apply it with `mesh-adopt run --plan {}`",
+            path.display(),
+            path.display()
+        ));
+    }
+
+    /// Shows and records the run's end: each module's outcome, the summary, then `after`
+    /// (a replay's verdict), and a last event with the exit status, so a finished record can
+    /// be told from an interrupted one.
+    pub fn finish(&self, report: &RunReport, after: &[events::Event], exit: u8) {
         self.clear_spinner();
-        let mut closing: Vec<serde_json::Value> = report.modules.iter().map(|(m, o)| outcome_json(m, o)).collect();
-        closing.push(summary_json(report));
-        closing.push(json!({"event": "end", "exit": exit}));
-        for event in &closing {
+        for (module, outcome) in &report.modules {
+            self.record_and_emit(&events::Event::Outcome(events::OutcomeEvent::of(module, outcome)));
+        }
+        self.record_and_emit(&events::Event::Summary(events::SummaryEvent::of(report)));
+        for event in after {
             self.record_and_emit(event);
         }
+        self.record_and_emit(&events::Event::End(events::EndEvent { exit }));
         if let Style::Human { .. } = self.style {
             print_summary(report);
         }
@@ -188,11 +218,14 @@ impl Output {
     pub fn interrupted(&self, signal: &str, transcript: &Transcript) {
         self.clear_spinner();
         let done = transcript.all_effects();
-        let event = json!({
-            "event": "interrupted", "signal": signal, "exit": crate::cli::EXIT_INTERRUPTED,
-            "done": done.iter().map(|(m, e)| json!({"module": m, "effect": e})).collect::<Vec<_>>(),
-        });
-        self.record_and_emit(&event);
+        self.record_and_emit(&events::Event::Interrupted(events::InterruptedEvent {
+            signal: signal.to_string(),
+            exit: crate::cli::EXIT_INTERRUPTED,
+            done: done
+                .iter()
+                .map(|(module, request)| events::Effect { module: module.clone(), request: request.clone() })
+                .collect(),
+        }));
         if let Style::Human { .. } = self.style {
             crate::errln!(
                 "\ninterrupted by {signal}: the plugin was stopped and the control-plane commands it had started were ended"
@@ -201,17 +234,17 @@ impl Output {
                 crate::errln!("nothing had been done on the mesh");
             } else {
                 crate::errln!("what had been done on the mesh:");
-                for (module, effect) in &done {
-                    crate::errln!("  {module:<12} {}", visible(effect));
+                for (module, request) in &done {
+                    crate::errln!("  {module:<12} {}", visible(&request.words()));
                 }
             }
         }
         self.warn_if_broken();
     }
 
-    /// Writes a closing event to the recording, and to stdout with `--json`.
-    fn record_and_emit(&self, event: &serde_json::Value) {
-        let line = event.to_string();
+    /// Writes an event to the recording, and to stdout with `--json`.
+    fn record_and_emit(&self, event: &events::Event) {
+        let line = line_of(event);
         if let Some(recording) = &self.recording {
             recording.write_line(&line);
         }
@@ -229,9 +262,16 @@ impl Output {
     }
 }
 
+/// An event as one line of JSON.
+fn line_of(event: &events::Event) -> String {
+    // Events hold only strings, numbers, booleans, and lists and structs of them: nothing
+    // that JSON cannot write (no map with keys that are not strings).
+    serde_json::to_string(event).expect("an event always serialises as JSON")
+}
+
 impl Recording {
-    fn write(&self, event: &Event) {
-        self.write_line(&event.to_json().to_string());
+    fn write(&self, event: &events::Event) {
+        self.write_line(&line_of(event));
     }
 
     fn write_line(&self, line: &str) {
@@ -346,83 +386,6 @@ fn clock(at: Duration) -> String {
 /// An outcome's word and its text for a person, plugin text made visible.
 fn outcome_words(outcome: &ModuleOutcome) -> (&'static str, String) {
     (outcome.word(), outcome.shown())
-}
-
-/// One module's outcome as the record and `--json` keep it: plugin text exact.
-fn outcome_json(module: &str, outcome: &ModuleOutcome) -> serde_json::Value {
-    let base = |word: &str| json!({"event": "outcome", "module": module, "outcome": word});
-    let mut event = match outcome {
-        ModuleOutcome::Checked(plan) => {
-            let mut e = base("ready");
-            e["plan"] = json!({"summary": plan.summary, "commands": plan.commands});
-            e
-        }
-        ModuleOutcome::Adopted(summary) => {
-            let mut e = base("adopted");
-            e["report"] = summary.clone().into();
-            e
-        }
-        ModuleOutcome::Refused { during, message } => {
-            let mut e = base("refused");
-            e["during"] = during.to_string().into();
-            e["refusal"] = message.clone().into();
-            e
-        }
-        ModuleOutcome::Incomplete { summary, left } => {
-            let mut e = base("incomplete");
-            e["report"] = summary.clone().into();
-            e["left"] = json!(left);
-            e
-        }
-        ModuleOutcome::Unusable(unusable) => {
-            let mut e = base("unusable");
-            e["input"] = unusable.input.name().into();
-            if let mesh_adopt_runtime::Input::Stopped(kind) = unusable.input {
-                e["stop"] = kind.name().into();
-            }
-            e["error"] = unusable.message.clone().into();
-            e
-        }
-        ModuleOutcome::Failed(stopped) => {
-            let mut e = base("failed");
-            e["stop"] = stopped.kind.name().into();
-            e["error"] = stopped.report.clone().into();
-            e
-        }
-        ModuleOutcome::NotRun { because } => {
-            let mut e = base("not run");
-            e["because"] = because.clone().into();
-            e
-        }
-    };
-    event["succeeded"] = outcome.succeeded().into();
-    event
-}
-
-fn change_json(change: &ContainerChange) -> serde_json::Value {
-    match change {
-        ContainerChange::Kept { name, image } => json!({"container": name, "change": "kept", "image": image}),
-        ContainerChange::Recreated { name, from, to } => {
-            json!({"container": name, "change": "recreated", "from": from, "to": to})
-        }
-        ContainerChange::Created { name, image } => json!({"container": name, "change": "created", "image": image}),
-        ContainerChange::Removed { name } => json!({"container": name, "change": "removed"}),
-    }
-}
-
-fn summary_json(report: &RunReport) -> serde_json::Value {
-    json!({
-        "event": "summary",
-        "succeeded": report.succeeded(),
-        "mesh": report.mesh,
-        "exit": report.exit_code(),
-        "modules": report.modules.iter().map(|(module, outcome)| {
-            let (word, text) = outcome_words(outcome);
-            json!({"module": module, "outcome": word, "message": text})
-        }).collect::<Vec<_>>(),
-        "changes": report.changes.iter().map(change_json).collect::<Vec<_>>(),
-        "violations": report.violations.iter().map(|v| json!({"invariant": v.invariant, "detail": v.detail})).collect::<Vec<_>>(),
-    })
 }
 
 fn print_summary(report: &RunReport) {

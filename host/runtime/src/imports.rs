@@ -10,11 +10,14 @@ use wasmtime::component::Resource;
 use crate::bindings::HostError;
 use crate::bindings::mesh::adopt::{clock, control, log, machine, types};
 use crate::error::{StopKind, StopReason};
+use crate::events::{
+    ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as Carried, Request, ResponseValue,
+};
 use crate::grants::{Call, Phase};
 use crate::limits::cut_to;
 use crate::mesh::{MeshError, Payload, SecretValue};
 use crate::runtime::RunState;
-use crate::transcript::{CallKind, Event};
+use crate::transcript::Event;
 use mesh_adopt_manifest::command::Command;
 
 impl From<MeshError> for HostError {
@@ -39,14 +42,38 @@ fn scrubbed_error(error: HostError, credentials: &crate::credentials::Credential
     }
 }
 
-/// The words a transcript keeps for a host error.
-pub fn error_words(error: &HostError) -> String {
-    match error {
-        HostError::Denied(m) => format!("denied: {m}"),
-        HostError::Failed(m) => format!("failed: {m}"),
-        HostError::TimedOut(m) => format!("timed out: {m}"),
-        HostError::Unavailable(m) => format!("unavailable: {m}"),
+/// A host error as the transcript and the streams keep it: its kind apart from its words.
+pub fn call_error(error: &HostError) -> CallError {
+    let (kind, message) = match error {
+        HostError::Denied(m) => (ErrorKind::Denied, m),
+        HostError::Failed(m) => (ErrorKind::Failed, m),
+        HostError::TimedOut(m) => (ErrorKind::TimedOut, m),
+        HostError::Unavailable(m) => (ErrorKind::Unavailable, m),
+    };
+    CallError { kind, message: message.clone() }
+}
+
+/// The most bytes of a tell's arguments kept when the tell is too large to keep whole.
+const KEPT_ARGS_BYTES: usize = 200;
+/// The most arguments kept of such a tell: a flood of empty ones costs no bytes.
+const KEPT_ARGS: usize = 16;
+
+/// The first arguments of a tell too large to keep, up to [`KEPT_ARGS`] of them and
+/// [`KEPT_ARGS_BYTES`] in all (the last one kept cut), and how large the tell was.
+fn kept_args(args: &[String]) -> (Vec<String>, ArgsCut) {
+    let mut kept = Vec::new();
+    let mut room = KEPT_ARGS_BYTES;
+    for arg in args {
+        let mut arg = arg.clone();
+        let cut = cut_to(&mut arg, room);
+        room -= arg.len();
+        kept.push(arg);
+        if cut || room == 0 || kept.len() == KEPT_ARGS {
+            break;
+        }
     }
+    let bytes: usize = args.iter().map(String::len).sum();
+    (kept, ArgsCut { words: args.len() as u64, bytes: bytes as u64 })
 }
 
 impl RunState {
@@ -61,6 +88,22 @@ impl RunState {
         (scrubbed, leaked)
     }
 
+    /// A call's arguments with secret values replaced by their names, and whether one was
+    /// found (which denies the call). The words they make together are searched, once, so a
+    /// value split across two arguments is caught too; where one is found each argument is
+    /// redacted, and if the value spans arguments only the joined, redacted words are kept.
+    fn scrub_request(&mut self, request: Request) -> (Request, bool) {
+        let place = || format!("the arguments of its {} call", request.op.name());
+        let (joined, leaked) = self.scrub(request.args.join(" "), place);
+        if !leaked {
+            return (request, false);
+        }
+        let credentials = &self.env.credentials;
+        let args: Vec<String> = request.args.iter().map(|arg| credentials.redact(arg.clone()).0).collect();
+        let args = if credentials.redact(args.join(" ")).1.is_some() { vec![joined] } else { args };
+        (Request { args, ..request }, true)
+    }
+
     /// Runs one host call: the grants first, then the call itself, timed so the guest-time
     /// deadline does not count the wait, then the record. A call that ends past the export's
     /// wall deadline does not return to the plugin: the plugin is stopped, naming the call.
@@ -68,9 +111,8 @@ impl RunState {
     /// `oversized` is a size limit the call's arguments broke, checked before anything else.
     async fn serve<T>(
         &mut self,
-        kind: CallKind,
         grant: Call<'_>,
-        detail: String,
+        request: Request,
         oversized: Option<String>,
         call: impl AsyncFnOnce(&mut RunState) -> Result<T, HostError>,
     ) -> Result<T, HostError>
@@ -84,7 +126,9 @@ impl RunState {
         if let Some(cap) = self.cap_reached.clone() {
             return Err(HostError::Denied(cap));
         }
-        let (detail, leaked) = self.scrub(detail, || format!("the arguments of its {} call", kind.name()));
+        let kind = request.op;
+        let (request, leaked) = self.scrub_request(request);
+        let detail = request.words();
         let outcome = if let Some(cap) = self.reach_caps() {
             Err(HostError::Denied(cap))
         } else if let Some(why) = oversized {
@@ -103,8 +147,7 @@ impl RunState {
                     if self.env.transcript.is_observed() {
                         self.env.transcript.announce(Event::Started {
                             module: self.env.module.clone(),
-                            kind,
-                            detail: detail.clone(),
+                            request: request.clone(),
                             at: self.env.mesh.now(),
                             timeout,
                         });
@@ -124,16 +167,18 @@ impl RunState {
         self.last_call.clear();
         let _ = write!(self.last_call, "{} {detail}", kind.name());
         let past_deadline = self.deadline.passed();
-        let outcome_words = match &outcome {
-            Ok(value) => Ok(self.env.credentials.redact(value.recorded()).0),
-            Err(e) => Err(self.env.credentials.redact(error_words(e)).0),
+        let recorded = match &outcome {
+            Ok(value) => Ok(value.recorded()),
+            Err(e) => {
+                let error = call_error(e);
+                Err(CallError { message: self.env.credentials.redact(error.message).0, ..error })
+            }
         };
         self.env.transcript.record(Event::Call {
             module: self.env.module.clone(),
             phase: self.phase,
-            kind,
-            detail,
-            outcome: outcome_words,
+            request,
+            outcome: recorded,
             at: self.env.mesh.now(),
             took,
         });
@@ -219,7 +264,7 @@ impl RunState {
 /// How a host call's returned value is kept in the transcript and recordings, and scrubbed
 /// of secret values before it goes back into the plugin.
 pub(crate) trait Recorded: Sized {
-    fn recorded(&self) -> String;
+    fn recorded(&self) -> CallValue;
 
     /// The value with every secret value handed out replaced by its name.
     fn scrubbed(self, _credentials: &crate::credentials::Credentials) -> Self {
@@ -228,14 +273,14 @@ pub(crate) trait Recorded: Sized {
 }
 
 impl Recorded for () {
-    fn recorded(&self) -> String {
-        String::new()
+    fn recorded(&self) -> CallValue {
+        CallValue::Nothing
     }
 }
 
 impl Recorded for String {
-    fn recorded(&self) -> String {
-        self.clone()
+    fn recorded(&self) -> CallValue {
+        CallValue::Output(self.clone())
     }
 
     fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
@@ -244,16 +289,17 @@ impl Recorded for String {
 }
 
 impl Recorded for Resource<SecretValue> {
-    fn recorded(&self) -> String {
-        "<secret handle>".into()
+    /// A handle the plugin can carry but never read: nothing of it is kept.
+    fn recorded(&self) -> CallValue {
+        CallValue::Nothing
     }
 }
 
 impl Recorded for Option<machine::ContainerState> {
-    fn recorded(&self) -> String {
+    fn recorded(&self) -> CallValue {
         match self {
-            Some(c) => format!(r#"{{"image":{},"running":{}}}"#, json_string(&c.image), c.running),
-            None => "null".into(),
+            Some(c) => CallValue::Container(ContainerValue { image: c.image.clone(), running: c.running }),
+            None => CallValue::Nothing,
         }
     }
 
@@ -263,8 +309,8 @@ impl Recorded for Option<machine::ContainerState> {
 }
 
 impl Recorded for machine::Response {
-    fn recorded(&self) -> String {
-        format!(r#"{{"body":{},"status":{}}}"#, json_string(&self.body), self.status)
+    fn recorded(&self) -> CallValue {
+        CallValue::Response(ResponseValue { status: self.status, body: self.body.clone() })
     }
 
     fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
@@ -272,9 +318,9 @@ impl Recorded for machine::Response {
     }
 }
 
-/// `text` as a JSON string literal.
-fn json_string(text: &str) -> String {
-    serde_json::Value::from(text).to_string()
+/// The request of a call with one argument.
+fn one(op: Op, arg: &str) -> Request {
+    Request { op, args: vec![arg.to_string()], payload: None, cut: None }
 }
 
 impl types::Host for RunState {}
@@ -292,7 +338,7 @@ impl control::HostSecret for RunState {
 
 impl control::Host for RunState {
     async fn credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
-        self.serve(CallKind::Credential, Call::Credential { name: &name }, name.clone(), None, async |state| {
+        self.serve(Call::Credential { name: &name }, one(Op::Credential, &name), None, async |state| {
             let value = state.env.credentials.read(&name).map_err(HostError::Unavailable)?;
             state.table().push(value).map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
         })
@@ -300,20 +346,21 @@ impl control::Host for RunState {
     }
 
     async fn carry(&mut self, name: String, payload: control::Payload, remote: String) -> Result<(), HostError> {
-        let (payload, detail) = match payload {
+        let (payload, carried) = match payload {
             control::Payload::Bytes(bytes) => {
-                let detail = format!("{name} ({} bytes) to {remote}", bytes.len());
-                (Ok(Payload::Bytes(bytes)), detail)
+                let carried = Carried::Bytes { size: bytes.len() as u64 };
+                (Ok(Payload::Bytes(bytes)), carried)
             }
             control::Payload::Secret(handle) => {
                 let secret = self.table().get(&handle).cloned();
-                let detail = format!("secret {name} to {remote}");
                 let payload = secret
                     .map(Payload::Secret)
                     .map_err(|e| HostError::Denied(format!("not a secret this plugin holds: {e}")));
-                (payload, detail)
+                (payload, Carried::Secret)
             }
         };
+        let request =
+            Request { op: Op::Carry, args: vec![name.clone(), remote.clone()], payload: Some(carried), cut: None };
         // The grant decides on the bytes themselves (only the catalogue's manifest may be
         // registered), so it reads them before they move to the mesh.
         let bytes = match &payload {
@@ -322,9 +369,7 @@ impl control::Host for RunState {
         };
         let grant = Call::Carry { remote: &remote, bytes: bytes.as_deref() };
         let carried = self
-            .serve(CallKind::Carry, grant, detail, None, async |state| {
-                Ok(state.env.mesh.carry(&name, payload?, &remote).await?)
-            })
+            .serve(grant, request, None, async |state| Ok(state.env.mesh.carry(&name, payload?, &remote).await?))
             .await;
         if carried.is_ok() && bytes.is_none() {
             self.carried_secrets.insert(remote);
@@ -345,14 +390,20 @@ impl control::Host for RunState {
         } else {
             None
         };
-        let detail = if oversized.is_some() { crate::grants::quoted_args(&args) } else { args.join(" ") };
+        // A tell too large to keep whole is kept as its first words and its size.
+        let request = if oversized.is_some() {
+            let (kept, cut) = kept_args(&args);
+            Request { op: Op::Tell, args: kept, payload: None, cut: Some(cut) }
+        } else {
+            Request { op: Op::Tell, args: args.clone(), payload: None, cut: None }
+        };
         // What the plugin asks for, lowered to the host's ceiling and to what is left of the
         // export's wall deadline.
         let timeout = Duration::from_secs(timeout_seconds.into())
             .min(self.limits.tell_timeout_ceiling)
             .min(self.deadline.remaining());
         self.pending_timeout = Some(timeout);
-        self.serve(CallKind::Tell, Call::Tell { args: &args }, detail, oversized, async |state| {
+        self.serve(Call::Tell { args: &args }, request, oversized, async |state| {
             Ok(state.env.mesh.tell(&args, timeout).await?)
         })
         .await
@@ -361,7 +412,7 @@ impl control::Host for RunState {
 
 impl machine::Host for RunState {
     async fn inspect(&mut self, container: String) -> Result<Option<machine::ContainerState>, HostError> {
-        self.serve(CallKind::Inspect, Call::Inspect { container: &container }, container.clone(), None, async |state| {
+        self.serve(Call::Inspect { container: &container }, one(Op::Inspect, &container), None, async |state| {
             let found = state.env.mesh.inspect(&container).await?;
             Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
         })
@@ -369,7 +420,7 @@ impl machine::Host for RunState {
     }
 
     async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
-        self.serve(CallKind::Fetch, Call::Fetch { url: &url }, url.clone(), None, async |state| {
+        self.serve(Call::Fetch { url: &url }, one(Op::Fetch, &url), None, async |state| {
             let mut response = state.env.mesh.fetch(&url).await?;
             cut_to(&mut response.body, state.limits.fetch_body_bytes);
             Ok(machine::Response { status: response.status, body: response.body })

@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod credentials;
 mod deadline;
 pub mod error;
+pub mod events;
 pub mod fleet;
 pub mod grants;
 mod imports;

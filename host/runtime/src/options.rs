@@ -52,36 +52,6 @@ impl RunOptions {
         Ok(())
     }
 
-    /// The options as a recording keeps them, so a replay can run as the recorded run did.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "node": self.node,
-            "catalog_source": self.catalog_source.as_ref().map(|s| {
-                serde_json::json!({"repository": s.repository, "ref": s.ref_})
-            }),
-            "wait_s": self.wait.as_secs(),
-        })
-    }
-
-    /// Reads options written by [`RunOptions::to_json`], naming the field that is wrong.
-    pub fn from_json(value: &serde_json::Value) -> Result<RunOptions> {
-        let node = value["node"].as_str().ok_or_else(|| anyhow!("no `node`"))?.to_string();
-        let catalog_source = match &value["catalog_source"] {
-            serde_json::Value::Null => None,
-            source => Some(CatalogSource {
-                repository: source["repository"]
-                    .as_str()
-                    .ok_or_else(|| anyhow!("no `catalog_source.repository`"))?
-                    .to_string(),
-                ref_: source["ref"].as_str().map(String::from),
-            }),
-        };
-        let wait = Duration::from_secs(value["wait_s"].as_u64().ok_or_else(|| anyhow!("no `wait_s`"))?);
-        let options = RunOptions { node, catalog_source, wait };
-        options.validate()?;
-        Ok(options)
-    }
-
     /// The catalogue source as the operator would type it.
     pub fn source_words(&self) -> String {
         match &self.catalog_source {

@@ -5,35 +5,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::events::{self, CallError, CallValue, ErrorKind, Request};
 use crate::grants::Phase;
-
-/// Which import a call went through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CallKind {
-    Carry,
-    Tell,
-    Credential,
-    Inspect,
-    Fetch,
-}
-
-impl CallKind {
-    /// The import's name, as records and `--json` spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            CallKind::Carry => "carry",
-            CallKind::Tell => "tell",
-            CallKind::Credential => "credential",
-            CallKind::Inspect => "inspect",
-            CallKind::Fetch => "fetch",
-        }
-    }
-
-    /// Whether the call changes the mesh; only these are denied during `check`.
-    pub fn is_effect(self) -> bool {
-        matches!(self, CallKind::Carry | CallKind::Tell)
-    }
-}
 
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,15 +14,14 @@ pub enum Event {
     /// A plugin's line for the operator.
     Say { module: String, line: String, at: Duration },
     /// A host call is under way: what waits on it can show that it is waiting.
-    Started { module: String, kind: CallKind, detail: String, at: Duration, timeout: Option<Duration> },
-    /// A host call, with what the host answered: `Ok` carries the value it returned, in
-    /// words (a tell's output, an inspect's state as JSON), `Err` the contract error's words.
+    Started { module: String, request: Request, at: Duration, timeout: Option<Duration> },
+    /// A host call, with what the host answered: `Ok` carries the value it returned, typed
+    /// by its import, `Err` the contract error with its kind.
     Call {
         module: String,
         phase: Phase,
-        kind: CallKind,
-        detail: String,
-        outcome: Result<String, String>,
+        request: Request,
+        outcome: Result<CallValue, CallError>,
         at: Duration,
         took: Duration,
     },
@@ -81,7 +53,7 @@ impl Transcript {
 
     /// Records an event.
     pub fn record(&self, event: Event) {
-        self.text_bytes.fetch_add(event.visible().map(str::len).sum(), Ordering::Relaxed);
+        self.text_bytes.fetch_add(event.visible().into_iter().map(str::len).sum(), Ordering::Relaxed);
         if let Some(observer) = &self.observer {
             observer(&event);
         }
@@ -129,33 +101,23 @@ impl Transcript {
         })
     }
 
-    /// Effects (carries and tells) that reached the mesh for `module`, as their details.
+    /// Effects (carries and tells) that reached the mesh for `module`, in words.
     pub fn effects(&self, module: &str) -> Vec<String> {
-        self.with_events(|events| {
-            events
-                .iter()
-                .filter_map(|e| match e {
-                    Event::Call { module: m, kind, detail, outcome, .. }
-                        if m == module && kind.is_effect() && !matches!(outcome, Err(e) if e.starts_with("denied")) =>
-                    {
-                        Some(detail.clone())
-                    }
-                    _ => None,
-                })
-                .collect()
-        })
+        self.all_effects().into_iter().filter(|(m, _)| m == module).map(|(_, request)| request.words()).collect()
     }
 
-    /// Every effect that reached the mesh, as (module, detail), in order.
-    pub fn all_effects(&self) -> Vec<(String, String)> {
+    /// Every effect that reached the mesh, as (module, what it asked for), in order. A call
+    /// the host denied never reached it.
+    pub fn all_effects(&self) -> Vec<(String, Request)> {
         self.with_events(|events| {
             events
                 .iter()
                 .filter_map(|e| match e {
-                    Event::Call { module, kind, detail, outcome, .. }
-                        if kind.is_effect() && !matches!(outcome, Err(e) if e.starts_with("denied")) =>
+                    Event::Call { module, request, outcome, .. }
+                        if request.op.is_effect()
+                            && !matches!(outcome, Err(CallError { kind: ErrorKind::Denied, .. })) =>
                     {
-                        Some((module.clone(), detail.clone()))
+                        Some((module.clone(), request.clone()))
                     }
                     _ => None,
                 })
@@ -194,49 +156,63 @@ impl Transcript {
 
 impl Event {
     /// The texts of this event an operator or a log could see.
-    fn visible(&self) -> impl Iterator<Item = &str> {
-        let texts: [Option<&str>; 2] = match self {
-            Event::Say { line, .. } => [Some(line), None],
-            Event::Call { detail, outcome, .. } => [Some(detail), Some(outcome.as_ref().unwrap_or_else(|e| e))],
-            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } | Event::Planned { .. } => {
-                [None, None]
-            }
-        };
-        texts.into_iter().flatten()
-    }
-}
-
-fn millis(d: Duration) -> f64 {
-    (d.as_secs_f64() * 1e6).round() / 1e3
-}
-
-impl Event {
-    /// The event as one JSON object, for `--record` files and `--json` output. Values were
-    /// scrubbed of secrets before they were recorded.
-    pub fn to_json(&self) -> serde_json::Value {
-        use serde_json::json;
+    fn visible(&self) -> Vec<&str> {
         match self {
-            Event::Say { module, line, at } => {
-                json!({"event": "say", "module": module, "line": line, "at_ms": millis(*at)})
+            Event::Say { line, .. } => vec![line],
+            Event::Call { request, outcome, .. } => {
+                let mut texts: Vec<&str> = request.args.iter().map(String::as_str).collect();
+                match outcome {
+                    Ok(value) => texts.extend(value.texts()),
+                    Err(error) => texts.push(&error.message),
+                }
+                texts
             }
-            Event::Started { module, kind, detail, at, timeout } => json!({
-                "event": "started", "module": module, "op": kind.name(), "args": detail,
-                "at_ms": millis(*at), "timeout_s": timeout.map(|t| t.as_secs()),
+            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } | Event::Planned { .. } => {
+                Vec::new()
+            }
+        }
+    }
+
+    /// The event as the `--json` and `--record` streams write it. Values were scrubbed of
+    /// secrets before they were recorded.
+    pub fn to_event(&self) -> events::Event {
+        match self {
+            Event::Say { module: m, line, at } => events::Event::Say(events::SayEvent {
+                module: m.clone(),
+                line: line.clone(),
+                at_ms: events::millis(*at),
             }),
-            Event::Call { module, phase, kind, detail, outcome, at, took } => json!({
-                "event": "call", "module": module, "phase": phase.to_string(), "op": kind.name(), "args": detail,
-                "ok": outcome.is_ok(), "result": outcome.as_ref().unwrap_or_else(|e| e),
-                "at_ms": millis(*at), "took_ms": millis(*took),
+            Event::Started { module: m, request, at, timeout } => events::Event::Started(events::StartedEvent {
+                module: m.clone(),
+                request: request.clone(),
+                at_ms: events::millis(*at),
+                timeout_s: timeout.map(|t| t.as_secs()),
             }),
-            Event::SayCut { module, dropped_after } => {
-                json!({"event": "say_cut", "module": module, "dropped_after": dropped_after})
-            }
-            Event::SecretShown { module, secret, place } => {
-                json!({"event": "secret_shown", "module": module, "secret": secret, "place": place})
-            }
-            Event::Planned { module, summary, commands } => {
-                json!({"event": "plan", "module": module, "summary": summary, "commands": commands})
-            }
+            Event::Call { module: m, phase, request, outcome, at, took } => events::Event::Call(events::CallEvent {
+                module: m.clone(),
+                phase: (*phase).into(),
+                request: request.clone(),
+                result: match outcome {
+                    Ok(value) => events::CallResult::Ok(value.clone()),
+                    Err(error) => events::CallResult::Error(error.clone()),
+                },
+                at_ms: events::millis(*at),
+                took_ms: events::millis(*took),
+            }),
+            Event::SayCut { module: m, dropped_after } => events::Event::SayCut(events::SayCutEvent {
+                module: m.clone(),
+                dropped_after: u64::try_from(*dropped_after).unwrap_or(u64::MAX),
+            }),
+            Event::SecretShown { module: m, secret, place } => events::Event::SecretShown(events::SecretShownEvent {
+                module: m.clone(),
+                secret: secret.clone(),
+                place: place.clone(),
+            }),
+            Event::Planned { module: m, summary, commands } => events::Event::Plan(events::PlanEvent {
+                module: m.clone(),
+                summary: summary.clone(),
+                commands: commands.clone(),
+            }),
         }
     }
 }

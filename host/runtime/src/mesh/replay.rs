@@ -12,87 +12,131 @@ use anyhow::{Context as _, Result, bail};
 use async_trait::async_trait;
 
 use super::{ContainerState, Mesh, MeshError, Payload, Response};
+use crate::events::{
+    self, CallEvent, CallResult, CallValue, Divergence, ErrorKind, Event, Header, Op, Request, SCHEMA,
+};
 use crate::options::RunOptions;
 
-/// One host call as a recording keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordedCall {
-    pub module: String,
-    pub op: String,
-    pub args: String,
-    /// What the mesh answered: the value in words, or the error's words.
-    pub result: Result<String, String>,
-    /// The mesh's clock when the call returned, where the recording says.
-    pub at: Option<Duration>,
-}
-
-impl RecordedCall {
-    fn shown(&self) -> String {
-        format!("{} `{}` ({})", self.op, self.args, self.module)
-    }
-}
-
-/// What a `--record` file holds that a replay needs.
+/// What a `--record` file (or a saved `--json` stdout, which is the same stream) holds that
+/// a replay needs.
 #[derive(Debug, Clone)]
 pub struct Recording {
-    /// The operator's options the run was made with; `None` in a recording that does not
-    /// say (one made before recordings began with them).
-    pub options: Option<RunOptions>,
+    /// The operator's options the run was made with.
+    pub options: RunOptions,
     /// The calls that reached the mesh, in order.
-    pub calls: Vec<RecordedCall>,
+    pub calls: Vec<CallEvent>,
     /// The seed the recorded run's WASI random numbers were drawn from, where it says.
     pub seed: Option<u64>,
 }
 
-/// Reads a `--record` file: the run's options from its first line, and the calls that
-/// reached the mesh. Credentials (answered by the host) and calls the grants denied (never
-/// sent) are left out.
+/// Reads a `--record` file through the stream's types (`docs/events.md`): its first line
+/// must be a `run` event of this program's schema version, every line an event of it.
+/// Keeps the run's options and seed and the calls that reached the mesh: credentials
+/// (answered by the host) and calls the host denied (never sent) are left out. Every
+/// problem names the file and the line.
 pub fn read_recording(path: &Path) -> Result<Recording> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("failed to read the recording `{}`", path.display()))?;
+    let at = |number: usize| format!("line {number} of the recording `{}`", path.display());
+    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line)).filter(|(_, l)| !l.trim().is_empty());
+    let Some((first, header)) = lines.next() else {
+        bail!("the recording `{}` is empty: a recording starts with a `run` event", path.display());
+    };
+    check_header(header).with_context(|| at(first))?;
     let mut calls = Vec::new();
-    let mut options = None;
-    let mut seed = None;
-    for (number, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let event: serde_json::Value = serde_json::from_str(line)
-            .with_context(|| format!("line {} of the recording `{}` is not JSON", number + 1, path.display()))?;
-        if event["event"] == "run" {
-            seed = event["seed"].as_u64();
-            options = Some(RunOptions::from_json(&event["options"]).with_context(|| {
-                format!("line {} of the recording `{}` has malformed run options", number + 1, path.display())
-            })?);
-            continue;
+    let mut run = None;
+    for (number, line) in std::iter::once((first, header)).chain(lines) {
+        let event: Event = serde_json::from_str(line)
+            .with_context(|| format!("{} is not an event of schema {SCHEMA} (docs/events.md)", at(number)))?;
+        match event {
+            Event::Run(header) if run.is_none() => {
+                let options = RunOptions::try_from(header.options)
+                    .with_context(|| format!("{} has run options that cannot be used", at(number)))?;
+                run = Some((options, header.seed));
+            }
+            Event::Run(_) => bail!("{} is a second `run` event: a recording holds one run", at(number)),
+            Event::Call(call) => {
+                check_call(&call).with_context(|| at(number))?;
+                let denied = matches!(&call.result, CallResult::Error(e) if e.kind == ErrorKind::Denied);
+                if call.request.op != Op::Credential && !denied {
+                    calls.push(call);
+                }
+            }
+            _ => {}
         }
-        if event["event"] != "call" {
-            continue;
-        }
-        let field = |name: &str| -> Result<String> {
-            event[name]
-                .as_str()
-                .map(String::from)
-                .with_context(|| format!("line {} of the recording `{}` has no `{name}`", number + 1, path.display()))
-        };
-        let op = field("op")?;
-        let result = field("result")?;
-        let ok = event["ok"].as_bool().unwrap_or(false);
-        if op == "credential" || (!ok && result.starts_with("denied")) {
-            continue;
-        }
-        calls.push(RecordedCall {
-            module: field("module")?,
-            op,
-            args: field("args")?,
-            result: if ok { Ok(result) } else { Err(result) },
-            at: event["at_ms"]
-                .as_f64()
-                .filter(|ms| ms.is_finite() && *ms >= 0.0)
-                .map(|ms| Duration::from_secs_f64(ms / 1e3)),
-        });
     }
+    let Some((options, seed)) = run else {
+        bail!("the recording `{}` has no `run` event", path.display());
+    };
     if calls.is_empty() {
         bail!("the recording `{}` holds no calls that reached a mesh", path.display());
     }
     Ok(Recording { options, calls, seed })
+}
+
+/// Refuses a first line that is not a `run` event of this schema version, saying which it
+/// is: a stream from before streams carried a version, or of another version.
+fn check_header(line: &str) -> Result<()> {
+    let header: Header = serde_json::from_str(line).context("is not a JSON object")?;
+    match header.event.as_deref() {
+        Some("run") => {}
+        Some(other) => bail!("is a `{other}` event: a recording starts with its `run` event"),
+        None => bail!("has no `event` field: a recording starts with its `run` event"),
+    }
+    match header.schema {
+        None => bail!(
+            "has no `schema` version: the recording was made before recordings carried one, and this \
+             mesh-adopt reads only schema {SCHEMA} (docs/events.md); record the run again"
+        ),
+        Some(serde_json::Value::Number(n)) if n.as_u64() == Some(SCHEMA.into()) => Ok(()),
+        Some(other) => bail!(
+            "is in schema {other}: this mesh-adopt reads only schema {SCHEMA} (docs/events.md); replay it with \
+             the mesh-adopt that made it"
+        ),
+    }
+}
+
+/// Refuses a call whose arguments or answer do not fit its import, so that nothing is
+/// misread as something else.
+fn check_call(call: &CallEvent) -> Result<()> {
+    let op = call.request.op;
+    let arity = match op {
+        Op::Carry => Some(2),
+        Op::Credential | Op::Inspect | Op::Fetch => Some(1),
+        Op::Tell => None,
+    };
+    let name = op.name();
+    if let Some(arity) = arity
+        && call.request.args.len() != arity
+    {
+        bail!("has {} `{name}` call with {} args; `{name}` takes {arity}", article(op), call.request.args.len());
+    }
+    if let CallResult::Ok(value) = &call.result
+        && !value.fits(op)
+    {
+        bail!("has {} `{name}` call answered with {}, which `{name}` never returns", article(op), shape(value));
+    }
+    Ok(())
+}
+
+/// The article before an import's name in a message.
+fn article(op: Op) -> &'static str {
+    if op == Op::Inspect { "an" } else { "a" }
+}
+
+/// What kind of value a recorded answer is, for a message.
+fn shape(value: &CallValue) -> &'static str {
+    match value {
+        CallValue::Output(_) => "a tell's output",
+        CallValue::Container(_) => "a container",
+        CallValue::Response(_) => "a fetch's response",
+        CallValue::Nothing => "null",
+    }
+}
+
+/// A recorded call as a divergence names it.
+fn shown(call: &CallEvent) -> String {
+    format!("{} `{}` ({})", call.request.op.name(), call.request.words(), call.module)
 }
 
 /// A mesh answering from recorded calls. Its clock is virtual, and each answer sets it
@@ -105,16 +149,16 @@ pub struct ReplayMesh {
 
 struct Replay {
     seed: Option<u64>,
-    pending: VecDeque<RecordedCall>,
+    pending: VecDeque<CallEvent>,
     answered: usize,
-    divergence: Option<String>,
+    divergence: Option<Divergence>,
     now: Duration,
 }
 
 impl ReplayMesh {
     /// A mesh answering `calls`, its plugins' WASI random numbers drawn from `seed` (the
     /// recorded run's) so the replay draws what the recorded run drew.
-    pub fn new(calls: Vec<RecordedCall>, seed: Option<u64>) -> ReplayMesh {
+    pub fn new(calls: Vec<CallEvent>, seed: Option<u64>) -> ReplayMesh {
         ReplayMesh {
             state: Mutex::new(Replay {
                 seed,
@@ -133,60 +177,54 @@ impl ReplayMesh {
 
     /// The first call where the plugin did not do what the recording holds, if any: a call
     /// that differs, a call beyond the recording, or recorded calls never made.
-    pub fn divergence(&self) -> Option<String> {
+    pub fn divergence(&self) -> Option<Divergence> {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.divergence.clone().or_else(|| {
-            state.pending.front().map(|next| {
-                format!(
-                    "call {}: the recording goes on with {}, and the plugin made no more calls",
-                    state.answered + 1,
-                    next.shown()
-                )
+            state.pending.front().map(|next| Divergence {
+                call: state.answered as u64 + 1,
+                message: format!("the recording goes on with {}, and the plugin made no more calls", shown(next)),
             })
         })
     }
 
-    /// Answers a call from the recording, or notes where the plugin diverged.
-    fn answer(&self, op: &str, args: &str, matches: impl Fn(&str) -> bool) -> Result<String, MeshError> {
+    /// Answers a call from the recording, or notes where the plugin diverged. `made` is
+    /// the call the plugin made; `matches` says whether a recorded call is the same.
+    fn answer(&self, made: &Request, matches: impl Fn(&[String]) -> bool) -> Result<CallValue, MeshError> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if state.divergence.is_some() {
             return Err(MeshError::Unavailable("the replay already diverged".into()));
         }
-        let number = state.answered + 1;
+        let number = state.answered as u64 + 1;
         let next = state.pending.front().cloned();
-        match next {
-            Some(recorded) if recorded.op == op && matches(&recorded.args) => {
+        let (op, words) = (made.op.name(), made.words());
+        let message = match next {
+            Some(recorded) if recorded.request.op == made.op && matches(&recorded.request.args) => {
                 state.pending.pop_front();
                 state.answered += 1;
-                if let Some(at) = recorded.at {
-                    state.now = state.now.max(at);
-                }
-                recorded.result.map_err(|words| error_from_words(&words))
+                state.now = state.now.max(events::from_millis(recorded.at_ms));
+                return match recorded.result {
+                    CallResult::Ok(value) => Ok(value),
+                    CallResult::Error(error) => Err(match error.kind {
+                        ErrorKind::TimedOut => MeshError::TimedOut(error.message),
+                        ErrorKind::Unavailable => MeshError::Unavailable(error.message),
+                        ErrorKind::Failed | ErrorKind::Denied => MeshError::Failed(error.message),
+                    }),
+                };
             }
-            Some(recorded) => {
-                let why =
-                    format!("call {number}: the recording has {}, the plugin made {op} `{args}`", recorded.shown());
-                state.divergence = Some(why.clone());
-                Err(MeshError::Failed(format!("replay diverged at {why}")))
-            }
-            None => {
-                let why = format!("call {number}: the plugin made {op} `{args}` beyond the end of the recording");
-                state.divergence = Some(why.clone());
-                Err(MeshError::Failed(format!("replay diverged at {why}")))
-            }
-        }
+            Some(recorded) => format!("the recording has {}, the plugin made {op} `{words}`", shown(&recorded)),
+            None => format!("the plugin made {op} `{words}` beyond the end of the recording"),
+        };
+        let divergence = Divergence { call: number, message };
+        let error = MeshError::Failed(format!("replay diverged at {divergence}"));
+        state.divergence = Some(divergence);
+        Err(error)
     }
 }
 
-/// A recorded error's words (`failed: …`, `timed out: …`, `unavailable: …`) as the error.
-fn error_from_words(words: &str) -> MeshError {
-    if let Some(rest) = words.strip_prefix("timed out: ") {
-        MeshError::TimedOut(rest.into())
-    } else if let Some(rest) = words.strip_prefix("unavailable: ") {
-        MeshError::Unavailable(rest.into())
-    } else {
-        MeshError::Failed(words.strip_prefix("failed: ").unwrap_or(words).into())
-    }
+/// The error for a recorded answer that does not fit its call, which [`read_recording`]
+/// refuses before a replay starts.
+fn misfit(op: Op, value: &CallValue) -> MeshError {
+    MeshError::Failed(format!("the recording answers a {} with {}", op.name(), shape(value)))
 }
 
 #[async_trait]
@@ -199,32 +237,41 @@ impl Mesh for ReplayMesh {
         "a replay of a recording".into()
     }
 
-    async fn carry(&self, _name: &str, _payload: Payload, remote: &str) -> Result<(), MeshError> {
-        let suffix = format!(" to {remote}");
-        self.answer("carry", remote, |recorded| recorded.ends_with(&suffix)).map(|_| ())
+    async fn carry(&self, name: &str, payload: Payload, remote: &str) -> Result<(), MeshError> {
+        let carried = match &payload {
+            Payload::Bytes(bytes) => events::Payload::Bytes { size: bytes.len() as u64 },
+            Payload::Secret(_) => events::Payload::Secret,
+        };
+        let made = Request { op: Op::Carry, args: vec![name.into(), remote.into()], payload: Some(carried), cut: None };
+        match self.answer(&made, |recorded| recorded.get(1).is_some_and(|r| r == remote))? {
+            CallValue::Nothing => Ok(()),
+            other => Err(misfit(Op::Carry, &other)),
+        }
     }
 
     async fn tell(&self, args: &[String], _timeout: Duration) -> Result<String, MeshError> {
-        let words = args.join(" ");
-        self.answer("tell", &words, |recorded| recorded == words)
+        let made = Request { op: Op::Tell, args: args.to_vec(), payload: None, cut: None };
+        match self.answer(&made, |recorded| recorded == args)? {
+            CallValue::Output(output) => Ok(output),
+            other => Err(misfit(Op::Tell, &other)),
+        }
     }
 
     async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
-        let answer = self.answer("inspect", container, |recorded| recorded == container)?;
-        let value: serde_json::Value = serde_json::from_str(&answer).unwrap_or(serde_json::Value::Null);
-        Ok(value.as_object().map(|state| ContainerState {
-            image: state.get("image").and_then(|v| v.as_str()).unwrap_or_default().into(),
-            running: state.get("running").and_then(|v| v.as_bool()).unwrap_or(true),
-        }))
+        let made = Request { op: Op::Inspect, args: vec![container.into()], payload: None, cut: None };
+        match self.answer(&made, |recorded| recorded == [container])? {
+            CallValue::Container(c) => Ok(Some(ContainerState { image: c.image, running: c.running })),
+            CallValue::Nothing => Ok(None),
+            other => Err(misfit(Op::Inspect, &other)),
+        }
     }
 
     async fn fetch(&self, url: &str) -> Result<Response, MeshError> {
-        let answer = self.answer("fetch", url, |recorded| recorded == url)?;
-        let value: serde_json::Value = serde_json::from_str(&answer).unwrap_or_default();
-        Ok(Response {
-            status: value["status"].as_u64().and_then(|s| u16::try_from(s).ok()).unwrap_or(0),
-            body: value["body"].as_str().unwrap_or_default().into(),
-        })
+        let made = Request { op: Op::Fetch, args: vec![url.into()], payload: None, cut: None };
+        match self.answer(&made, |recorded| recorded == [url])? {
+            CallValue::Response(r) => Ok(Response { status: r.status, body: r.body }),
+            other => Err(misfit(Op::Fetch, &other)),
+        }
     }
 
     fn now(&self) -> Duration {
@@ -241,13 +288,14 @@ impl Mesh for ReplayMesh {
 mod tests {
     use super::*;
 
-    fn inspect_at(at_ms: Option<u64>) -> RecordedCall {
-        RecordedCall {
+    fn inspect_at(at_ms: f64) -> CallEvent {
+        CallEvent {
             module: "nats".into(),
-            op: "inspect".into(),
-            args: "mesh-bus".into(),
-            result: Ok("null".into()),
-            at: at_ms.map(Duration::from_millis),
+            phase: events::Phase::Check,
+            request: Request { op: Op::Inspect, args: vec!["mesh-bus".into()], payload: None, cut: None },
+            result: CallResult::Ok(CallValue::Nothing),
+            at_ms,
+            took_ms: 0.0,
         }
     }
 
@@ -255,8 +303,7 @@ mod tests {
     async fn the_clock_keeps_up_with_the_recorded_run() {
         // Three polls 2 s apart on a live mesh, each taking real time: the last returned at
         // 5.6 s, where two virtual sleeps alone would say 4 s.
-        let mesh =
-            ReplayMesh::new(vec![inspect_at(Some(1_000)), inspect_at(Some(3_300)), inspect_at(Some(5_600))], None);
+        let mesh = ReplayMesh::new(vec![inspect_at(1_000.0), inspect_at(3_300.0), inspect_at(5_600.0)], None);
         mesh.inspect("mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_millis(1_000));
         mesh.sleep(Duration::from_secs(2)).await;
@@ -269,8 +316,8 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_clock_never_goes_back_and_runs_on_sleeps_without_recorded_times() {
-        let mesh = ReplayMesh::new(vec![inspect_at(Some(500)), inspect_at(None)], None);
+    async fn the_clock_never_goes_back_and_runs_on_sleeps() {
+        let mesh = ReplayMesh::new(vec![inspect_at(500.0), inspect_at(0.0)], None);
         mesh.sleep(Duration::from_secs(1)).await;
         mesh.inspect("mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_secs(1), "a call recorded earlier than now leaves the clock");

@@ -1,0 +1,892 @@
+//! The events of a run as programs read them: the lines of `--json` on stdout and of a
+//! `--record` file. Both streams are the same: one JSON object a line, each an [`Event`]
+//! told apart by its `event` field, the first always a [`RunEvent`] carrying the
+//! [`SCHEMA`] version the rest is written in. Every line either stream writes is one of
+//! these types serialised, and `replay` reads a recording back through them, so what an
+//! installer reads, what is recorded and what is replayed cannot drift apart.
+//!
+//! `docs/events.md` describes every event and field for a reader, with the version policy;
+//! `docs/events.schema.json` describes every line as JSON Schema.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::mesh::ContainerChange;
+use crate::options::{CatalogSource, RunOptions};
+use crate::run::{ModuleOutcome, RunReport};
+
+/// The version of the stream's shape that this program writes and reads. It goes up
+/// whenever a line this program writes would not be valid against the previous version's
+/// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
+/// version N can rely on every line of a version-N stream.
+pub const SCHEMA: u32 = 1;
+
+/// One line of `--json` or `--record`. The `event` field names the kind, so a reader can
+/// dispatch on it without guessing from the fields present.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The stream's first line: its schema version and what the run was asked to do.
+    Run(RunEvent),
+    /// The plan a module's `check` made in preflight, which its `adopt` is held to.
+    Plan(PlanEvent),
+    /// A line a plugin said for the operator.
+    Say(SayEvent),
+    /// A plugin ran out of say lines; what it said after was dropped.
+    SayCut(SayCutEvent),
+    /// A secret's value was caught on its way out, redacted, and fails the run.
+    SecretShown(SecretShownEvent),
+    /// A host call is under way, so a reader can show a long wait while it lasts.
+    Started(StartedEvent),
+    /// A host call finished, with the host's answer.
+    Call(CallEvent),
+    /// How one module's turn ended.
+    Outcome(OutcomeEvent),
+    /// The whole run: every module's outcome word, the container changes, the invariants.
+    Summary(SummaryEvent),
+    /// `check --out` saved the plans to a file.
+    PlanSaved(PlanSavedEvent),
+    /// A replay's verdict: whether the plugins made every recorded call.
+    Replay(ReplayEvent),
+    /// The last line of a finished command, with its exit status.
+    End(EndEvent),
+    /// The last line of a command stopped by a signal, with what had been done.
+    Interrupted(InterruptedEvent),
+}
+
+/// Which command wrote the stream, so a reader knows what the rest of it can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    /// `mesh-adopt check`: plans only, nothing changed.
+    Check,
+    /// `mesh-adopt run`: preflight, then adopt.
+    Run,
+    /// `mesh-adopt replay`: a recording's calls answered again.
+    Replay,
+}
+
+/// The first line of every stream: the schema version, then what a replay needs to run as
+/// this run did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunEvent {
+    /// The stream's [`SCHEMA`] version; a reader refuses one it does not know.
+    pub schema: u32,
+    /// The version of mesh-adopt that wrote the stream, for a bug report.
+    pub mesh_adopt: String,
+    /// The command that wrote the stream.
+    pub command: Command,
+    /// The modules asked for, in the order they are checked and adopted.
+    pub modules: Vec<String>,
+    /// The operator's options the plugins receive.
+    pub options: RunOptionsRecord,
+    /// The mesh backend the run acts on, in words.
+    pub mesh: String,
+    /// The seed the plugins' WASI random numbers are drawn from, so a replay draws the same;
+    /// `null` when the backend draws real randomness it cannot repeat.
+    pub seed: Option<u64>,
+}
+
+/// The operator's options as a stream keeps them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunOptionsRecord {
+    /// The node modules are assigned to.
+    pub node: String,
+    /// Where a builder clones the catalogue from; `null` when none was given.
+    pub catalog_source: Option<CatalogSourceRecord>,
+    /// How long a plugin waits for the node after a push, in seconds.
+    pub wait_s: u64,
+}
+
+/// A catalogue source: a repository and the ref built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogSourceRecord {
+    /// The repository a builder clones.
+    pub repository: String,
+    /// The ref built from; `null` means the builder's default (`main`).
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+}
+
+/// A module's plan, as preflight's `check` made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanEvent {
+    /// The module the plan is for.
+    pub module: String,
+    /// The plan's lines for a person.
+    pub summary: Vec<String>,
+    /// The control-plane commands `adopt` will tell, in order, each as its words.
+    pub commands: Vec<Vec<String>>,
+}
+
+/// A line a plugin said.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SayEvent {
+    /// The module whose plugin said it.
+    pub module: String,
+    /// The line, exact (secret values redacted; nothing escaped).
+    pub line: String,
+    /// The mesh's clock when it was said, in milliseconds since the run began.
+    pub at_ms: f64,
+}
+
+/// A plugin's say budget ran out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SayCutEvent {
+    /// The module whose plugin said too much.
+    pub module: String,
+    /// How many lines were kept; every later line was dropped and the plugin stopped.
+    pub dropped_after: u64,
+}
+
+/// A secret's value caught on its way out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecretShownEvent {
+    /// The module whose plugin let it out.
+    pub module: String,
+    /// The secret's name (never its value).
+    pub secret: String,
+    /// Where it was caught, in words: "a say line", "its plan", "the arguments of its tell call".
+    pub place: String,
+}
+
+/// The contract's import a host call went through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// `control.carry`: a file or a secret put into the control plane.
+    Carry,
+    /// `control.tell`: a control-plane command.
+    Tell,
+    /// `control.credential`: a handle on a granted credential.
+    Credential,
+    /// `machine.inspect`: what a container runs.
+    Inspect,
+    /// `machine.fetch`: an HTTP GET.
+    Fetch,
+}
+
+impl Op {
+    /// The import's name, as the streams and the host's messages spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Carry => "carry",
+            Op::Tell => "tell",
+            Op::Credential => "credential",
+            Op::Inspect => "inspect",
+            Op::Fetch => "fetch",
+        }
+    }
+
+    /// Whether the call changes the mesh; only these are denied during `check`.
+    pub fn is_effect(self) -> bool {
+        matches!(self, Op::Carry | Op::Tell)
+    }
+}
+
+/// What a host call asked for: the import and its arguments, said the same way by the
+/// `started` and the `call` event of one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// The import called.
+    pub op: Op,
+    /// The arguments as strings: a tell's words; a carry's name and remote path; a
+    /// credential's name; an inspect's container; a fetch's URL.
+    pub args: Vec<String>,
+    /// A carry's payload: bytes (how many) or a secret handle. Absent for other imports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<Payload>,
+    /// Present when `args` holds only the first words of a tell too large to keep whole
+    /// (and so denied): how large it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<ArgsCut>,
+}
+
+impl Request {
+    /// A call's arguments as a person reads them: a tell's words joined, a carry as `NAME (N
+    /// bytes) to REMOTE` or `secret NAME to REMOTE`, the others their one argument.
+    pub fn words(&self) -> String {
+        match (self.op, self.args.as_slice(), &self.payload) {
+            (Op::Carry, [name, remote], Some(Payload::Secret)) => format!("secret {name} to {remote}"),
+            (Op::Carry, [name, remote], Some(Payload::Bytes { size })) => format!("{name} ({size} bytes) to {remote}"),
+            _ => {
+                let mut words = self.args.join(" ");
+                if let Some(cut) = &self.cut {
+                    words.push_str(&format!(" … ({} words, {} bytes)", cut.words, cut.bytes));
+                }
+                words
+            }
+        }
+    }
+}
+
+/// What a carry put into the control plane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Payload {
+    /// Bytes the plugin had (such as its manifest); only their size is kept.
+    Bytes {
+        /// How many bytes.
+        size: u64,
+    },
+    /// A credential's value, by handle; the value is never kept.
+    Secret,
+}
+
+/// How large a tell was whose arguments are kept only in part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgsCut {
+    /// How many arguments the tell had.
+    pub words: u64,
+    /// How many bytes they held in all.
+    pub bytes: u64,
+}
+
+/// A host call under way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartedEvent {
+    /// The module whose plugin made the call.
+    pub module: String,
+    /// What it asked for.
+    #[serde(flatten)]
+    pub request: Request,
+    /// The mesh's clock when the call went out, in milliseconds since the run began.
+    pub at_ms: f64,
+    /// How long a tell may take, in seconds (the plugin's ask, lowered to the host's
+    /// ceiling and its deadline); `null` for other calls.
+    pub timeout_s: Option<u64>,
+}
+
+/// Which export of the plugin was running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// `check`: reading only; every effect is denied.
+    Check,
+    /// `adopt`: acting on the mesh, held to the plan.
+    Adopt,
+}
+
+impl From<crate::grants::Phase> for Phase {
+    fn from(phase: crate::grants::Phase) -> Phase {
+        match phase {
+            crate::grants::Phase::Check => Phase::Check,
+            crate::grants::Phase::Adopt => Phase::Adopt,
+        }
+    }
+}
+
+impl From<Phase> for crate::grants::Phase {
+    fn from(phase: Phase) -> crate::grants::Phase {
+        match phase {
+            Phase::Check => crate::grants::Phase::Check,
+            Phase::Adopt => crate::grants::Phase::Adopt,
+        }
+    }
+}
+
+/// A finished host call: what was asked, what the host answered, when and how long it took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallEvent {
+    /// The module whose plugin made the call.
+    pub module: String,
+    /// The export it was made in.
+    pub phase: Phase,
+    /// What it asked for.
+    #[serde(flatten)]
+    pub request: Request,
+    /// What the host answered: `{"ok": VALUE}` or `{"error": {"kind", "message"}}`.
+    pub result: CallResult,
+    /// The mesh's clock when the call returned, in milliseconds since the run began.
+    pub at_ms: f64,
+    /// How long the call took in real time, in milliseconds.
+    pub took_ms: f64,
+}
+
+/// A host call's answer: the value the plugin received, or the contract error it received.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallResult {
+    /// The call succeeded; the value depends on the import (see [`CallValue`]).
+    Ok(CallValue),
+    /// The call failed with this error.
+    Error(CallError),
+}
+
+/// The value a successful host call returned, typed by its import.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum CallValue {
+    /// A tell's output (its standard output, secret values redacted).
+    Output(String),
+    /// An inspect that found the container.
+    Container(ContainerValue),
+    /// A fetch's response.
+    Response(ResponseValue),
+    /// `null`: a carry (no value), a credential (a handle nothing may record), or an inspect
+    /// that found no such container.
+    Nothing,
+}
+
+impl CallValue {
+    /// Whether this value is one `op` can return, so a recording whose answers do not fit
+    /// their calls is refused rather than misread.
+    pub fn fits(&self, op: Op) -> bool {
+        matches!(
+            (op, self),
+            (Op::Tell, CallValue::Output(_))
+                | (Op::Carry | Op::Credential, CallValue::Nothing)
+                | (Op::Inspect, CallValue::Container(_) | CallValue::Nothing)
+                | (Op::Fetch, CallValue::Response(_))
+        )
+    }
+
+    /// The value for a person: a tell's output, `IMAGE (running)`, `STATUS BODY`, or nothing.
+    pub fn words(&self) -> String {
+        match self {
+            CallValue::Output(output) => output.clone(),
+            CallValue::Container(c) => format!("{} ({})", c.image, if c.running { "running" } else { "stopped" }),
+            CallValue::Response(r) => format!("{} {}", r.status, r.body),
+            CallValue::Nothing => String::new(),
+        }
+    }
+
+    /// The texts the value holds, for the host's scans for secret values and its count of
+    /// recorded bytes.
+    pub fn texts(&self) -> Vec<&str> {
+        match self {
+            CallValue::Output(output) => vec![output],
+            CallValue::Container(c) => vec![&c.image],
+            CallValue::Response(r) => vec![&r.body],
+            CallValue::Nothing => Vec::new(),
+        }
+    }
+}
+
+/// What a container runs, as an inspect answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerValue {
+    /// The image it runs.
+    pub image: String,
+    /// Whether it is running.
+    pub running: bool,
+}
+
+/// An HTTP answer, as a fetch returned it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResponseValue {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body, cut to the host's limit.
+    pub body: String,
+}
+
+/// A contract error a host call returned, with its kind kept apart from its words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallError {
+    /// Which of the contract's errors it was.
+    pub kind: ErrorKind,
+    /// The error's words (secret values redacted).
+    pub message: String,
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind.words(), self.message)
+    }
+}
+
+/// The contract's `host-error` cases, under names that do not change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The host refused the call (grants, plan, limits); it never reached the mesh.
+    Denied,
+    /// The mesh answered no.
+    Failed,
+    /// No answer within the call's timeout.
+    TimedOut,
+    /// What was asked for cannot be reached.
+    Unavailable,
+}
+
+impl ErrorKind {
+    /// The kind as a person reads it before the message: `denied`, `timed out`.
+    pub fn words(self) -> &'static str {
+        match self {
+            ErrorKind::Denied => "denied",
+            ErrorKind::Failed => "failed",
+            ErrorKind::TimedOut => "timed out",
+            ErrorKind::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// How one module's turn ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutcomeEvent {
+    /// The module.
+    pub module: String,
+    /// Whether it did what the run asked: `ready` in a check, `adopted` in a run.
+    pub succeeded: bool,
+    /// The outcome, named by its `outcome` field, with what belongs to it.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// A module's outcome with its details; the `outcome` field names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// `check` passed (a check stops here); this is its plan.
+    Ready {
+        /// The plan `check` made.
+        plan: PlanRecord,
+    },
+    /// `adopt` told its whole plan and succeeded.
+    Adopted {
+        /// The plugin's one-line report.
+        report: String,
+    },
+    /// The plugin refused.
+    Refused {
+        /// In which export.
+        during: Phase,
+        /// The refusal's words.
+        message: String,
+    },
+    /// `adopt` returned success before it told its whole plan.
+    Incomplete {
+        /// The plugin's report.
+        report: String,
+        /// The plan's commands never told, in order.
+        left: Vec<Vec<String>>,
+    },
+    /// An input cannot be used: the module's catalogue entry, manifest, plugin or
+    /// credentials, or a plugin the sandbox stopped while it was only being checked.
+    Unusable {
+        /// Which input: `manifest`, `plugin`, `credentials`, `plan`, or `stopped` (the
+        /// sandbox stopped the plugin during its check).
+        input: String,
+        /// Why the sandbox stopped it, when `input` is `stopped`: as in `failed`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop: Option<String>,
+        /// What is wrong, naming the file or limit.
+        message: String,
+    },
+    /// The sandbox stopped the plugin during `adopt`.
+    Failed {
+        /// Why: `wall-time`, `guest-time`, `memory`, `limit`, `sandbox` or `trap`.
+        stop: String,
+        /// The stop report: the reason first, the wasm backtrace after.
+        message: String,
+    },
+    /// Another module did not succeed, so this one was left alone.
+    NotRun {
+        /// Why, in words.
+        because: String,
+    },
+}
+
+impl Outcome {
+    /// The outcome's name alone, as the summary lists it.
+    pub fn word(&self) -> OutcomeWord {
+        match self {
+            Outcome::Ready { .. } => OutcomeWord::Ready,
+            Outcome::Adopted { .. } => OutcomeWord::Adopted,
+            Outcome::Refused { .. } => OutcomeWord::Refused,
+            Outcome::Incomplete { .. } => OutcomeWord::Incomplete,
+            Outcome::Unusable { .. } => OutcomeWord::Unusable,
+            Outcome::Failed { .. } => OutcomeWord::Failed,
+            Outcome::NotRun { .. } => OutcomeWord::NotRun,
+        }
+    }
+}
+
+/// A plan inside a `ready` outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanRecord {
+    /// The plan's lines for a person.
+    pub summary: Vec<String>,
+    /// The commands `adopt` would tell, in order.
+    pub commands: Vec<Vec<String>>,
+}
+
+/// The name of an outcome, as the summary lists each module's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeWord {
+    /// See [`Outcome::Ready`].
+    Ready,
+    /// See [`Outcome::Adopted`].
+    Adopted,
+    /// See [`Outcome::Refused`].
+    Refused,
+    /// See [`Outcome::Incomplete`].
+    Incomplete,
+    /// See [`Outcome::Unusable`].
+    Unusable,
+    /// See [`Outcome::Failed`].
+    Failed,
+    /// See [`Outcome::NotRun`].
+    NotRun,
+}
+
+/// The whole run, after every outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryEvent {
+    /// Every module succeeded and every invariant held.
+    pub succeeded: bool,
+    /// The exit status the run's outcomes give (see the `end` event for the process's).
+    pub exit: u8,
+    /// The mesh backend the run acted on, in words.
+    pub mesh: String,
+    /// Each module asked for, in order, with its outcome's name.
+    pub modules: Vec<ModuleSummary>,
+    /// What happened to containers on the node, in the order the node did it.
+    pub changes: Vec<Change>,
+    /// The invariants found broken; any fails the run.
+    pub violations: Vec<ViolationRecord>,
+}
+
+/// One module's line in the summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleSummary {
+    /// The module.
+    pub module: String,
+    /// Its outcome's name; its `outcome` event has the details.
+    pub outcome: OutcomeWord,
+    /// Whether it did what the run asked.
+    pub succeeded: bool,
+}
+
+/// What happened to one container; the `change` field names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum Change {
+    /// Already running with the same spec: left be.
+    Kept {
+        /// The container's name.
+        container: String,
+        /// The image it runs.
+        image: String,
+    },
+    /// Replaced with another spec.
+    Recreated {
+        /// The container's name.
+        container: String,
+        /// The image it ran.
+        from: String,
+        /// The image it runs now.
+        to: String,
+    },
+    /// Raised where there was none.
+    Created {
+        /// The container's name.
+        container: String,
+        /// The image it runs.
+        image: String,
+    },
+    /// Taken away.
+    Removed {
+        /// The container's name.
+        container: String,
+    },
+}
+
+/// An invariant found broken.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViolationRecord {
+    /// The invariant's stable name, such as `store-never-recreated`.
+    pub invariant: String,
+    /// What broke it, in words.
+    pub detail: String,
+}
+
+/// Where `check --out` saved the plans.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanSavedEvent {
+    /// The plan file, as given: apply it with `run --plan`.
+    pub path: String,
+}
+
+/// A replay's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayEvent {
+    /// The recording replayed, as given.
+    pub recording: String,
+    /// How many recorded calls the plugins made as recorded.
+    pub answered: u64,
+    /// The first call where they did not; `null` when they made every recorded call.
+    pub divergence: Option<Divergence>,
+}
+
+/// Where a replay diverged from its recording.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Divergence {
+    /// The call's number in the replay, from 1.
+    pub call: u64,
+    /// What the recording held and what the plugin did instead.
+    pub message: String,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "call {}: {}", self.call, self.message)
+    }
+}
+
+/// The last line of a finished command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndEvent {
+    /// The process's exit status (0, 1 or 2; see the README's table).
+    pub exit: u8,
+}
+
+/// The last line of a command stopped by SIGINT or SIGTERM.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterruptedEvent {
+    /// `SIGINT` or `SIGTERM`.
+    pub signal: String,
+    /// The process's exit status: 130.
+    pub exit: u8,
+    /// The effects (carries and tells) that had reached the mesh, in order.
+    pub done: Vec<Effect>,
+}
+
+/// A carry or tell that reached the mesh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Effect {
+    /// The module whose plugin made it.
+    pub module: String,
+    /// What it was.
+    #[serde(flatten)]
+    pub request: Request,
+}
+
+/// The first fields of a stream's first line, read before anything else so that a stream
+/// of another version, or from before streams carried one, is refused by name instead of
+/// failing on some later field.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Header {
+    /// The line's kind; a stream starts with `run`.
+    pub event: Option<String>,
+    /// Its schema version, absent in a pre-schema stream.
+    pub schema: Option<serde_json::Value>,
+}
+
+/// A duration in milliseconds, to the microsecond, as the streams write times.
+pub fn millis(d: Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Milliseconds read back from a stream as a duration; a negative or non-finite number
+/// (which this program never writes) reads as zero.
+pub fn from_millis(ms: f64) -> Duration {
+    if ms.is_finite() && ms > 0.0 {
+        Duration::try_from_secs_f64(ms / 1e3).unwrap_or(Duration::MAX)
+    } else {
+        Duration::ZERO
+    }
+}
+
+impl From<&RunOptions> for RunOptionsRecord {
+    fn from(options: &RunOptions) -> RunOptionsRecord {
+        RunOptionsRecord {
+            node: options.node.clone(),
+            catalog_source: options
+                .catalog_source
+                .as_ref()
+                .map(|s| CatalogSourceRecord { repository: s.repository.clone(), reference: s.ref_.clone() }),
+            wait_s: options.wait.as_secs(),
+        }
+    }
+}
+
+impl TryFrom<RunOptionsRecord> for RunOptions {
+    type Error = anyhow::Error;
+
+    /// The options a stream recorded, checked as an operator's would be.
+    fn try_from(record: RunOptionsRecord) -> anyhow::Result<RunOptions> {
+        let options = RunOptions {
+            node: record.node,
+            catalog_source: record
+                .catalog_source
+                .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
+            wait: Duration::from_secs(record.wait_s),
+        };
+        options.validate()?;
+        Ok(options)
+    }
+}
+
+impl From<&ModuleOutcome> for Outcome {
+    fn from(outcome: &ModuleOutcome) -> Outcome {
+        match outcome {
+            ModuleOutcome::Checked(plan) => {
+                Outcome::Ready { plan: PlanRecord { summary: plan.summary.clone(), commands: plan.commands.clone() } }
+            }
+            ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
+            ModuleOutcome::Refused { during, message } => {
+                Outcome::Refused { during: (*during).into(), message: message.clone() }
+            }
+            ModuleOutcome::Incomplete { summary, left } => {
+                Outcome::Incomplete { report: summary.clone(), left: left.clone() }
+            }
+            ModuleOutcome::Unusable(unusable) => Outcome::Unusable {
+                input: unusable.input.name().to_string(),
+                stop: match unusable.input {
+                    crate::error::Input::Stopped(kind) => Some(kind.name().to_string()),
+                    _ => None,
+                },
+                message: unusable.message.clone(),
+            },
+            ModuleOutcome::Failed(stopped) => {
+                Outcome::Failed { stop: stopped.kind.name().to_string(), message: stopped.report.clone() }
+            }
+            ModuleOutcome::NotRun { because } => Outcome::NotRun { because: because.clone() },
+        }
+    }
+}
+
+impl OutcomeEvent {
+    /// One module's outcome event.
+    pub fn of(module: &str, outcome: &ModuleOutcome) -> OutcomeEvent {
+        OutcomeEvent { module: module.to_string(), succeeded: outcome.succeeded(), outcome: outcome.into() }
+    }
+}
+
+impl From<&ContainerChange> for Change {
+    fn from(change: &ContainerChange) -> Change {
+        match change.clone() {
+            ContainerChange::Kept { name, image } => Change::Kept { container: name, image },
+            ContainerChange::Recreated { name, from, to } => Change::Recreated { container: name, from, to },
+            ContainerChange::Created { name, image } => Change::Created { container: name, image },
+            ContainerChange::Removed { name } => Change::Removed { container: name },
+        }
+    }
+}
+
+impl SummaryEvent {
+    /// The summary of a finished run.
+    pub fn of(report: &RunReport) -> SummaryEvent {
+        SummaryEvent {
+            succeeded: report.succeeded(),
+            exit: report.exit_code(),
+            mesh: report.mesh.clone(),
+            modules: report
+                .modules
+                .iter()
+                .map(|(module, outcome)| ModuleSummary {
+                    module: module.clone(),
+                    outcome: Outcome::from(outcome).word(),
+                    succeeded: outcome.succeeded(),
+                })
+                .collect(),
+            changes: report.changes.iter().map(Change::from).collect(),
+            violations: report
+                .violations
+                .iter()
+                .map(|v| ViolationRecord { invariant: v.invariant.to_string(), detail: v.detail.clone() })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(event: &Event) -> serde_json::Value {
+        let line = serde_json::to_string(event).unwrap();
+        let back: Event = serde_json::from_str(&line).unwrap();
+        assert_eq!(&back, event, "{line}");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    #[test]
+    fn a_call_keeps_its_arguments_as_strings_and_its_answer_typed() {
+        let call = Event::Call(CallEvent {
+            module: "nats".into(),
+            phase: Phase::Check,
+            request: Request { op: Op::Inspect, args: vec!["mesh-bus".into()], payload: None, cut: None },
+            result: CallResult::Ok(CallValue::Container(ContainerValue {
+                image: "nats:2.10.22-alpine".into(),
+                running: true,
+            })),
+            at_ms: 1.5,
+            took_ms: 0.25,
+        });
+        let json = round_trip(&call);
+        assert_eq!(json["event"], "call");
+        assert_eq!(json["args"], serde_json::json!(["mesh-bus"]));
+        assert_eq!(json["result"]["ok"]["image"], "nats:2.10.22-alpine");
+        assert!(json.get("payload").is_none() && json.get("cut").is_none(), "{json}");
+    }
+
+    #[test]
+    fn an_error_keeps_its_kind_apart_from_its_words() {
+        let call = Event::Call(CallEvent {
+            module: "postgres".into(),
+            phase: Phase::Adopt,
+            request: Request {
+                op: Op::Carry,
+                args: vec!["store-superuser".into(), "/accepting-superuser".into()],
+                payload: Some(Payload::Secret),
+                cut: None,
+            },
+            result: CallResult::Error(CallError { kind: ErrorKind::TimedOut, message: "no answer in 5s".into() }),
+            at_ms: 0.0,
+            took_ms: 5000.0,
+        });
+        let json = round_trip(&call);
+        assert_eq!(json["result"]["error"], serde_json::json!({"kind": "timed_out", "message": "no answer in 5s"}));
+        assert_eq!(json["payload"], serde_json::json!({"kind": "secret"}));
+    }
+
+    #[test]
+    fn null_and_empty_answers_stay_what_they_were() {
+        for (op, value) in [
+            (Op::Tell, CallValue::Output(String::new())),
+            (Op::Carry, CallValue::Nothing),
+            (Op::Inspect, CallValue::Nothing),
+            (Op::Fetch, CallValue::Response(ResponseValue { status: 503, body: String::new() })),
+        ] {
+            assert!(value.fits(op), "{op:?} {value:?}");
+            let event = Event::Call(CallEvent {
+                module: "m".into(),
+                phase: Phase::Adopt,
+                request: Request { op, args: vec!["x".into()], payload: None, cut: None },
+                result: CallResult::Ok(value),
+                at_ms: 0.0,
+                took_ms: 0.0,
+            });
+            round_trip(&event);
+        }
+        assert!(!CallValue::Output("x".into()).fits(Op::Inspect));
+        assert!(!CallValue::Nothing.fits(Op::Fetch));
+    }
+
+    #[test]
+    fn an_outcome_is_named_by_its_outcome_field() {
+        let event = Event::Outcome(OutcomeEvent {
+            module: "nats".into(),
+            succeeded: false,
+            outcome: Outcome::NotRun { because: "`postgres` did not succeed".into() },
+        });
+        let json = round_trip(&event);
+        assert_eq!((json["event"].as_str(), json["outcome"].as_str()), (Some("outcome"), Some("not_run")));
+    }
+
+    #[test]
+    fn a_cut_tell_says_so_in_words() {
+        let request = Request {
+            op: Op::Tell,
+            args: vec!["a".into(), "b".into()],
+            payload: None,
+            cut: Some(ArgsCut { words: 2_000_000, bytes: 2 }),
+        };
+        assert_eq!(request.words(), "a b … (2000000 words, 2 bytes)");
+    }
+}
