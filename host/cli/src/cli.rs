@@ -13,14 +13,14 @@ use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
 use mesh_adopt_runtime::cache::CompileCache;
 use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
 use mesh_adopt_runtime::credentials::Credentials;
-use mesh_adopt_runtime::events;
+use mesh_adopt_runtime::events::{self, CallEvent};
 use mesh_adopt_runtime::limits::Limits;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::mesh::replay::{ReplayMesh, read_recording};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::options::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
 use mesh_adopt_runtime::plan_file::SavedPlan;
-use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run};
+use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run, RunBuilder};
 use mesh_adopt_runtime::runtime::PluginHost;
 use mesh_adopt_runtime::transcript::Transcript;
 use mesh_adopt_testkit as scenario;
@@ -289,6 +289,33 @@ impl RunArgs {
         Ok(modules)
     }
 
+    /// Refuses options that belong to the other command or the other mesh.
+    fn refuse_misplaced(&self, mode: Mode) -> Result<()> {
+        if self.out.is_some() && mode != Mode::Check {
+            bail!(
+                "--out writes a plan, which `check` makes: `mesh-adopt check --out PLAN`, then `mesh-adopt run --plan \
+                 PLAN`"
+            );
+        }
+        if self.plan.is_some() && mode != Mode::Adopt {
+            bail!("--plan applies a saved plan, which `run` does: `mesh-adopt run --plan PLAN`");
+        }
+        if self.mesh == MeshKind::Simulated && self.config.is_some() {
+            bail!("--config describes how a live mesh is reached (`--mesh live`); the simulated mesh takes none");
+        }
+        Ok(())
+    }
+
+    /// The sandbox's limits with the operator's memory and time.
+    fn limits(&self) -> Limits {
+        Limits {
+            memory_bytes: self.plugin_memory << 20,
+            guest_time: self.plugin_time,
+            wall_time: self.plugin_wall_time,
+            ..Limits::default()
+        }
+    }
+
     /// Refuses a `--record` or `--out` that would write over one of the run's inputs.
     fn check_outputs(&self) -> Result<()> {
         let mut inputs = self.site.inputs();
@@ -408,60 +435,74 @@ fn report_error(error: &anyhow::Error) -> ExitCode {
 /// Runs one command; the exit status is the outcome's (see [`mesh_adopt_runtime::run::RunReport::exit_code`]).
 async fn execute(cli: Cli) -> Result<u8> {
     let as_status = |ok: bool| if ok { 0 } else { 1 };
-    let (args, mode) = match cli.command {
-        Command::Check(args) => (args, Mode::Check),
-        Command::Run(args) => (args, Mode::Adopt),
-        Command::Inspect(args) => return inspect(args).map(|()| 0),
-        Command::Test(args) => return test(args).await.map(as_status),
-        Command::New(args) => return new_module(args).map(|()| 0),
-        Command::Replay(args) => return replay(args).await.map(as_status),
-    };
+    match cli.command {
+        Command::Check(args) => check_or_run(args, Mode::Check).await,
+        Command::Run(args) => check_or_run(args, Mode::Adopt).await,
+        Command::Inspect(args) => inspect(args).map(|()| 0),
+        Command::Test(args) => test(args).await.map(as_status),
+        Command::New(args) => new_module(args).map(|()| 0),
+        Command::Replay(args) => replay(args).await.map(as_status),
+    }
+}
+
+/// What `check`, `run` and `replay` share once their arguments are checked: the site read,
+/// the output open, and the record that feeds it.
+struct Session {
+    catalogue: Catalogue,
+    foundation: Foundation,
+    credentials: Arc<Credentials>,
+    output: Arc<Output>,
+    transcript: Arc<Transcript>,
+}
+
+impl Session {
+    /// Reads the site's catalogue and foundation and opens its credentials; every event the
+    /// run records reaches `output` as it happens.
+    fn open(site: &SiteArgs, output: Output) -> Result<Session> {
+        let catalogue = site.catalogue()?;
+        let foundation = site.foundation()?;
+        let output = Arc::new(output);
+        let observer = output.clone();
+        let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
+        Ok(Session { catalogue, foundation, credentials: Arc::new(site.credentials()), output, transcript })
+    }
+
+    /// A run of this site's catalogue on `mesh`, recorded to the session's output.
+    fn run<'a>(&'a self, host: &'a PluginHost, mesh: Arc<dyn Mesh>, options: RunOptions) -> RunBuilder<'a> {
+        Run::builder(host, &self.catalogue, &self.foundation, mesh)
+            .credentials(self.credentials.clone())
+            .record(self.transcript.clone())
+            .options(options)
+    }
+}
+
+/// `check` (preflight only, `--out` saves the plans) and `run` (preflight, then adopt, held
+/// to `--plan` when given).
+async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let mut interrupts = Interrupts::take_over();
-    if args.out.is_some() && mode != Mode::Check {
-        bail!(
-            "--out writes a plan, which `check` makes: `mesh-adopt check --out PLAN`, then `mesh-adopt run --plan PLAN`"
-        );
-    }
-    if args.plan.is_some() && mode != Mode::Adopt {
-        bail!("--plan applies a saved plan, which `run` does: `mesh-adopt run --plan PLAN`");
-    }
+    args.refuse_misplaced(mode)?;
     let modules = args.modules()?;
     args.check_outputs()?;
-    if args.mesh == MeshKind::Simulated && args.config.is_some() {
-        bail!("--config describes how a live mesh is reached (`--mesh live`); the simulated mesh takes none");
-    }
     let options = args.site.options()?;
-    let catalogue = args.site.catalogue()?;
-    let foundation = args.site.foundation()?;
+    let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
+    let output = Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?;
+    let session = Session::open(&args.site, output)?;
     let saved_plan = args.plan.as_deref().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
-        MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), &options.node))),
+        MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(session.foundation.clone(), &options.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
     };
-    let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
-    let output = Arc::new(Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?);
+    let output = &session.output;
     let command = if mode == Mode::Check { events::Command::Check } else { events::Command::Run };
     output.start(command, &modules, &options, mesh.as_ref());
-    let observer = output.clone();
-    let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
-    let limits = Limits {
-        memory_bytes: args.plugin_memory << 20,
-        guest_time: args.plugin_time,
-        wall_time: args.plugin_wall_time,
-        ..Limits::default()
-    };
-    let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
-
+    let host = with_cache(PluginHost::new(args.limits()).context("failed to start the plugin host")?, &args)?;
     output.line(&format!(
         "{} {} on {}",
         if mode == Mode::Check { "checking" } else { "adopting" },
         modules.join(", "),
         mesh.summary()
     ));
-    let mut run = Run::builder(&host, &catalogue, &foundation, mesh)
-        .credentials(Arc::new(args.site.credentials()))
-        .record(transcript.clone())
-        .options(options);
+    let mut run = session.run(&host, mesh, options);
     if let Some(saved) = saved_plan {
         run = run.saved_plan(saved);
     }
@@ -471,7 +512,7 @@ async fn execute(cli: Cli) -> Result<u8> {
         signal = interrupts.next() => {
             // Dropping the run stops the plugin in its sandbox and ends every control-plane
             // process it had started.
-            output.interrupted(signal, &transcript);
+            output.interrupted(signal, &session.transcript);
             return Ok(EXIT_INTERRUPTED);
         }
     };
@@ -517,22 +558,7 @@ fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
 async fn replay(args: ReplayArgs) -> Result<bool> {
     let recording = read_recording(&args.recording)?;
-    let mut calls = recording.calls;
-    let mut modules: Vec<String> = Vec::new();
-    for call in &calls {
-        if !modules.contains(&call.module) {
-            modules.push(call.module.clone());
-        }
-    }
-    if let Some(only) = &args.module {
-        anyhow::ensure!(
-            modules.contains(only),
-            "the recording holds no calls of `{only}`; it holds {}",
-            modules.join(", ")
-        );
-        calls.retain(|c| &c.module == only);
-        modules = vec![only.clone()];
-    }
+    let (modules, calls) = replayed(recording.calls, args.module.as_deref())?;
     let overrides = match (&args.plugin, modules.as_slice()) {
         (None, _) => Vec::new(),
         (Some(plugin), [module]) => vec![(module.clone(), plugin.clone())],
@@ -542,14 +568,12 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
     inputs.push(args.recording.clone());
     inputs.extend(args.plugin.clone());
     refuse_overwriting(&[("--record", &args.record)], &inputs, "the recording and the plugin")?;
-    let catalogue = args.site.catalogue()?;
-    let foundation = args.site.foundation()?;
-    let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
-    let output = Arc::new(Output::new(style, false, args.record.as_deref())?);
-    let observer = output.clone();
+    let session = Session::open(&args.site, Output::new(style, false, args.record.as_deref())?)?;
+    let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
     let options = args.site.options_over(recording.options)?;
+    let output = &session.output;
     output.start(events::Command::Replay, &modules, &options, mesh.as_ref());
     output.line(&format!(
         "replaying {} of `{}` on node {}, built from {}, waiting up to {}s",
@@ -559,15 +583,11 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
         options.source_words(),
         options.wait.as_secs()
     ));
-    let mut run = Run::builder(&host, &catalogue, &foundation, mesh.clone())
-        .credentials(Arc::new(args.site.credentials()))
-        .record(Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event)))))
-        .options(options);
+    let mut run = session.run(&host, mesh.clone(), options);
     for (module, path) in overrides {
         run = run.plugin_override(&module, path);
     }
-    let run = run.build();
-    let report = run.run(&modules, Mode::Adopt).await;
+    let report = run.build().run(&modules, Mode::Adopt).await;
     let divergence = mesh.divergence();
     let verdict = events::Event::Replay(events::ReplayEvent {
         recording: args.recording.display().to_string(),
@@ -586,6 +606,27 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
             Ok(false)
         }
     }
+}
+
+/// The modules a replay runs, in the order the recording first calls them, and the calls it
+/// answers: all of them, or only `only`'s.
+fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String>, Vec<CallEvent>)> {
+    let mut modules: Vec<String> = Vec::new();
+    for call in &calls {
+        if !modules.contains(&call.module) {
+            modules.push(call.module.clone());
+        }
+    }
+    if let Some(only) = only {
+        anyhow::ensure!(
+            modules.iter().any(|m| m == only),
+            "the recording holds no calls of `{only}`; it holds {}",
+            modules.join(", ")
+        );
+        calls.retain(|c| c.module == only);
+        modules = vec![only.to_string()];
+    }
+    Ok((modules, calls))
 }
 
 /// Writes a new module's plugin and says what to do next.
