@@ -5,6 +5,8 @@
 //! `mesh-control`. Secrets reach the control plane only on a process's standard input: never
 //! in its arguments, its environment or a file.
 
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
@@ -97,6 +99,8 @@ pub struct LiveMesh {
 }
 
 impl LiveMesh {
+    /// A live mesh reached as `config` says, with a fresh seed for the plugins' random
+    /// numbers (recorded, so a replay draws the same).
     pub fn new(config: LiveConfig) -> LiveMesh {
         use std::hash::{BuildHasher, Hasher};
         // The standard library seeds its hasher keys from the operating system.

@@ -162,11 +162,30 @@ pub struct Foundation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FoundationResource {
     /// A container genesis raised.
-    Container { id: String, name: String, image: String, volumes: Vec<String> },
+    Container {
+        /// The bundle's id for it, as manifests' `adopts` name it.
+        id: String,
+        /// The container's name on the node.
+        name: String,
+        /// The image it runs.
+        image: String,
+        /// Its volumes, as genesis mounted them.
+        volumes: Vec<String>,
+    },
     /// A file genesis placed.
-    File { id: String, path: String },
+    File {
+        /// The bundle's id for it.
+        id: String,
+        /// Where it is on the node.
+        path: String,
+    },
     /// Any other kind, kept so refusals can list it.
-    Other { id: String, kind: String },
+    Other {
+        /// The bundle's id for it.
+        id: String,
+        /// Its kind, as the bundle says.
+        kind: String,
+    },
 }
 
 impl FoundationResource {

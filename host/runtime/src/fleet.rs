@@ -17,9 +17,13 @@ use crate::transcript::Transcript;
 pub struct Site {
     /// The operator's name for it, carried into the results.
     pub name: String,
+    /// What genesis raised there.
     pub foundation: Foundation,
+    /// The site's mesh.
     pub mesh: Arc<dyn Mesh>,
+    /// The site's genesis credentials.
     pub credentials: Arc<Credentials>,
+    /// The site's node, catalogue source and wait.
     pub options: RunOptions,
 }
 

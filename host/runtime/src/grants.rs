@@ -38,19 +38,29 @@ impl std::fmt::Display for Phase {
 pub enum Call<'a> {
     /// `bytes` is what is carried, or `None` for a secret (whose bytes only the host sees).
     Carry {
+        /// Where in the control plane it goes.
         remote: &'a str,
+        /// The bytes, or `None` for a secret.
         bytes: Option<&'a [u8]>,
     },
+    /// A command to the control plane.
     Tell {
+        /// Its words.
         args: &'a [String],
     },
+    /// A genesis credential asked for by name.
     Credential {
+        /// The credential's name.
         name: &'a str,
     },
+    /// A look at a container on the node.
     Inspect {
+        /// The container's name.
         container: &'a str,
     },
+    /// An HTTP GET on the node.
     Fetch {
+        /// The URL.
         url: &'a str,
     },
 }

@@ -5,6 +5,10 @@
 //! (`mesh-adopt-live`) and the scenario kit (`mesh-adopt-testkit`) sit on it. Nothing here
 //! parses a command line or draws on a terminal.
 
+#![warn(missing_docs)]
+
+// Generated from the WIT, whose comments are its documentation; a few generated helpers have none.
+#[allow(missing_docs)]
 mod bindings;
 pub mod cache;
 pub mod catalogue;

@@ -46,8 +46,11 @@ pub struct SavedPlan {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SavedLimits {
+    /// `--plugin-memory`, in MiB.
     pub memory_mib: u64,
+    /// `--plugin-time`, in milliseconds.
     pub time_ms: u64,
+    /// `--plugin-wall-time`, in milliseconds.
     pub wall_time_ms: u64,
 }
 
@@ -66,6 +69,7 @@ impl SavedLimits {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SavedModule {
+    /// The module's name.
     pub module: String,
     /// The sha256 of its `manifest.json`, byte for byte.
     pub manifest_sha256: String,

@@ -41,16 +41,29 @@ pub enum ModuleOutcome {
     /// `adopt` told its whole plan and succeeded, with the plugin's one-line summary.
     Adopted(String),
     /// The plugin refused, in `check` or in `adopt`.
-    Refused { during: Phase, message: String },
+    Refused {
+        /// In which export it refused.
+        during: Phase,
+        /// Its refusal, scrubbed of secrets.
+        message: String,
+    },
     /// `adopt` returned success before it told every command of its plan.
-    Incomplete { summary: String, left: Vec<Vec<String>> },
+    Incomplete {
+        /// The one-line summary it returned.
+        summary: String,
+        /// The commands of its plan it never told.
+        left: Vec<Vec<String>>,
+    },
     /// An input of the run cannot be used: the module's catalogue entry, manifest, plugin or
     /// credentials, or a plugin the sandbox stopped while it was only being checked.
     Unusable(Unusable),
     /// The sandbox stopped the plugin during `adopt` (or during the check just before it).
     Failed(Stopped),
     /// Another module did not succeed, so this one was left alone.
-    NotRun { because: String },
+    NotRun {
+        /// Which module, or what, stopped the run first.
+        because: String,
+    },
 }
 
 impl ModuleOutcome {
@@ -161,7 +174,9 @@ impl RunReport {
 /// Whether a run only checks or goes on to adopt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Preflight only: every module loaded, verified and checked; nothing changes.
     Check,
+    /// Preflight, then each module checked again and adopted, held to its plan.
     Adopt,
 }
 

@@ -105,6 +105,7 @@ pub struct Plugin {
 /// A plugin file as `mesh-adopt inspect` shows it.
 #[derive(Debug, Clone)]
 pub struct PluginInfo {
+    /// The file inspected.
     pub path: PathBuf,
     /// Its sha256, hex: what a manifest pins.
     pub digest: String,
@@ -125,8 +126,11 @@ pub struct PluginInfo {
 pub struct RunEnv {
     /// The module the plugin adopts; prefixes its say lines and records.
     pub module: String,
+    /// The mesh its calls reach.
     pub mesh: Arc<dyn Mesh>,
+    /// The credentials the host reads for it, and scrubs from its text.
     pub credentials: Arc<Credentials>,
+    /// Where its calls and lines are recorded.
     pub transcript: Arc<Transcript>,
     /// What the plugin may do.
     pub permissions: Permissions,

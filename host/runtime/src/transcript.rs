@@ -12,25 +12,66 @@ use crate::grants::Phase;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// A plugin's line for the operator.
-    Say { module: String, line: String, at: Duration },
+    Say {
+        /// The module whose plugin said it.
+        module: String,
+        /// The line, as the plugin wrote it (scrubbed of secrets).
+        line: String,
+        /// When, on the mesh's clock.
+        at: Duration,
+    },
     /// A host call is under way: what waits on it can show that it is waiting.
-    Started { module: String, request: Request, at: Duration, timeout: Option<Duration> },
+    Started {
+        /// The module whose plugin made the call.
+        module: String,
+        /// The import and its arguments.
+        request: Request,
+        /// When it started, on the mesh's clock.
+        at: Duration,
+        /// How long the mesh may take to answer, when the call says.
+        timeout: Option<Duration>,
+    },
     /// A host call, with what the host answered: `Ok` carries the value it returned, typed
     /// by its import, `Err` the contract error with its kind.
     Call {
+        /// The module whose plugin made the call.
         module: String,
+        /// In which export.
         phase: Phase,
+        /// The import and its arguments.
         request: Request,
+        /// What the host answered.
         outcome: Result<CallValue, CallError>,
+        /// When it ended, on the mesh's clock.
         at: Duration,
+        /// How long the host took, in real time.
         took: Duration,
     },
     /// The say budget ran out; later lines were dropped.
-    SayCut { module: String, dropped_after: usize },
+    SayCut {
+        /// The module whose plugin said too much.
+        module: String,
+        /// How many lines were kept.
+        dropped_after: usize,
+    },
     /// A secret's value was caught on its way out (and redacted); `place` says where.
-    SecretShown { module: String, secret: String, place: String },
+    SecretShown {
+        /// The module whose text held it.
+        module: String,
+        /// The credential's name (never its value).
+        secret: String,
+        /// Where it was caught: a tell's arguments, a say line, a refusal.
+        place: String,
+    },
     /// Preflight's `check` of a module made this plan, which its `adopt` is held to.
-    Planned { module: String, summary: Vec<String>, commands: Vec<Vec<String>> },
+    Planned {
+        /// The module checked.
+        module: String,
+        /// The plan's lines for the operator.
+        summary: Vec<String>,
+        /// The commands `adopt` will tell, in order.
+        commands: Vec<Vec<String>>,
+    },
 }
 
 /// Receives each event as it is recorded, e.g. to print it.

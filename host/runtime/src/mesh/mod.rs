@@ -61,14 +61,18 @@ impl fmt::Display for MeshError {
 /// What a container on the node runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContainerState {
+    /// The image it runs.
     pub image: String,
+    /// Whether it is running now.
     pub running: bool,
 }
 
 /// An HTTP answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
+    /// The HTTP status.
     pub status: u16,
+    /// The body, as text.
     pub body: String,
 }
 
@@ -76,13 +80,33 @@ pub struct Response {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ContainerChange {
     /// Already running with the same spec: left be.
-    Kept { name: String, image: String },
+    Kept {
+        /// The container.
+        name: String,
+        /// The image it kept running.
+        image: String,
+    },
     /// Replaced with another spec.
-    Recreated { name: String, from: String, to: String },
+    Recreated {
+        /// The container.
+        name: String,
+        /// The image it ran before.
+        from: String,
+        /// The image it runs now.
+        to: String,
+    },
     /// Raised where there was none.
-    Created { name: String, image: String },
+    Created {
+        /// The container.
+        name: String,
+        /// The image it runs.
+        image: String,
+    },
     /// Taken away.
-    Removed { name: String },
+    Removed {
+        /// The container.
+        name: String,
+    },
 }
 
 impl ContainerChange {

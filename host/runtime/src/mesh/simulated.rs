@@ -44,9 +44,13 @@ pub enum NodeApplies {
 /// Which host call a fault applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
+    /// `control.carry`.
     Carry,
+    /// `control.tell`.
     Tell,
+    /// `machine.inspect`.
     Inspect,
+    /// `machine.fetch`.
     Fetch,
 }
 
@@ -74,9 +78,13 @@ pub enum FaultEffect {
 /// A fault to inject: the next `times` calls of `op` whose words contain `matching`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fault {
+    /// The import it applies to.
     pub op: Op,
+    /// Words the call's arguments must contain (empty: every call of `op`).
     pub matching: String,
+    /// How many matching calls it fails before the mesh answers normally again.
     pub times: u32,
+    /// What it does to each.
     pub effect: FaultEffect,
 }
 
