@@ -80,8 +80,7 @@ impl Fixture {
             permissions: Permissions {
                 module: module.into(),
                 node: self.options.node.clone(),
-                repository: None,
-                reference: None,
+                catalog_source: None,
                 secrets: Vec::new(),
                 manifest_bytes: std::sync::Arc::from(&b"{}"[..]),
                 granted: Default::default(),

@@ -15,6 +15,8 @@ pub use mesh_adopt_manifest::command::manifest_remote;
 
 use mesh_adopt_manifest::Grants;
 
+use crate::bindings::CatalogSource;
+
 /// Which export of the plugin is running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -72,10 +74,9 @@ pub struct Permissions {
     pub module: String,
     /// The node it was given; the only one it may name.
     pub node: String,
-    /// The catalogue repository the operator gave; the only one it may build from.
-    pub repository: Option<String>,
-    /// The ref the operator gave; the only one it may build ([`DEFAULT_REF`] when none).
-    pub reference: Option<String>,
+    /// The catalogue source the operator gave: the only repository it may build from, and
+    /// the only ref ([`DEFAULT_REF`] when it names none).
+    pub catalog_source: Option<CatalogSource>,
     /// The secrets its manifest declares; the only ones it may accept.
     pub secrets: Vec<String>,
     /// The catalogue's manifest, byte for byte: the only bytes it may register.
@@ -122,7 +123,7 @@ impl Permissions {
 
     fn allow_tell(&self, args: &[String]) -> Result<(), String> {
         let (m, n) = (self.module.as_str(), self.node.as_str());
-        let reference = self.reference.as_deref().unwrap_or(DEFAULT_REF);
+        let reference = self.catalog_source.as_ref().and_then(|s| s.ref_.as_deref()).unwrap_or(DEFAULT_REF);
         let why = match Command::parse(args) {
             Err(e) => e.to_string(),
             Ok(command) => match self.beyond(&command, reference) {
@@ -138,7 +139,7 @@ impl Permissions {
              no grant widens this",
             quoted_args(args),
             manifest_remote(m),
-            self.repository.as_deref().unwrap_or("<the catalogue source>"),
+            self.catalog_source.as_ref().map_or("<the catalogue source>", |s| s.repository.as_str()),
             mesh_adopt_manifest::command::BUILD_WAIT,
         ))
     }
@@ -158,12 +159,14 @@ impl Permissions {
         }
         match command {
             Command::ModuleAdd { remote } if *remote != manifest_remote(m) => Some(format!("it registers `{remote}`")),
-            Command::Build { repository, reference: asked, .. } => match &self.repository {
-                None => Some("no catalogue source was given to build from".into()),
-                Some(given) if given != repository => Some(format!("it builds from `{repository}`")),
-                Some(_) if asked != reference => Some(format!("it builds ref `{asked}`")),
-                Some(_) => None,
-            },
+            Command::Build { repository, reference: asked, .. } => {
+                match self.catalog_source.as_ref().map(|s| &s.repository) {
+                    None => Some("no catalogue source was given to build from".into()),
+                    Some(given) if given != repository => Some(format!("it builds from `{repository}`")),
+                    Some(_) if asked != reference => Some(format!("it builds ref `{asked}`")),
+                    Some(_) => None,
+                }
+            }
             Command::SecretAccept { secret, from, .. } => {
                 if !self.secrets.iter().any(|s| s == secret) {
                     Some(format!("its manifest declares no secret `{secret}`"))
@@ -277,8 +280,7 @@ mod tests {
         Permissions {
             module: "postgres".into(),
             node: "node-1".into(),
-            repository: Some("https://git/cat.git".into()),
-            reference: None,
+            catalog_source: Some(CatalogSource { repository: "https://git/cat.git".into(), ref_: None }),
             secrets: vec!["superuser".into()],
             manifest_bytes: Arc::from(MANIFEST),
             granted: Grants {

@@ -521,8 +521,7 @@ impl Run<'_> {
             permissions: Permissions {
                 module: module.to_string(),
                 node: self.options.node.clone(),
-                repository: self.options.catalog_source.as_ref().map(|s| s.repository.clone()),
-                reference: self.options.catalog_source.as_ref().and_then(|s| s.ref_.clone()),
+                catalog_source: self.options.catalog_source.clone(),
                 secrets: found.secrets.clone(),
                 manifest_bytes: Arc::from(found.manifest.as_slice()),
                 granted: found.adopt.grants.clone(),
