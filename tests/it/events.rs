@@ -65,7 +65,8 @@ impl Stream {
             Some(Event::Run(run)) => assert_eq!(run.schema, events::SCHEMA, "{what}"),
             other => panic!("{what} starts with {other:?}, not a `run` event"),
         }
-        assert!(matches!(stream.events.last(), Some(Event::End(_) | Event::Interrupted(_))), "{what}: no last event");
+        let last = stream.events.last();
+        assert!(matches!(last, Some(Event::End(_) | Event::Interrupted(_) | Event::Error(_))), "{what}: no last event");
         stream
     }
 
@@ -78,6 +79,7 @@ impl Stream {
         match self.events.last() {
             Some(Event::End(end)) => end.exit,
             Some(Event::Interrupted(interrupted)) => interrupted.exit,
+            Some(Event::Error(error)) => error.exit,
             _ => unreachable!("checked in `read`"),
         }
     }
@@ -354,8 +356,14 @@ fn replay_error(dir: &Path, recording: &Path) -> String {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
-    assert!(out.stdout.is_empty(), "nothing is replayed: {}", String::from_utf8_lossy(&out.stdout));
-    String::from_utf8(out.stderr).unwrap()
+    // Nothing is replayed: the stream is the one `error` line, saying what stderr says.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let value: Value = serde_json::from_str(stdout.trim_end()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(invalid(&value), None, "{stdout}");
+    let Event::Error(error) = serde_json::from_value(value).unwrap() else { panic!("not an error event: {stdout}") };
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains(&error.message) && error.causes.iter().all(|c| stderr.contains(c)), "{stdout}\n{stderr}");
+    stderr
 }
 
 #[test]
@@ -428,4 +436,23 @@ fn the_schema_refuses_the_shapes_it_replaced() {
     ] {
         assert!(invalid(&line).is_some(), "{what} is accepted: {line}");
     }
+}
+
+#[test]
+fn a_command_that_cannot_start_says_so_in_its_stream() {
+    // A catalogue that is not there: the command stops before its first event, and a program
+    // reading `--json` still gets one line, valid, saying why, with the exit status.
+    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .args(["run", "--json", "--catalogue", "/nonexistent/catalogue"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let [line] = lines.as_slice() else { panic!("expected one line, got {stdout:?}") };
+    let value: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(invalid(&value), None, "{line}");
+    let Event::Error(error) = serde_json::from_value(value).unwrap() else { panic!("not an error event: {line}") };
+    assert_eq!((error.schema, error.exit), (events::SCHEMA, 2));
+    assert!(error.message.contains("/nonexistent/catalogue"), "{}", error.message);
 }

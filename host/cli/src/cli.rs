@@ -33,6 +33,17 @@ pub struct Cli {
     command: Command,
 }
 
+impl Cli {
+    /// Whether the command speaks JSON on stdout, so an error it stops on is a line too.
+    fn json(&self) -> bool {
+        match &self.command {
+            Command::Check(args) | Command::Run(args) => args.json,
+            Command::Replay(args) => args.json,
+            Command::Inspect(_) | Command::Test(_) | Command::New(_) => false,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run each module's `check`: what adopting it would do, changing nothing.
@@ -362,6 +373,8 @@ fn resolved(path: &std::path::Path) -> Option<PathBuf> {
 /// be made at all.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let json = cli.json();
+    let report_error = |error: &anyhow::Error| report_error(error, json);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return report_error(&anyhow::anyhow!("failed to start the async runtime: {e}")),
@@ -423,12 +436,22 @@ impl Interrupts {
     }
 }
 
-fn report_error(error: &anyhow::Error) -> ExitCode {
+fn report_error(error: &anyhow::Error, json: bool) -> ExitCode {
     let mut text = format!("error: {error}");
     for cause in error.chain().skip(1) {
         text.push_str(&format!("\n  Caused by: {cause}"));
     }
     crate::errln!("{text}");
+    if json {
+        // A program reading `--json` learns of the error from the stream, not only stderr.
+        let line = events::Event::Error(events::ErrorEvent {
+            schema: events::SCHEMA,
+            message: error.to_string(),
+            causes: error.chain().skip(1).map(|c| c.to_string()).collect(),
+            exit: 2,
+        });
+        crate::output::emit(&serde_json::to_string(&line).expect("an event serialises"));
+    }
     ExitCode::from(2)
 }
 

@@ -53,6 +53,9 @@ pub enum Event {
     End(EndEvent),
     /// The last line of a command stopped by a signal, with what had been done.
     Interrupted(InterruptedEvent),
+    /// The last line of a command that stopped on an error (exit 2): its input could not be
+    /// used, or its output not written. When the command could not start, the only line.
+    Error(ErrorEvent),
 }
 
 /// Which command wrote the stream, so a reader knows what the rest of it can hold.
@@ -641,6 +644,20 @@ impl std::fmt::Display for Divergence {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EndEvent {
     /// The process's exit status (0, 1 or 2; see the README's table).
+    pub exit: u8,
+}
+
+/// A command that stopped on an error, as `--json` reports it on stdout.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorEvent {
+    /// The schema version, since this may be the stream's only line.
+    pub schema: u32,
+    /// What went wrong, naming the input or output concerned.
+    pub message: String,
+    /// What it was caused by, outermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<String>,
+    /// Always 2: a bad input or an output that cannot be written.
     pub exit: u8,
 }
 
