@@ -54,8 +54,11 @@ pub struct PluginHost {
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
     /// Digests of plugin files already read, by file identity, so a fleet that loads the
-    /// same file for every site reads and hashes it once. A file replaced or rewritten has
-    /// another identity (inode, size or modification time) and is read again.
+    /// same file for every site reads and hashes it once, and a plugin loaded again from the
+    /// compile cache is not read at all. A file replaced or rewritten has another identity
+    /// (inode, size, modification or change time) and is read and hashed again; the change
+    /// time cannot be set back by the file's owner, so a rewrite cannot pass for the file
+    /// that was hashed.
     seen: Mutex<HashMap<FileIdentity, String>>,
 }
 
@@ -66,16 +69,19 @@ struct FileIdentity {
     inode: u64,
     size: u64,
     modified_ns: i128,
+    changed_ns: i128,
 }
 
 impl FileIdentity {
     fn of(m: &std::fs::Metadata) -> FileIdentity {
         use std::os::unix::fs::MetadataExt;
+        let ns = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
         FileIdentity {
             device: m.dev(),
             inode: m.ino(),
             size: m.size(),
-            modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            modified_ns: ns(m.mtime(), m.mtime_nsec()),
+            changed_ns: ns(m.ctime(), m.ctime_nsec()),
         }
     }
 }
@@ -240,6 +246,12 @@ impl PluginHost {
         })
     }
 
+    /// The engine every plugin of this host is compiled for and runs on: what an embedder
+    /// or a benchmark needs to measure wasmtime's own share of loading a plugin.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// The limits every plugin of this host runs under.
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -286,9 +298,12 @@ impl PluginHost {
     ) -> Result<Plugin> {
         let identity = metadata.map(FileIdentity::of);
         let known = identity.and_then(|id| self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned());
-        if let Some(plugin) = known.and_then(|digest| self.linked_plugin(path, digest)) {
-            check_pin(path, &plugin.digest, pin)?;
-            return Ok(plugin);
+        if let Some(digest) = known {
+            // This very version of the file was hashed to `digest` in this process.
+            check_pin(path, &digest, pin)?;
+            if let Some(plugin) = self.load_known(path, &digest)? {
+                return Ok(plugin);
+            }
         }
         let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
         let digest = sha256_hex(&bytes);
@@ -307,30 +322,47 @@ impl PluginHost {
         Some(Plugin { path: path.to_path_buf(), digest, pre })
     }
 
+    /// The plugin with this digest without its bytes: linked already, or loaded from a
+    /// sound compile cache entry. `None` when it must be compiled from its file.
+    fn load_known(&self, path: &Path, digest: &str) -> Result<Option<Plugin>> {
+        if let Some(plugin) = self.linked_plugin(path, digest.to_string()) {
+            return Ok(Some(plugin));
+        }
+        let Some(component) = self.cache.as_ref().and_then(|cache| cache.get(&self.engine, digest).ok()) else {
+            return Ok(None);
+        };
+        self.finish_load(path, digest.to_string(), &component).map(Some)
+    }
+
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
         self.load_digested(path, bytes, sha256_hex(bytes))
     }
 
     fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
-        if let Some(plugin) = self.linked_plugin(path, digest.clone()) {
+        if let Some(plugin) = self.load_known(path, &digest)? {
             return Ok(plugin);
         }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
-        let component = self.compile_cached(&digest, bytes).map_err(|e| self.name_the_limit(e)).with_context(named)?;
-        self.check_world(&component).with_context(named)?;
-        let pre = self.link(&component).with_context(named)?;
+        let component =
+            self.compile_and_store(&digest, bytes).map_err(|e| self.name_the_limit(e)).with_context(named)?;
+        self.finish_load(path, digest, &component)
+    }
+
+    /// Checks a component's world, links it, and keeps it as linked in this process.
+    fn finish_load(&self, path: &Path, digest: String, component: &Component) -> Result<Plugin> {
+        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
+        self.check_world(component).with_context(named)?;
+        let pre = self.link(component).with_context(named)?;
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
         Ok(Plugin { path: path.to_path_buf(), digest, pre })
     }
 
-    /// The component from the cache, or compiled and stored there. A cache that cannot be
-    /// written is no reason to refuse a plugin: it is compiled again next time.
-    fn compile_cached(&self, digest: &str, bytes: &[u8]) -> Result<Component> {
+    /// The component compiled from `bytes`, and stored in the cache when there is one. A
+    /// cache that cannot be written is no reason to refuse a plugin: it is compiled again
+    /// next time.
+    fn compile_and_store(&self, digest: &str, bytes: &[u8]) -> Result<Component> {
         let Some(cache) = &self.cache else { return self.compile(bytes) };
-        if let Ok(component) = cache.get(&self.engine, digest) {
-            return Ok(component);
-        }
         let precompiled = self.precompile(bytes)?;
         let _ = cache.put(&self.engine, digest, &precompiled);
         // SAFETY: these bytes were produced just now by this engine's own compiler.
