@@ -1,6 +1,6 @@
-//! What a plugin costs: cold compile, a cache-hit load and instantiate, a host call's round
-//! trip, one `check` export, and phase three on the simulator beside the same rules written
-//! natively.
+//! What a plugin costs: cold compile, a cache-hit load (alone, beside wasmtime's own floor,
+//! and with an instantiation), a host call's round trip, one `check` export, and phase three
+//! on the simulator beside the same rules written natively.
 //!
 //! Run with `just bench` (plugins built first). Figures and ratios go in BENCHMARKS.md.
 
