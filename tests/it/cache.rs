@@ -86,3 +86,22 @@ async fn an_entry_copied_over_another_plugins_is_a_miss_and_the_pinned_plugin_ru
     // And the entry was replaced by the real plugin's own.
     assert_ne!(std::fs::read(named(&real.digest)).unwrap(), std::fs::read(named(&other.digest)).unwrap());
 }
+
+#[test]
+fn a_plugin_file_rewritten_in_place_is_hashed_again_and_held_to_its_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = cached_host(&dir.path().join("cache"));
+    let file = dir.path().join("adopt.wasm");
+    std::fs::copy(plugin("adopt_mesh_vault"), &file).unwrap();
+    let pinned = host.load(&file).unwrap().digest;
+    // The same file again: known by its identity, loaded from what this process linked.
+    assert_eq!(host.load_pinned(&file, Some(&pinned)).unwrap().digest, pinned);
+    host.forget_linked();
+    // And from the compile cache, without reading the file.
+    assert_eq!(host.load_pinned(&file, Some(&pinned)).unwrap().digest, pinned);
+    // Another plugin written over it, in place (same inode): its identity changed, so it is
+    // read and hashed again, and the pin refuses it.
+    std::fs::write(&file, std::fs::read(plugin("adopt_nats")).unwrap()).unwrap();
+    let refused = host.load_pinned(&file, Some(&pinned)).err().expect("a rewritten plugin is held to its pin");
+    assert!(refused.to_string().contains("the manifest pins"), "{refused:#}");
+}

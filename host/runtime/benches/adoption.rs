@@ -1,6 +1,6 @@
-//! What a plugin costs: cold compile, a cache-hit load and instantiate, a host call's round
-//! trip, one `check` export, and phase three on the simulator beside the same rules written
-//! natively.
+//! What a plugin costs: cold compile, a cache-hit load (alone, beside wasmtime's own floor,
+//! and with an instantiation), a host call's round trip, one `check` export, and phase three
+//! on the simulator beside the same rules written natively.
 //!
 //! Run with `just bench` (plugins built first). Figures and ratios go in BENCHMARKS.md.
 
@@ -21,6 +21,7 @@ use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run, RunOptions};
 use mesh_adopt_runtime::runtime::{PluginHost, RunEnv};
 use mesh_adopt_runtime::transcript::Transcript;
+use wasmtime::component::Component;
 
 fn root() -> PathBuf {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).canonicalize().unwrap()
@@ -108,6 +109,32 @@ fn cold_compile(c: &mut Criterion) {
     group.finish();
 }
 
+/// A cache-hit load alone: with the in-process table of linked plugins emptied, the plugin
+/// found by its file's identity (its sha256 known from the first load in this process), its
+/// compile cache entry mapped and checked (trailer, key, checksum), deserialized from that
+/// mapping, its world checked and linked. Nothing is instantiated, and dropping the plugin
+/// loaded before is not timed. Beside it, `engine_floor`: wasmtime alone mapping and
+/// deserializing the same precompiled artefact from a plain file, what no cache can beat.
+fn cache_hit_load(c: &mut Criterion) {
+    let cache_dir = tempfile::tempdir().unwrap();
+    let host = PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(cache_dir.path()).unwrap());
+    let mut group = c.benchmark_group("cache_hit_load");
+    for (module, crate_name) in PLUGINS {
+        let path = built(crate_name);
+        host.load(&path).unwrap();
+        group.bench_function(module, |b| {
+            b.iter_batched(|| host.forget_linked(), |()| host.load(&path).unwrap(), BatchSize::PerIteration)
+        });
+        let plain = cache_dir.path().join(format!("{module}.plain.cwasm"));
+        std::fs::write(&plain, host.precompile(&std::fs::read(&path).unwrap()).unwrap()).unwrap();
+        group.bench_function(format!("engine_floor/{module}"), |b| {
+            // SAFETY: the file was written just above by this engine's own compiler.
+            b.iter_with_large_drop(|| unsafe { Component::deserialize_file(host.engine(), &plain) }.unwrap())
+        });
+    }
+    group.finish();
+}
+
 fn load_and_instantiate(c: &mut Criterion) {
     let rt = runtime();
     let fixture = Fixture::new();
@@ -118,7 +145,7 @@ fn load_and_instantiate(c: &mut Criterion) {
         let path = built(crate_name);
         host.load(&path).unwrap();
         let env = fixture.env(module);
-        // From the disk cache: read, verify, deserialize, link, instantiate.
+        // From the disk cache: map, verify, deserialize, link, instantiate.
         group.bench_function(format!("cache_hit/{module}"), |b| {
             b.to_async(&rt).iter(|| async {
                 host.forget_linked();
@@ -218,5 +245,5 @@ fn phase_three(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cold_compile, load_and_instantiate, host_call, check_export, phase_three);
+criterion_group!(benches, cold_compile, cache_hit_load, load_and_instantiate, host_call, check_export, phase_three);
 criterion_main!(benches);

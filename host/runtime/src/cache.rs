@@ -2,32 +2,47 @@
 //! adopted on hundreds of sites pays Cranelift once.
 //!
 //! An entry is keyed by the plugin's sha256 and the engine's compatibility hash (wasmtime's
-//! version, target and settings), starts with that key, and is stored with a 128-bit XXH3
-//! checksum of the key and its bytes. An entry whose key is not the one asked for is a miss,
-//! so an entry copied over another's is never loaded as that plugin. The directory is
-//! private, so the checksum guards against corruption, not forgery, and a fast one keeps a
-//! cache hit well under a millisecond. Only this host
-//! writes the directory, created private to the user. A missing, stale, corrupt or foreign
-//! entry is a miss: the plugin is compiled again and the entry replaced. Nothing is ever
-//! loaded from the cache without its checksum matching.
+//! version, target and settings). It is the precompiled artefact as wasmtime wrote it,
+//! followed by a trailer: that key, a 128-bit XXH3 checksum of the key and the artefact, the
+//! key's length and a magic word. An entry whose key is not the one asked for is a miss, so
+//! an entry copied over another's is never loaded as that plugin. The directory is private,
+//! so the checksum guards against corruption, not forgery, and a fast one keeps a cache hit
+//! cheap. Only this host writes the directory, created private to the user, and every entry
+//! is written whole to a temporary file and renamed into place, so a file once in place is
+//! never written again. A missing, stale, corrupt or foreign entry is a miss: the plugin is
+//! compiled again and the entry replaced. Nothing is ever loaded from the cache without its
+//! checksum matching.
+//!
+//! A hit maps the entry instead of reading it: the artefact is ELF at offset 0 (the trailer
+//! comes after it, where ELF does not look), so wasmtime maps the very file that was checked
+//! and executes from the page cache, without copying what may be many megabytes of native
+//! code (an 18 MB Python plugin) into fresh memory.
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, Result, bail};
 
-use wasmtime::Engine;
 use wasmtime::component::Component;
+use wasmtime::{Engine, EngineWeak};
 
 const CHECKSUM_BYTES: usize = 16;
 
-/// The longest key an entry may start with. The key says what the entry is for (the plugin's
-/// sha256 and the engine's compatibility hash) and is written at its head, ended by a
-/// newline: an entry copied over another plugin's is then a miss, not that plugin, so the
-/// cache can never stand in for a pinned digest.
+/// The last bytes of every entry: what tells an entry of this layout from anything else.
+const MAGIC: &[u8; 8] = b"mshadpt1";
+
+/// The key's length, stored before the magic word.
+const KEY_LENGTH_BYTES: usize = 2;
+
+/// The longest key an entry may carry. The key says what the entry is for (the plugin's
+/// sha256 and the engine's compatibility hash) and is written in its trailer: an entry
+/// copied over another plugin's is then a miss, not that plugin, so the cache can never
+/// stand in for a pinned digest.
 const KEY_MAX_BYTES: usize = 128;
 
 fn keyed_checksum(key: &[u8], bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
@@ -37,10 +52,34 @@ fn keyed_checksum(key: &[u8], bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
     hasher.digest128().to_le_bytes()
 }
 
+/// An entry's parts, found from its end: the precompiled artefact, the key it was written
+/// for and the checksum written with them. `None` when the bytes are not an entry of this
+/// layout (too short, no magic word, a key length out of range).
+fn split_entry(stored: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let rest = stored.strip_suffix(MAGIC.as_slice())?;
+    let (rest, length) = rest.split_at_checked(rest.len().checked_sub(KEY_LENGTH_BYTES)?)?;
+    let key_length = usize::from(u16::from_le_bytes(length.try_into().ok()?));
+    if key_length > KEY_MAX_BYTES {
+        return None;
+    }
+    let (rest, sum) = rest.split_at_checked(rest.len().checked_sub(CHECKSUM_BYTES)?)?;
+    let (artefact, key) = rest.split_at_checked(rest.len().checked_sub(key_length)?)?;
+    Some((artefact, key, sum))
+}
+
 /// A directory of precompiled plugins.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CompileCache {
     dir: PathBuf,
+    /// The last engine's compatibility hash: computing it hashes all of the engine's
+    /// compilation settings, which would otherwise be a good part of every cache hit.
+    engine_hash: Arc<Mutex<Option<(EngineWeak, u64)>>>,
+}
+
+impl std::fmt::Debug for CompileCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompileCache").field("dir", &self.dir).finish_non_exhaustive()
+    }
 }
 
 /// Why an entry was not used; a miss is never an error for the caller.
@@ -48,7 +87,7 @@ pub struct CompileCache {
 pub enum Miss {
     /// No entry for this plugin and engine.
     Absent,
-    /// The entry's bytes do not match its checksum.
+    /// The entry's bytes do not match its checksum, or are not an entry at all.
     Corrupt,
     /// The bytes matched but the engine would not take them (another build of the host).
     Incompatible,
@@ -77,7 +116,7 @@ impl CompileCache {
                 meta.permissions().mode() & 0o777
             );
         }
-        Ok(CompileCache { dir: dir.to_path_buf() })
+        Ok(CompileCache { dir: dir.to_path_buf(), engine_hash: Arc::default() })
     }
 
     /// The default place: `$XDG_CACHE_HOME/mesh-adopt`, else `~/.cache/mesh-adopt`.
@@ -88,63 +127,87 @@ impl CompileCache {
             .map(|base| base.join("mesh-adopt"))
     }
 
-    /// The entry's key: the plugin's digest and the engine's compatibility hash.
-    fn key(engine: &Engine, digest: &str) -> String {
+    /// The engine's compatibility hash (wasmtime's version, target and settings), computed
+    /// once per engine.
+    fn engine_hash(&self, engine: &Engine) -> u64 {
+        let mut memo = self.engine_hash.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((known, hash)) = &*memo
+            && known.upgrade().is_some_and(|known| Engine::same(&known, engine))
+        {
+            return *hash;
+        }
         let mut hasher = DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
-        format!("{digest}{:016x}", hasher.finish())
+        let hash = hasher.finish();
+        *memo = Some((engine.weak(), hash));
+        hash
+    }
+
+    /// The entry's key: the plugin's digest and the engine's compatibility hash.
+    fn key(&self, engine: &Engine, digest: &str) -> String {
+        format!("{digest}{:016x}", self.engine_hash(engine))
     }
 
     fn entry(&self, engine: &Engine, digest: &str) -> PathBuf {
-        let key = Self::key(engine, digest);
-        let (digest, engine) = key.split_at(key.len() - 16);
-        self.dir.join(format!("{digest}-{engine}.cwasm"))
+        self.dir.join(format!("{digest}-{:016x}.cwasm", self.engine_hash(engine)))
     }
 
-    /// The component for the plugin with sha256 `digest`, if a sound entry exists.
+    /// The component for the plugin with sha256 `digest`, if a sound entry exists. The
+    /// entry is mapped, its trailer and checksum checked, and then wasmtime maps that same
+    /// open file (through `/proc/self/fd`), so what runs is what was checked.
     pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
-        let path = self.entry(engine, digest);
-        let Ok(stored) = fs::read(&path) else { return Err(Miss::Absent) };
-        // Layout: the key, the 16-byte checksum of the key and what follows, then the
-        // precompiled bytes.
-        let Some(end) = stored.iter().take(KEY_MAX_BYTES).position(|b| *b == b'\n') else {
-            return Err(Miss::Corrupt);
-        };
-        let (key, rest) = (&stored[..end], &stored[end + 1..]);
-        if rest.len() < CHECKSUM_BYTES {
+        let Ok(file) = fs::File::open(self.entry(engine, digest)) else { return Err(Miss::Absent) };
+        let length = file.metadata().map_err(|_| Miss::Absent)?.len();
+        if length < (MAGIC.len() + KEY_LENGTH_BYTES + CHECKSUM_BYTES) as u64 {
             return Err(Miss::Corrupt);
         }
-        let (sum, bytes) = rest.split_at(CHECKSUM_BYTES);
-        if sum != keyed_checksum(key, bytes) {
+        // SAFETY: the map is read only and dropped before this returns. This host never
+        // writes an entry in place (each is renamed into place whole), so the file does not
+        // change under the map; only another process of this user writing into the private
+        // directory could change or cut it meanwhile.
+        // Not populated up front: the kernel maps a file's cached pages in batches as the
+        // checksum reads them, which costs less than populating and unmapping every page.
+        let mapped = unsafe { memmap2::Mmap::map(&file) }.map_err(|_| Miss::Corrupt)?;
+        let (artefact, key, sum) = split_entry(&mapped).ok_or(Miss::Corrupt)?;
+        if sum != keyed_checksum(key, artefact) {
             return Err(Miss::Corrupt);
         }
-        if key != Self::key(engine, digest).as_bytes() {
+        if key != self.key(engine, digest).as_bytes() {
             return Err(Miss::OtherKey);
         }
+        drop(mapped);
+        // The open file itself, not the entry's name: a rename into place meanwhile (another
+        // process of this host storing the same entry) cannot swap what is loaded.
+        let same_file = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
         // SAFETY: these bytes were written by `put` of this host (the directory is private
-        // to this user) and match the checksum written with them; wasmtime also checks that
-        // they were produced by a compatible engine and refuses them otherwise.
-        unsafe { Component::deserialize(engine, bytes) }.map_err(|_| Miss::Incompatible)
+        // to this user), match the checksum written with them, and are never modified in
+        // place; wasmtime also checks that they were produced by a compatible engine and
+        // refuses them otherwise.
+        unsafe { Component::deserialize_file(engine, &same_file) }.map_err(|_| Miss::Incompatible)
     }
 
-    /// Stores precompiled bytes for the plugin with sha256 `digest`, atomically.
+    /// Stores precompiled bytes for the plugin with sha256 `digest`, atomically: written
+    /// whole to a temporary file in the directory, synced, and renamed over the entry.
     pub fn put(&self, engine: &Engine, digest: &str, precompiled: &[u8]) -> Result<()> {
         let path = self.entry(engine, digest);
-        let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&temporary)
-            .with_context(|| format!("failed to write `{}`", temporary.display()))?;
-        let key = Self::key(engine, digest);
-        file.write_all(key.as_bytes())?;
-        file.write_all(b"\n")?;
-        file.write_all(&keyed_checksum(key.as_bytes(), precompiled))?;
-        file.write_all(precompiled)?;
-        file.sync_all()?;
-        fs::rename(&temporary, &path).with_context(|| format!("failed to write `{}`", path.display()))?;
+        let failed = || format!("failed to write the compile cache entry `{}`", path.display());
+        // A private file (0600), removed again if anything below fails.
+        let mut file =
+            tempfile::Builder::new().prefix(".entry-").suffix(".tmp").tempfile_in(&self.dir).with_context(failed)?;
+        let key = self.key(engine, digest);
+        let key_length = u16::try_from(key.len()).ok().filter(|n| usize::from(*n) <= KEY_MAX_BYTES);
+        let Some(key_length) = key_length else { bail!("the cache key `{key}` is longer than {KEY_MAX_BYTES} bytes") };
+        let written = (|| {
+            let out = file.as_file_mut();
+            out.write_all(precompiled)?;
+            out.write_all(key.as_bytes())?;
+            out.write_all(&keyed_checksum(key.as_bytes(), precompiled))?;
+            out.write_all(&key_length.to_le_bytes())?;
+            out.write_all(MAGIC)?;
+            out.sync_all()
+        })();
+        written.with_context(failed)?;
+        file.persist(&path).map_err(|e| e.error).with_context(failed)?;
         Ok(())
     }
 }
@@ -182,5 +245,37 @@ mod tests {
         cache.put(&engine, "evil", b"native code of another plugin").unwrap();
         fs::copy(cache.entry(&engine, "evil"), cache.entry(&engine, "pinned")).unwrap();
         assert_eq!(cache.get(&engine, "pinned").err(), Some(Miss::OtherKey));
+    }
+
+    #[test]
+    fn a_byte_changed_anywhere_in_an_entry_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(&dir.path().join("c")).unwrap();
+        let engine = Engine::default();
+        cache.put(&engine, "abc", b"precompiled bytes of some length").unwrap();
+        let sound = fs::read(cache.entry(&engine, "abc")).unwrap();
+        for at in 0..sound.len() {
+            let mut bytes = sound.clone();
+            bytes[at] ^= 0x01;
+            fs::write(cache.entry(&engine, "abc"), &bytes).unwrap();
+            let miss = cache.get(&engine, "abc").err();
+            assert!(matches!(miss, Some(Miss::Corrupt)), "byte {at} of {}: {miss:?}", sound.len());
+        }
+    }
+
+    #[test]
+    fn an_entry_is_the_artefact_then_its_trailer_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(dir.path()).unwrap();
+        let engine = Engine::default();
+        cache.put(&engine, "abc", b"\x7fELF...").unwrap();
+        let stored = fs::read(cache.entry(&engine, "abc")).unwrap();
+        let (artefact, key, _) = split_entry(&stored).unwrap();
+        assert_eq!(artefact, b"\x7fELF...");
+        assert_eq!(key, cache.key(&engine, "abc").as_bytes());
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        let mode = fs::metadata(cache.entry(&engine, "abc")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
     }
 }

@@ -2,8 +2,13 @@
 //!
 //! The directory is opened once as a capability (cap-std): a name with `..`, an absolute
 //! path or a symlink pointing outside cannot reach anything else on the machine.
+//!
+//! A run reads the whole directory once, when its preflight begins
+//! ([`Credentials::learn_all`]); from then on what it verifies, digests for a saved plan and
+//! hands to plugins is what it read then, so the credential a plugin carries is the one its
+//! plan was made and digested from. The next run reads the directory again.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -28,6 +33,10 @@ pub struct Credentials {
     /// has read them. Each pair is held once, however many sites of a fleet read it. Only
     /// values that are text are kept: text can only contain those.
     handed_out: Mutex<BTreeSet<(String, String)>>,
+    /// Every usable credential's value as [`Credentials::learn_all`] last read it, by name:
+    /// what reads are served from until it reads the directory again. A name not in it (not
+    /// learnt yet, or not usable when it was) is read from the directory.
+    learnt: Mutex<HashMap<String, Vec<u8>>>,
 }
 
 impl Credentials {
@@ -36,7 +45,12 @@ impl Credentials {
     pub fn open(path: &Path) -> Credentials {
         let dir = Dir::open_ambient_dir(path, ambient_authority())
             .map_err(|e| format!("the credentials directory `{}` cannot be opened: {e}", path.display()));
-        Credentials { path: path.to_path_buf(), dir, handed_out: Mutex::new(BTreeSet::new()) }
+        Credentials {
+            path: path.to_path_buf(),
+            dir,
+            handed_out: Mutex::new(BTreeSet::new()),
+            learnt: Mutex::new(HashMap::new()),
+        }
     }
 
     /// No credentials at all: a run whose plugins need none, or whose installer hands none
@@ -46,14 +60,25 @@ impl Credentials {
             path: PathBuf::from("(no credentials)"),
             dir: Err("this run was given no credentials directory".into()),
             handed_out: Mutex::new(BTreeSet::new()),
+            learnt: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Reads credential `name`. Names are plain file names inside the directory.
+    /// Reads credential `name`: as the run's [`Credentials::learn_all`] read it, or from the
+    /// directory. Names are plain file names inside the directory.
     pub fn read(&self, name: &str) -> Result<SecretValue, String> {
-        let trimmed = self.read_value(name)?;
+        let trimmed = self.value(name)?;
         self.remember(name, &trimmed);
         Ok(SecretValue { name: name.to_string(), bytes: trimmed })
+    }
+
+    /// The value of credential `name` as last learnt, else read from the directory.
+    fn value(&self, name: &str) -> Result<Vec<u8>, String> {
+        let learnt = self.learnt.lock().unwrap_or_else(|p| p.into_inner()).get(name).cloned();
+        match learnt {
+            Some(value) => Ok(value),
+            None => self.read_value(name),
+        }
     }
 
     fn remember(&self, name: &str, value: &[u8]) {
@@ -68,16 +93,22 @@ impl Credentials {
     /// anywhere — not only those a plugin asked for: a plugin that learnt a value some other
     /// way, or runs before the module that hands it over, is scrubbed and caught all the
     /// same. Entries that are not credentials (directories, oversized or empty files) are
-    /// left alone here; a plugin asking for one is refused by [`Credentials::read`].
+    /// left alone here; a plugin asking for one is refused by [`Credentials::read`]. The
+    /// values read are what the run's reads are served from, until this reads again.
     pub fn learn_all(&self) {
-        let Ok(dir) = &self.dir else { return };
-        let Ok(entries) = dir.entries() else { return };
-        for entry in entries.flatten() {
-            let Some(name) = entry.file_name().to_str().map(String::from) else { continue };
-            if let Ok(value) = self.read_value(&name) {
-                self.remember(&name, &value);
+        let mut learnt = HashMap::new();
+        if let Ok(dir) = &self.dir
+            && let Ok(entries) = dir.entries()
+        {
+            for entry in entries.flatten() {
+                let Some(name) = entry.file_name().to_str().map(String::from) else { continue };
+                if let Ok(value) = self.read_value(&name) {
+                    self.remember(&name, &value);
+                    learnt.insert(name, value);
+                }
             }
         }
+        *self.learnt.lock().unwrap_or_else(|p| p.into_inner()) = learnt;
     }
 
     /// Verifies the named credentials as [`Credentials::verify`] does, reading each once, and
@@ -92,7 +123,7 @@ impl Credentials {
         sorted.sort();
         let mut bytes = Vec::new();
         for name in sorted {
-            let value = self.read_value(name).map_err(|why| (name.clone(), why))?;
+            let value = self.value(name).map_err(|why| (name.clone(), why))?;
             bytes.extend((name.len() as u64).to_le_bytes());
             bytes.extend(name.as_bytes());
             bytes.extend((value.len() as u64).to_le_bytes());
@@ -104,7 +135,7 @@ impl Credentials {
     /// Checks that credential `name` can be handed over, without handing it out: what a
     /// run's preflight asks of every credential a manifest grants.
     pub fn verify(&self, name: &str) -> Result<(), String> {
-        self.read_value(name).map(drop)
+        self.value(name).map(drop)
     }
 
     /// The credential's bytes without a trailing newline, refusing one that is missing, too
@@ -206,6 +237,26 @@ mod tests {
         credentials.learn_all();
         let (text, found) = credentials.redact("leaked s3cret-value".into());
         assert_eq!((text.as_str(), found.as_deref()), ("leaked <secret never-asked-for>", Some("never-asked-for")));
+    }
+
+    #[test]
+    fn a_run_reads_what_it_learnt_until_it_learns_again() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pw"), "first-value\n").unwrap();
+        let credentials = Credentials::open(dir.path());
+        credentials.learn_all();
+        let digest = credentials.verify_all(&["pw".into()]).unwrap();
+        // Changed on disk during the run: the run hands over and digests what it learnt.
+        std::fs::write(dir.path().join("pw"), "second-value\n").unwrap();
+        assert_eq!(credentials.read("pw").unwrap().bytes, b"first-value");
+        assert_eq!(credentials.verify_all(&["pw".into()]).unwrap(), digest);
+        // The next run learns the new value, and a removed credential is gone with it.
+        credentials.learn_all();
+        assert_eq!(credentials.read("pw").unwrap().bytes, b"second-value");
+        assert_ne!(credentials.verify_all(&["pw".into()]).unwrap(), digest);
+        std::fs::remove_file(dir.path().join("pw")).unwrap();
+        credentials.learn_all();
+        assert!(credentials.read("pw").unwrap_err().contains("no credential `pw`"));
     }
 
     #[test]

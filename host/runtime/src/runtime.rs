@@ -55,8 +55,11 @@ pub struct PluginHost {
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
     /// Digests of plugin files already read, by file identity, so a fleet that loads the
-    /// same file for every site reads and hashes it once. A file replaced or rewritten has
-    /// another identity (inode, size or modification time) and is read again.
+    /// same file for every site reads and hashes it once, and a plugin loaded again from the
+    /// compile cache is not read at all. A file replaced or rewritten has another identity
+    /// (inode, size, modification or change time) and is read and hashed again; the change
+    /// time cannot be set back by the file's owner, so a rewrite cannot pass for the file
+    /// that was hashed.
     seen: Mutex<HashMap<FileIdentity, String>>,
 }
 
@@ -67,16 +70,19 @@ struct FileIdentity {
     inode: u64,
     size: u64,
     modified_ns: i128,
+    changed_ns: i128,
 }
 
 impl FileIdentity {
     fn of(m: &std::fs::Metadata) -> FileIdentity {
         use std::os::unix::fs::MetadataExt;
+        let ns = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
         FileIdentity {
             device: m.dev(),
             inode: m.ino(),
             size: m.size(),
-            modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            modified_ns: ns(m.mtime(), m.mtime_nsec()),
+            changed_ns: ns(m.ctime(), m.ctime_nsec()),
         }
     }
 }
@@ -245,6 +251,12 @@ impl PluginHost {
         })
     }
 
+    /// The engine every plugin of this host is compiled for and runs on: what an embedder
+    /// or a benchmark needs to measure wasmtime's own share of loading a plugin.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// The limits every plugin of this host runs under.
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -291,9 +303,12 @@ impl PluginHost {
     ) -> Result<Plugin> {
         let identity = metadata.map(FileIdentity::of);
         let known = identity.and_then(|id| self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned());
-        if let Some(plugin) = known.and_then(|digest| self.linked_plugin(path, digest)) {
-            check_pin(path, &plugin.digest, pin)?;
-            return Ok(plugin);
+        if let Some(digest) = known {
+            // This very version of the file was hashed to `digest` in this process.
+            check_pin(path, &digest, pin)?;
+            if let Some(plugin) = self.load_known(path, &digest)? {
+                return Ok(plugin);
+            }
         }
         let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
         let digest = sha256_hex(&bytes);
@@ -312,30 +327,47 @@ impl PluginHost {
         Some(Plugin { path: path.to_path_buf(), digest, pre })
     }
 
+    /// The plugin with this digest without its bytes: linked already, or loaded from a
+    /// sound compile cache entry. `None` when it must be compiled from its file.
+    fn load_known(&self, path: &Path, digest: &str) -> Result<Option<Plugin>> {
+        if let Some(plugin) = self.linked_plugin(path, digest.to_string()) {
+            return Ok(Some(plugin));
+        }
+        let Some(component) = self.cache.as_ref().and_then(|cache| cache.get(&self.engine, digest).ok()) else {
+            return Ok(None);
+        };
+        self.finish_load(path, digest.to_string(), &component).map(Some)
+    }
+
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
         self.load_digested(path, bytes, sha256_hex(bytes))
     }
 
     fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
-        if let Some(plugin) = self.linked_plugin(path, digest.clone()) {
+        if let Some(plugin) = self.load_known(path, &digest)? {
             return Ok(plugin);
         }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
-        let component = self.compile_cached(&digest, bytes).map_err(|e| self.name_the_limit(e)).with_context(named)?;
-        self.check_world(&component).with_context(named)?;
-        let pre = self.link(&component).with_context(named)?;
+        let component =
+            self.compile_and_store(&digest, bytes).map_err(|e| self.name_the_limit(e)).with_context(named)?;
+        self.finish_load(path, digest, &component)
+    }
+
+    /// Checks a component's world, links it, and keeps it as linked in this process.
+    fn finish_load(&self, path: &Path, digest: String, component: &Component) -> Result<Plugin> {
+        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
+        self.check_world(component).with_context(named)?;
+        let pre = self.link(component).with_context(named)?;
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
         Ok(Plugin { path: path.to_path_buf(), digest, pre })
     }
 
-    /// The component from the cache, or compiled and stored there. A cache that cannot be
-    /// written is no reason to refuse a plugin: it is compiled again next time.
-    fn compile_cached(&self, digest: &str, bytes: &[u8]) -> Result<Component> {
+    /// The component compiled from `bytes`, and stored in the cache when there is one. A
+    /// cache that cannot be written is no reason to refuse a plugin: it is compiled again
+    /// next time.
+    fn compile_and_store(&self, digest: &str, bytes: &[u8]) -> Result<Component> {
         let Some(cache) = &self.cache else { return self.compile(bytes) };
-        if let Ok(component) = cache.get(&self.engine, digest) {
-            return Ok(component);
-        }
         let precompiled = self.precompile(bytes)?;
         let _ = cache.put(&self.engine, digest, &precompiled);
         // SAFETY: these bytes were produced just now by this engine's own compiler.
@@ -503,6 +535,8 @@ impl PluginHost {
         .await
     }
 
+    /// One export call in a fresh sandbox: a store set up for it, the plugin instantiated
+    /// and `export` run by the call's wall deadline, and a stop report if it was stopped.
     async fn call<T>(
         &self,
         plugin: &Plugin,
@@ -510,12 +544,24 @@ impl PluginHost {
         phase: Phase,
         export: impl AsyncFnOnce(&Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T> {
-        let stdout = Captured::new(OUTPUT_CAPTURE_BYTES);
-        let stderr = Captured::new(OUTPUT_CAPTURE_BYTES);
+        let output = Output::new();
         let deadline = Deadline::new(env.mesh.clone(), self.limits.wall_time);
+        let mut store = self.store(env, phase, self.wasi(env, &output), deadline.clone());
+        let outcome = self.run_by_deadline(plugin, &mut store, &deadline, export).await;
+        outcome.map_err(|error| {
+            let state = store.data_mut();
+            let last_call = std::mem::take(&mut state.last_call);
+            self.stop_report(plugin, env, state.phase, &last_call, &output, error)
+        })
+    }
+
+    /// The WASI of [`crate::sandbox`] for one call: stdout and stderr captured into
+    /// `output`, the mesh's clocks, no network, and random numbers seeded from the run's seed
+    /// (per module) when the mesh has one.
+    fn wasi(&self, env: &RunEnv, output: &Output) -> WasiCtx {
         let mut wasi = WasiCtx::builder();
-        wasi.stdout(stdout.clone())
-            .stderr(stderr.clone())
+        wasi.stdout(output.stdout.clone())
+            .stderr(output.stderr.clone())
             .wall_clock(MeshWallClock { mesh: env.mesh.clone() })
             .monotonic_clock(MeshMonotonicClock { mesh: env.mesh.clone() })
             .allow_tcp(false)
@@ -528,7 +574,12 @@ impl PluginHost {
                 .insecure_random(rand::rngs::StdRng::seed_from_u64(seed.rotate_left(32)))
                 .insecure_random_seed(u128::from(seed) << 64 | u128::from(!seed));
         }
-        let wasi = wasi.build();
+        wasi.build()
+    }
+
+    /// A store for one call: its caps (memory, instances, memories, tables), its state, and
+    /// the guest-time check at every epoch tick.
+    fn store(&self, env: &RunEnv, phase: Phase, wasi: WasiCtx, deadline: Arc<Deadline>) -> Store<RunState> {
         let state = RunState {
             wasi,
             table: ResourceTable::new(),
@@ -551,99 +602,130 @@ impl PluginHost {
             calls: 0,
             carried_secrets: Default::default(),
             cap_reached: None,
-            deadline: deadline.clone(),
+            deadline,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.store_limits);
         store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(|ctx| {
-            let state = ctx.data();
-            if let Some(cap) = &state.cap_reached {
-                return Err(StopReason::error(StopKind::Limit, cap.clone()));
-            }
-            let waited = state.in_host + state.deadline.waited();
-            let guest = state.started.elapsed().saturating_sub(waited);
-            if guest > state.limits.guest_time {
-                return Err(StopReason::error(
-                    StopKind::GuestTime,
-                    format!("it ran for more than its {:?} of guest time", state.limits.guest_time),
-                ));
-            }
-            // Yield to the executor at every tick: a plugin computing without host calls
-            // still lets the program notice an interrupt (SIGINT) or another deadline.
-            Ok(UpdateDeadline::Yield(1))
-        });
-        let outcome = {
-            let work = async {
-                let adopter =
-                    plugin.pre.instantiate_async(&mut store).await.map_err(|e| self.name_the_limit(e.into()))?;
-                export(&adopter, &mut store).await.map_err(anyhow::Error::from)
-            };
-            // Whatever the plugin waits on, the call ends by its wall deadline: the plugin's
-            // future is dropped, its instance with it.
-            tokio::select! {
-                biased;
-                outcome = work => outcome,
-                why = deadline.stopped() => Err(StopReason::error(StopKind::WallTime, why).into()),
-            }
-        };
-        let last_call = std::mem::take(&mut store.data_mut().last_call);
-        let phase = store.data().phase;
-        outcome.map_err(|error| {
-            let caught = |text: String, place: &str| {
-                let (text, found) = env.credentials.redact(text);
-                if let Some(secret) = found {
-                    let module = env.module.clone();
-                    env.transcript.record(crate::transcript::Event::SecretShown {
-                        module,
-                        secret,
-                        place: place.into(),
-                    });
-                }
-                text
-            };
-            let stdout = caught(stdout.text(), "its stdout");
-            let stderr = caught(stderr.text(), "its stderr");
-            let done = env.transcript.effects(&env.module);
-            let (mut why, backtrace) = stop_words(&error);
-            if let Some(hint) = self.limit_hint(&why) {
-                why.push_str(&format!(" ({hint})"));
-            }
-            let mut message = format!(
-                "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {why}",
-                env.module,
-                plugin.path.display(),
-                short(&plugin.digest)
-            );
-            if format!("{error:#}").contains("growing memory") {
-                message.push_str(&format!(
-                    " (its memory cap is {} MiB: limits.memory_bytes, `--plugin-memory`)",
-                    self.limits.memory_bytes >> 20
-                ));
-            }
-            // What the plugin wrote is quoted a line at a time with its control characters
-            // made visible, so none of it can pass for a line of the report's own.
-            if !last_call.is_empty() {
-                message.push_str(&format!("\nits last host call: {}", crate::screen::visible(&last_call)));
-            }
-            for (name, text) in [("stdout", &stdout), ("stderr", &stderr)] {
-                if !text.is_empty() {
-                    let lines: Vec<String> =
-                        text.lines().map(|l| format!("  | {}", crate::screen::visible(l))).collect();
-                    message.push_str(&format!("\nits {name}:\n{}", lines.join("\n")));
-                }
-            }
-            if done.is_empty() {
-                message.push_str("\nit had changed nothing on the mesh");
-            } else {
-                message.push_str(&format!("\nwhat it had already done:\n  {}", done.join("\n  ")));
-            }
-            if let Some(backtrace) = backtrace {
-                message.push_str(&format!("\nwhere it was:\n  {}", backtrace.replace('\n', "\n  ")));
-            }
-            anyhow::Error::new(Stopped { during: phase, kind: StopKind::of(&error), report: message })
-        })
+        store.epoch_deadline_callback(|ctx| at_epoch_tick(ctx.data()));
+        store
     }
+
+    /// Instantiates the plugin and runs `export`, ending by the wall deadline whatever the
+    /// plugin waits on: past it, the plugin's future is dropped, its instance with it.
+    async fn run_by_deadline<T>(
+        &self,
+        plugin: &Plugin,
+        store: &mut Store<RunState>,
+        deadline: &Deadline,
+        export: impl AsyncFnOnce(&Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
+    ) -> Result<T> {
+        let work = async {
+            let adopter = plugin.pre.instantiate_async(&mut *store).await.map_err(|e| self.name_the_limit(e.into()))?;
+            export(&adopter, store).await.map_err(anyhow::Error::from)
+        };
+        tokio::select! {
+            biased;
+            outcome = work => outcome,
+            why = deadline.stopped() => Err(StopReason::error(StopKind::WallTime, why).into()),
+        }
+    }
+
+    /// The report of a plugin the sandbox stopped: why (with the limit to raise, if one was
+    /// hit), its last host call, what it wrote (scrubbed of secrets, a line at a time with
+    /// control characters made visible, so none of it can pass for a line of the report's
+    /// own), what it had already done, and where it was.
+    fn stop_report(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        phase: Phase,
+        last_call: &str,
+        output: &Output,
+        error: anyhow::Error,
+    ) -> anyhow::Error {
+        let (mut why, backtrace) = stop_words(&error);
+        if let Some(hint) = self.limit_hint(&why) {
+            why.push_str(&format!(" ({hint})"));
+        }
+        let mut message = format!(
+            "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {why}",
+            env.module,
+            plugin.path.display(),
+            short(&plugin.digest)
+        );
+        if format!("{error:#}").contains("growing memory") {
+            message.push_str(&format!(
+                " (its memory cap is {} MiB: limits.memory_bytes, `--plugin-memory`)",
+                self.limits.memory_bytes >> 20
+            ));
+        }
+        if !last_call.is_empty() {
+            message.push_str(&format!("\nits last host call: {}", crate::screen::visible(last_call)));
+        }
+        for (name, captured) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+            let text = scrubbed_output(env, captured.text(), &format!("its {name}"));
+            if !text.is_empty() {
+                let lines: Vec<String> = text.lines().map(|l| format!("  | {}", crate::screen::visible(l))).collect();
+                message.push_str(&format!("\nits {name}:\n{}", lines.join("\n")));
+            }
+        }
+        let done = env.transcript.effects(&env.module);
+        if done.is_empty() {
+            message.push_str("\nit had changed nothing on the mesh");
+        } else {
+            message.push_str(&format!("\nwhat it had already done:\n  {}", done.join("\n  ")));
+        }
+        if let Some(backtrace) = backtrace {
+            message.push_str(&format!("\nwhere it was:\n  {}", backtrace.replace('\n', "\n  ")));
+        }
+        anyhow::Error::new(Stopped { during: phase, kind: StopKind::of(&error), report: message })
+    }
+}
+
+/// What one call's plugin writes to stdout and stderr, kept for a stop report.
+struct Output {
+    stdout: Captured,
+    stderr: Captured,
+}
+
+impl Output {
+    fn new() -> Output {
+        Output { stdout: Captured::new(OUTPUT_CAPTURE_BYTES), stderr: Captured::new(OUTPUT_CAPTURE_BYTES) }
+    }
+}
+
+/// What the store checks at every epoch tick: a cap the plugin reached stops it, and so
+/// does more than its guest time (its time apart from host calls and WASI waits). Otherwise
+/// it yields to the executor, so a plugin computing without host calls still lets the
+/// program notice an interrupt (SIGINT) or another deadline.
+fn at_epoch_tick(state: &RunState) -> wasmtime::Result<UpdateDeadline> {
+    if let Some(cap) = &state.cap_reached {
+        return Err(StopReason::error(StopKind::Limit, cap.clone()));
+    }
+    let waited = state.in_host + state.deadline.waited();
+    let guest = state.started.elapsed().saturating_sub(waited);
+    if guest > state.limits.guest_time {
+        return Err(StopReason::error(
+            StopKind::GuestTime,
+            format!("it ran for more than its {:?} of guest time", state.limits.guest_time),
+        ));
+    }
+    Ok(UpdateDeadline::Yield(1))
+}
+
+/// `text` a plugin wrote at `place` with secret values replaced by their names; a value
+/// found is recorded as shown there, which fails the run.
+fn scrubbed_output(env: &RunEnv, text: String, place: &str) -> String {
+    let (text, found) = env.credentials.redact(text);
+    if let Some(secret) = found {
+        env.transcript.record(crate::transcript::Event::SecretShown {
+            module: env.module.clone(),
+            secret,
+            place: place.into(),
+        });
+    }
+    text
 }
 
 /// How many frames of a plugin's wasm backtrace a stop report shows.
