@@ -2,7 +2,7 @@
 //!
 //! One engine and one linker serve every plugin of a process. Each call of `check` or
 //! `adopt` gets a fresh store: its own memory cap, its own guest-time deadline and wall
-//! deadline, the WASI of [`crate::sandbox`] (no files, no network, no environment, the
+//! deadline, the sandbox's WASI (no files, no network, no environment, the
 //! mesh's clocks), and a captured stdout and stderr for the report if it is stopped.
 
 use std::collections::HashMap;
