@@ -593,9 +593,7 @@ async fn test(args: TestArgs) -> Result<bool> {
     let (mut passed, mut failed) = (0, 0);
     let mut totals = scenario::SweepResult::default();
     for file in &files {
-        let ran = scenario::run(&host, &args.catalogue, &file.scenario, None)
-            .await
-            .with_context(|| format!("failed to run the scenario `{}`", file.path.display()))?;
+        let ran = scenario::run(&host, &args.catalogue, file, None).await?;
         let differences = scenario::differences(&file.scenario, &ran);
         if differences.is_empty() {
             passed += 1;
@@ -608,7 +606,7 @@ async fn test(args: TestArgs) -> Result<bool> {
             }
         }
         if args.sweep {
-            let swept = scenario::sweep(&host, &args.catalogue, &file.scenario).await?;
+            let swept = scenario::sweep(&host, &args.catalogue, file).await?;
             crate::outln!(
                 "      swept {} steps: {} survived, {} did not converge",
                 swept.steps,

@@ -17,7 +17,7 @@ async fn every_shipped_scenario_passes() {
     let files = shipped();
     assert!(files.len() >= 26, "{} scenarios", files.len());
     for file in &files {
-        let ran = scenario::run(host(), catalogue.path(), &file.scenario, None).await.unwrap();
+        let ran = scenario::run(host(), catalogue.path(), file, None).await.unwrap();
         let differences = scenario::differences(&file.scenario, &ran);
         assert!(differences.is_empty(), "{}:\n{}", file.label, differences.join("\n"));
     }
@@ -30,7 +30,7 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
     let commands = file.scenario.expect.commands.as_mut().unwrap();
     commands.remove(2);
     commands.push("push node-2".into());
-    let ran = scenario::run(host(), catalogue.path(), &file.scenario, None).await.unwrap();
+    let ran = scenario::run(host(), catalogue.path(), &file, None).await.unwrap();
     let differences = scenario::differences(&file.scenario, &ran).join("\n");
     assert!(differences.contains("commands (- expected, + actual):"), "{differences}");
     assert!(differences.contains("    + module issue postgres --node node-1"), "{differences}");
@@ -41,7 +41,7 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
 async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
     let catalogue = example_catalogue(&plugin("ignores_accept_failure"));
     let file = scenario::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
-    let swept = scenario::sweep(host(), catalogue.path(), &file.scenario).await.unwrap();
+    let swept = scenario::sweep(host(), catalogue.path(), &file).await.unwrap();
     let problems = swept.problems.join("\n");
     assert!(swept.survived < swept.steps);
     assert!(
@@ -55,7 +55,7 @@ async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
 async fn the_real_postgres_plugin_survives_the_same_sweep() {
     let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let file = scenario::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
-    let swept = scenario::sweep(host(), catalogue.path(), &file.scenario).await.unwrap();
+    let swept = scenario::sweep(host(), catalogue.path(), &file).await.unwrap();
     assert!(swept.steps >= 18, "{swept:?}");
     assert_eq!(swept.survived, swept.steps, "{:?}", swept.problems);
 }
