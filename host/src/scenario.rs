@@ -323,41 +323,33 @@ fn options(spec: &MeshSpec) -> Result<RunOptions> {
     })
 }
 
+/// Applies one edit to a document. Pointers are JSON pointers (RFC 6901: `~1` is a `/` inside
+/// a key, `~0` a `~`). `set` replaces what is there, or adds it as JSON Patch's `add` does (a
+/// new key, or one past an array's end, or `-`); `remove` removes what is there.
 fn apply_edit(document: &mut serde_json::Value, edit: &Edit) -> Result<()> {
-    if let Some(pointer) = &edit.set {
+    use json_patch::jsonptr::PointerBuf;
+    use json_patch::{AddOperation, PatchOperation, RemoveOperation};
+    let pointer = |text: &str, key: &str| {
+        PointerBuf::parse(text).map_err(|e| anyhow::anyhow!("`{key} = {text:?}` is not a JSON pointer (RFC 6901): {e}"))
+    };
+    if let Some(text) = &edit.set {
+        let path = pointer(text, "set")?;
         let value = serde_json::to_value(edit.to.clone().context("`set` needs `to`")?)?;
-        let (parent, key) =
-            pointer.rsplit_once('/').context("`set` takes a JSON pointer such as /resources/0/image")?;
-        let parent = document.pointer_mut(parent).with_context(|| format!("nothing at `{parent}`"))?;
-        match parent {
-            serde_json::Value::Object(map) => {
-                map.insert(key.to_string(), value);
-            }
-            serde_json::Value::Array(items) => {
-                let index: usize = key.parse().with_context(|| format!("`{key}` is not an index"))?;
-                // One past the end appends, as JSON Patch's `add` does.
-                if index == items.len() {
-                    items.push(value);
-                } else {
-                    *items.get_mut(index).with_context(|| format!("nothing at `{pointer}`"))? = value;
-                }
-            }
-            _ => bail!("`{pointer}` is inside neither an object nor an array"),
+        match document.pointer_mut(path.as_str()) {
+            Some(there) => *there = value,
+            None => json_patch::patch(document, &[PatchOperation::Add(AddOperation { path, value })]).map_err(|e| {
+                anyhow::anyhow!(
+                    "nothing at `{text}` to set, nor a place to add it ({}): its parent must be an object, or an \
+                     array it would end",
+                    e.kind
+                )
+            })?,
         }
     }
-    if let Some(pointer) = &edit.remove {
-        let (parent, key) = pointer.rsplit_once('/').context("`remove` takes a JSON pointer")?;
-        match document.pointer_mut(parent).with_context(|| format!("nothing at `{parent}`"))? {
-            serde_json::Value::Object(map) => {
-                map.remove(key).with_context(|| format!("nothing at `{pointer}`"))?;
-            }
-            serde_json::Value::Array(items) => {
-                let index: usize = key.parse().with_context(|| format!("`{key}` is not an index"))?;
-                anyhow::ensure!(index < items.len(), "nothing at `{pointer}`");
-                items.remove(index);
-            }
-            _ => bail!("`{pointer}` is inside neither an object nor an array"),
-        }
+    if let Some(text) = &edit.remove {
+        let path = pointer(text, "remove")?;
+        json_patch::patch(document, &[PatchOperation::Remove(RemoveOperation { path })])
+            .map_err(|e| anyhow::anyhow!("nothing at `{text}` to remove ({})", e.kind))?;
     }
     if let Some(id) = &edit.remove_resource {
         let resources = document["resources"].as_array_mut().context("no `resources` to remove from")?;
@@ -698,5 +690,72 @@ impl SweepResult {
         } else {
             self.problems.push(format!("{}: {}", step.name(), verdict.problems.join("; ")));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn set(pointer: &str, to: &str) -> Edit {
+        let to = toml::Value::String(to.into());
+        Edit { file: "foundation".into(), set: Some(pointer.into()), to: Some(to), remove: None, remove_resource: None }
+    }
+
+    fn remove(pointer: &str) -> Edit {
+        Edit { file: "foundation".into(), set: None, to: None, remove: Some(pointer.into()), remove_resource: None }
+    }
+
+    fn edited(mut document: serde_json::Value, edits: &[Edit]) -> Result<serde_json::Value> {
+        for edit in edits {
+            apply_edit(&mut document, edit)?;
+        }
+        Ok(document)
+    }
+
+    #[test]
+    fn pointers_unescape_a_slash_and_a_tilde_in_keys() {
+        let document = json!({"labels": {"a/b": "old", "m~n": "old", "~1": "old"}});
+        // `~1` is a `/` inside a key, `~0` a `~`, and `~01` a `~` then a `1`, never a `/`.
+        let got =
+            edited(document, &[set("/labels/a~1b", "slash"), set("/labels/m~0n", "tilde"), set("/labels/~01", "both")])
+                .unwrap();
+        assert_eq!(got, json!({"labels": {"a/b": "slash", "m~n": "tilde", "~1": "both"}}));
+        // A key made by `set` is the unescaped one.
+        let got = edited(json!({"labels": {}}), &[set("/labels/new~1key~0", "x")]).unwrap();
+        assert_eq!(got, json!({"labels": {"new/key~": "x"}}));
+        let got = edited(
+            json!({"labels": {"a/b": 1, "m~n": 2, "keep": 3}}),
+            &[remove("/labels/a~1b"), remove("/labels/m~0n")],
+        )
+        .unwrap();
+        assert_eq!(got, json!({"labels": {"keep": 3}}));
+    }
+
+    #[test]
+    fn a_pointer_that_is_not_rfc_6901_is_refused_naming_it() {
+        for bad in ["/labels/a~2b", "/labels/trailing~", "labels/a"] {
+            let err = edited(json!({"labels": {}}), &[set(bad, "x")]).unwrap_err().to_string();
+            assert!(err.contains(&format!("`set = {bad:?}` is not a JSON pointer (RFC 6901)")), "{bad}: {err}");
+        }
+        let err = edited(json!({"labels": {}}), &[remove("/labels/~")]).unwrap_err().to_string();
+        assert!(err.contains("`remove = \"/labels/~\"` is not a JSON pointer"), "{err}");
+    }
+
+    #[test]
+    fn set_replaces_or_adds_and_remove_needs_something_there() {
+        let items = json!({"items": ["a", "b"]});
+        assert_eq!(edited(items.clone(), &[set("/items/1", "B")]).unwrap(), json!({"items": ["a", "B"]}));
+        // One past the end, or `-`, appends, as JSON Patch's `add` does.
+        assert_eq!(edited(items.clone(), &[set("/items/2", "c")]).unwrap(), json!({"items": ["a", "b", "c"]}));
+        assert_eq!(edited(items.clone(), &[set("/items/-", "c")]).unwrap(), json!({"items": ["a", "b", "c"]}));
+        assert_eq!(edited(items.clone(), &[remove("/items/0")]).unwrap(), json!({"items": ["b"]}));
+        let far = edited(items.clone(), &[set("/items/5", "x")]).unwrap_err().to_string();
+        assert!(far.contains("nothing at `/items/5` to set, nor a place to add it"), "{far}");
+        let orphan = edited(items.clone(), &[set("/missing/key", "x")]).unwrap_err().to_string();
+        assert!(orphan.contains("nothing at `/missing/key` to set"), "{orphan}");
+        let gone = edited(items, &[remove("/items/2")]).unwrap_err().to_string();
+        assert!(gone.contains("nothing at `/items/2` to remove"), "{gone}");
     }
 }
