@@ -90,6 +90,12 @@ struct TestArgs {
     /// Also run each scenario with every call failed in turn, then timed out in turn.
     #[arg(long)]
     sweep: bool,
+    /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache: Option<PathBuf>,
+    /// Compile every plugin afresh and keep nothing.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 /// The mesh backends the CLI can act on.
@@ -427,7 +433,11 @@ async fn execute(cli: Cli) -> Result<u8> {
         wall_time: args.plugin_wall_time,
         ..Limits::default()
     };
-    let host = with_cache(PluginHost::new(limits).context("failed to start the plugin host")?, &args)?;
+    let host = with_cache(
+        PluginHost::new(limits).context("failed to start the plugin host")?,
+        args.no_cache,
+        args.cache.as_deref(),
+    )?;
 
     output.line(&format!(
         "{} {} on {}",
@@ -480,11 +490,11 @@ fn live_config(path: Option<&std::path::Path>) -> Result<LiveConfig> {
 
 /// Adds the compile cache the arguments ask for. An explicit `--cache` that cannot be used
 /// is an error; the default one only a warning, since running without it is only slower.
-fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
-    if args.no_cache {
+fn with_cache(host: PluginHost, no_cache: bool, cache: Option<&std::path::Path>) -> Result<PluginHost> {
+    if no_cache {
         return Ok(host);
     }
-    if let Some(dir) = &args.cache {
+    if let Some(dir) = cache {
         return Ok(host.with_cache(CompileCache::open(dir)?));
     }
     match CompileCache::default_dir().map(|dir| CompileCache::open(&dir)) {
@@ -589,7 +599,13 @@ async fn test(args: TestArgs) -> Result<bool> {
             paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", ")
         );
     }
-    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+    // A plugin author runs the scenarios after every change: compiling the unchanged plugins
+    // again each time would be most of a quick run.
+    let host = with_cache(
+        PluginHost::new(Limits::default()).context("failed to start the plugin host")?,
+        args.no_cache,
+        args.cache.as_deref(),
+    )?;
     let (mut passed, mut failed) = (0, 0);
     let mut totals = scenario::SweepResult::default();
     for file in &files {
