@@ -282,8 +282,10 @@ fn edited(documents: &Documents, edits: &[Edit]) -> Result<(Foundation, BTreeMap
         };
         let document = match changed.entry(edit.file.as_str()) {
             Entry::Occupied(entry) => entry.into_mut(),
-            Entry::Vacant(entry) => entry
-                .insert(serde_json::from_slice(bytes).with_context(|| format!("`{}` is not JSON", path.display()))?),
+            Entry::Vacant(entry) => entry.insert(
+                serde_json::from_slice(bytes)
+                    .with_context(|| format!("{}: `{}` is not JSON", what(), path.display()))?,
+            ),
         };
         apply_edit(document, edit).with_context(what)?;
     }
