@@ -46,8 +46,11 @@ enum Source {
 #[derive(Debug, Clone)]
 pub struct CredentialValues {
     origin: Origin,
-    values: Arc<Result<BTreeMap<String, Result<Vec<u8>, String>>, String>>,
+    values: Arc<Result<BTreeMap<String, Stored>, String>>,
 }
+
+/// One credential held in memory: the bytes its file held, or why it could not be read.
+type Stored = Result<Vec<u8>, String>;
 
 /// Where credentials held in memory came from, as messages name them.
 #[derive(Debug, Clone)]
