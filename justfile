@@ -49,11 +49,16 @@ embed-check:
     @! cargo tree --offline -p mesh-adopt-embed-example -e normal,build --prefix none | grep -E '^(clap|indicatif|ureq|toml) ' || (echo "the embedding example's tree holds a command-line dependency"; exit 1)
     cargo run --quiet -p mesh-adopt-embed-example
 
-# Benchmarks: criterion (compile, load, host call, phase three vs native), then the fleet.
+# Benchmarks: criterion (compile, load, host call, phase three vs native, sweep), the fleet, then `mesh-adopt test --sweep`.
 bench: build-plugins
     cargo bench --bench adoption
     cargo build --quiet --release --example fleet
     for n in 1 100 1000; do for run in 1 2 3; do ./target/release/examples/fleet $n 64; done; done
+    cargo build --quiet --release
+    cargo build --quiet
+    for build in release debug; do for run in 1 2 3 4 5; do \
+        /usr/bin/time -f "$build: %e s wall, %U s user, %S s system" ./target/$build/mesh-adopt test --sweep | tail -1; \
+    done; done
 
 # Formatting and clippy, host and plugins, warnings as errors.
 lint:

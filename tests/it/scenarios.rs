@@ -1,7 +1,8 @@
 //! Scenarios and the sweep: the shipped scenarios pass and survive every fault, and a
 //! plugin that is data-unsafe under one fault is caught, naming the step.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::support::{example_catalogue, host, plugin, root};
 
@@ -15,7 +16,7 @@ async fn every_shipped_scenario_passes() {
     let files = shipped();
     assert!(files.len() >= 26, "{} scenarios", files.len());
     for file in &files {
-        let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file.scenario, None).await.unwrap();
+        let ran = mesh_adopt_testkit::run(host(), catalogue.path(), file, None).await.unwrap();
         let differences = mesh_adopt_testkit::differences(&file.scenario, &ran);
         assert!(differences.is_empty(), "{}:\n{}", file.label, differences.join("\n"));
     }
@@ -28,7 +29,7 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
     let commands = file.scenario.expect.commands.as_mut().unwrap();
     commands.remove(2);
     commands.push("push node-2".into());
-    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file.scenario, None).await.unwrap();
+    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
     let differences = mesh_adopt_testkit::differences(&file.scenario, &ran).join("\n");
     assert!(differences.contains("commands (- expected, + actual):"), "{differences}");
     assert!(differences.contains("    + module issue postgres --node node-1"), "{differences}");
@@ -39,7 +40,7 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
 async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
     let catalogue = example_catalogue(&plugin("ignores_accept_failure"));
     let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
-    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file.scenario).await.unwrap();
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).await.unwrap();
     let problems = swept.problems.join("\n");
     assert!(swept.survived < swept.steps);
     assert!(
@@ -53,7 +54,7 @@ async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
 async fn the_real_postgres_plugin_survives_the_same_sweep() {
     let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
-    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file.scenario).await.unwrap();
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).await.unwrap();
     assert!(swept.steps >= 18, "{swept:?}");
     assert_eq!(swept.survived, swept.steps, "{:?}", swept.problems);
 }
@@ -66,4 +67,170 @@ fn a_scenario_without_commands_is_refused_unless_loose() {
     std::fs::write(&path, "name = \"x\"\n[expect]\noutcome = \"adopted\"\n").unwrap();
     let err = mesh_adopt_testkit::read(&path).unwrap_err().to_string();
     assert!(err.contains("lists no `expect.commands`"), "{err}");
+}
+
+/// A scenario file written for a test: `dir/<module>/scenarios/<name>.toml`.
+fn scenario_file(dir: &Path, module: &str, name: &str, text: &str) -> mesh_adopt_testkit::ScenarioFile {
+    let path = dir.join(module).join("scenarios").join(format!("{name}.toml"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    mesh_adopt_testkit::read(&path).unwrap()
+}
+
+/// Every entry under `dir` with what tells one version of it from another.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, (u64, u64, std::time::SystemTime)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut entries = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(at) = pending.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                pending.push(path.clone());
+            }
+            entries.insert(path, (meta.ino(), meta.size(), meta.modified().unwrap()));
+        }
+    }
+    entries
+}
+
+/// Makes every directory under `dir`, and `dir`, read-only (or writable again).
+fn read_only(dir: &Path, yes: bool) {
+    use std::os::unix::fs::PermissionsExt;
+    for path in tree(dir).into_keys().chain([dir.to_path_buf()]).filter(|p| p.is_dir()) {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(if yes { 0o555 } else { 0o755 })).unwrap();
+    }
+}
+
+#[test]
+fn a_sweep_writes_no_file_anywhere_per_step() {
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    let scenarios = tempfile::tempdir().unwrap();
+    let shipped = std::fs::read_to_string(root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
+    let in_place = scenario_file(scenarios.path(), "postgres", "adopts-in-place", &shipped);
+    // One that edits a manifest and gives its own credentials: what a copy was once written for.
+    let edited = scenario_file(
+        scenarios.path(),
+        "postgres",
+        "edited",
+        r#"name = "refuses another store image, with its own superuser"
+[mesh]
+credentials = { "store-superuser" = "a-scenario-superuser-value" }
+[[edit]]
+file = "manifest:postgres"
+set = "/resources/0/image"
+to = "postgres:17.0"
+[expect]
+outcome = "refused"
+messages = ["`postgres:17.0`"]
+commands = []
+"#,
+    );
+    let (cwd, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // A temporary directory that does not exist: making any temporary file or directory
+    // fails, even one removed again before the run ends.
+    let tmp = cwd.path().join("no-such-tmp");
+    let before = (tree(catalogue.path()), tree(scenarios.path()));
+    read_only(catalogue.path(), true);
+    read_only(scenarios.path(), true);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .args(["test", "--sweep", "--catalogue"])
+        .arg(catalogue.path())
+        .args([&in_place.path, &edited.path])
+        .current_dir(cwd.path())
+        .env("TMPDIR", &tmp)
+        .env("XDG_CACHE_HOME", cache.path())
+        .output()
+        .unwrap();
+    read_only(catalogue.path(), false);
+    read_only(scenarios.path(), false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let swept: usize = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("sweep: ")?.split_once(" steps swept")?.0.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(swept >= 18, "{stdout}");
+    // Nothing was written to the catalogue, beside the scenarios, in the working directory
+    // or among temporary files...
+    assert_eq!((tree(catalogue.path()), tree(scenarios.path())), before);
+    assert!(!tmp.exists());
+    assert_eq!(tree(cwd.path()), BTreeMap::new());
+    // ...and the compile cache holds one entry for each plugin compiled, not one a step.
+    let cached = tree(cache.path()).into_keys().filter(|p| p.is_file()).count();
+    assert!((1..=3).contains(&cached), "{cached} files cached for {swept} steps");
+}
+
+#[tokio::test]
+async fn messages_name_the_authors_files_never_a_copy() {
+    let catalogue = root().join("catalogue");
+    let scenarios = tempfile::tempdir().unwrap();
+    let manifest = catalogue.join("modules/postgres/manifest.json");
+    let outcome_message = |ran: &mesh_adopt_testkit::ScenarioRun| match ran.report.outcome("postgres") {
+        Some(mesh_adopt_runtime::run::ModuleOutcome::Unusable(unusable)) => unusable.message.clone(),
+        other => panic!("expected unusable, got {other:?}"),
+    };
+
+    // A manifest the scenario renames is named by the catalogue's path.
+    let renamed = scenario_file(
+        scenarios.path(),
+        "postgres",
+        "renamed",
+        "name = \"x\"\n[[edit]]\nfile = \"manifest:postgres\"\nset = \"/name\"\nto = \"other\"\n\
+         [expect]\noutcome = \"unusable\"\ncommands = []\n",
+    );
+    let ran = mesh_adopt_testkit::run(host(), &catalogue, &renamed, None).await.unwrap();
+    let message = outcome_message(&ran);
+    assert!(message.contains(&format!("the manifest `{}` is named `other`", manifest.display())), "{message}");
+    // The catalogue is the checkout's, not a temporary copy of it.
+    assert!(!message.contains(&*std::env::temp_dir().to_string_lossy()), "{message}");
+    assert!(mesh_adopt_testkit::differences(&renamed.scenario, &ran).is_empty());
+
+    // A credential the scenario's own table lacks is named with the scenario file.
+    let lacking = scenario_file(
+        scenarios.path(),
+        "postgres",
+        "lacking",
+        "name = \"x\"\n[mesh]\ncredentials = { other = \"some-other-value\" }\n\
+         [expect]\noutcome = \"unusable\"\ncommands = []\n",
+    );
+    let ran = mesh_adopt_testkit::run(host(), &catalogue, &lacking, None).await.unwrap();
+    let message = outcome_message(&ran);
+    assert!(message.contains(&format!("the `postgres` module's manifest `{}`", manifest.display())), "{message}");
+    assert!(
+        message.contains(&format!(
+            "no credential `store-superuser` in `mesh.credentials` of `{}`",
+            lacking.path.display()
+        )),
+        "{message}"
+    );
+
+    // An edit the catalogue cannot take names the scenario file and the foundation's path.
+    let broken = scenario_file(
+        scenarios.path(),
+        "postgres",
+        "broken",
+        "name = \"x\"\n[[edit]]\nfile = \"foundation\"\nremove = \"/resources/1/image\"\n\
+         [expect]\noutcome = \"unusable\"\ncommands = []\n",
+    );
+    let err = format!("{:#}", mesh_adopt_testkit::run(host(), &catalogue, &broken, None).await.err().unwrap());
+    assert!(err.contains(&format!("failed to run the scenario `{}`", broken.path.display())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the foundation bundle `{}`, as the scenario edits it, is malformed",
+            catalogue.join("foundation.json").display()
+        )),
+        "{err}"
+    );
+    let unknown = scenario_file(
+        scenarios.path(),
+        "postgres",
+        "unknown",
+        "name = \"x\"\n[[edit]]\nfile = \"manifest:nope\"\nremove = \"/name\"\n\
+         [expect]\noutcome = \"unusable\"\ncommands = []\n",
+    );
+    let err = format!("{:#}", mesh_adopt_testkit::run(host(), &catalogue, &unknown, None).await.err().unwrap());
+    assert!(err.contains(&format!("failed to run the scenario `{}`", unknown.path.display())), "{err}");
+    assert!(err.contains("edit 1 (of `manifest:nope`): the catalogue has no module `nope`"), "{err}");
 }

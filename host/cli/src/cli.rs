@@ -110,6 +110,12 @@ struct TestArgs {
     /// Also run each scenario with every call failed in turn, then timed out in turn.
     #[arg(long)]
     sweep: bool,
+    /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache: Option<PathBuf>,
+    /// Compile every plugin afresh and keep nothing.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 /// The mesh backends the CLI can act on.
@@ -518,7 +524,11 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let output = &session.output;
     let command = if mode == Mode::Check { events::Command::Check } else { events::Command::Run };
     output.start(command, &modules, &options, mesh.as_ref());
-    let host = with_cache(PluginHost::new(args.limits()).context("failed to start the plugin host")?, &args)?;
+    let host = with_cache(
+        PluginHost::new(args.limits()).context("failed to start the plugin host")?,
+        args.no_cache,
+        args.cache.as_deref(),
+    )?;
     output.line(&format!(
         "{} {} on {}",
         if mode == Mode::Check { "checking" } else { "adopting" },
@@ -560,11 +570,11 @@ fn live_config(path: Option<&std::path::Path>) -> Result<LiveConfig> {
 
 /// Adds the compile cache the arguments ask for. An explicit `--cache` that cannot be used
 /// is an error; the default one only a warning, since running without it is only slower.
-fn with_cache(host: PluginHost, args: &RunArgs) -> Result<PluginHost> {
-    if args.no_cache {
+fn with_cache(host: PluginHost, no_cache: bool, cache: Option<&std::path::Path>) -> Result<PluginHost> {
+    if no_cache {
         return Ok(host);
     }
-    if let Some(dir) = &args.cache {
+    if let Some(dir) = cache {
         return Ok(host.with_cache(CompileCache::open(dir)?));
     }
     match CompileCache::default_dir().map(|dir| CompileCache::open(&dir)) {
@@ -676,13 +686,17 @@ async fn test(args: TestArgs) -> Result<bool> {
             paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", ")
         );
     }
-    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+    // A plugin author runs the scenarios after every change: compiling the unchanged plugins
+    // again each time would be most of a quick run.
+    let host = with_cache(
+        PluginHost::new(Limits::default()).context("failed to start the plugin host")?,
+        args.no_cache,
+        args.cache.as_deref(),
+    )?;
     let (mut passed, mut failed) = (0, 0);
     let mut totals = scenario::SweepResult::default();
     for file in &files {
-        let ran = scenario::run(&host, &args.catalogue, &file.scenario, None)
-            .await
-            .with_context(|| format!("failed to run the scenario `{}`", file.path.display()))?;
+        let ran = scenario::run(&host, &args.catalogue, file, None).await?;
         let differences = scenario::differences(&file.scenario, &ran);
         if differences.is_empty() {
             passed += 1;
@@ -695,7 +709,7 @@ async fn test(args: TestArgs) -> Result<bool> {
             }
         }
         if args.sweep {
-            let swept = scenario::sweep(&host, &args.catalogue, &file.scenario).await?;
+            let swept = scenario::sweep(&host, &args.catalogue, file).await?;
             crate::outln!(
                 "      swept {} steps: {} survived, {} did not converge",
                 swept.steps,

@@ -1,6 +1,7 @@
 //! What a plugin costs: cold compile, a cache-hit load (alone, beside wasmtime's own floor,
-//! and with an instantiation), a host call's round trip, one `check` export, and phase three
-//! on the simulator beside the same rules written natively.
+//! and with an instantiation), a host call's round trip, one `check` export, phase three on
+//! the simulator beside the same rules written natively, and the fault sweep of the shipped
+//! scenarios.
 //!
 //! Run with `just bench` (plugins built first). Figures and ratios go in BENCHMARKS.md.
 
@@ -10,17 +11,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use mesh_adopt_runtime::Context;
 use mesh_adopt_runtime::cache::CompileCache;
 use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
 use mesh_adopt_runtime::credentials::Credentials;
 use mesh_adopt_runtime::grants::Permissions;
 use mesh_adopt_runtime::limits::Limits;
-use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run, RunOptions};
 use mesh_adopt_runtime::runtime::{PluginHost, RunEnv};
 use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_testkit as scenario;
 use wasmtime::component::Component;
 
 fn root() -> PathBuf {
@@ -245,5 +247,52 @@ fn phase_three(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cold_compile, cache_hit_load, load_and_instantiate, host_call, check_export, phase_three);
+/// The fault sweep of every shipped scenario, as `mesh-adopt test --sweep` runs it but with
+/// the plugins already linked: each scenario read and made ready in memory, its clean run
+/// and rerun, then every call failed in turn and timed out in turn, each faulted run run
+/// again. Beside it, one step of one scenario: a faulted run and its rerun.
+fn sweep(c: &mut Criterion) {
+    let rt = runtime();
+    let host = PluginHost::new(Limits::default()).unwrap();
+    let catalogue = root().join("catalogue");
+    let files = scenario::discover(&[root().join("plugins"), catalogue.clone()]).unwrap();
+    let sweep_all = || async {
+        let mut steps = 0;
+        for file in &files {
+            let swept = scenario::sweep(&host, &catalogue, file).await.unwrap();
+            assert_eq!(swept.survived, swept.steps, "{}: {:?}", file.label, swept.problems);
+            steps += swept.steps;
+        }
+        steps
+    };
+    let steps = rt.block_on(sweep_all());
+    let mut group = c.benchmark_group("sweep");
+    // A sweep takes about a second: one per sample, not criterion's growing batches.
+    group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(15));
+    group.throughput(Throughput::Elements(steps as u64));
+    group.bench_function("shipped", |b| b.to_async(&rt).iter(sweep_all));
+    let file = files.iter().find(|f| f.label == "postgres/adopts-in-place").unwrap();
+    let prepared = scenario::prepare(&scenario::Documents::read(&catalogue).unwrap(), file).unwrap();
+    let fault = || Some((3, FaultEffect::Fail("injected fault: the mesh said no".into())));
+    group.throughput(Throughput::Elements(1));
+    group.sample_size(50).sampling_mode(SamplingMode::Auto).measurement_time(Duration::from_secs(5));
+    group.bench_function("one_step/postgres-adopts-in-place", |b| {
+        b.to_async(&rt).iter(|| async {
+            let faulted = prepared.run(&host, fault()).await;
+            prepared.run_again(&host, &faulted).await
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    cold_compile,
+    cache_hit_load,
+    load_and_instantiate,
+    host_call,
+    check_export,
+    phase_three,
+    sweep
+);
 criterion_main!(benches);

@@ -1,7 +1,9 @@
 //! The documents a run starts from: the catalogue's modules (a `manifest.json` with an
 //! `adopt.wasm` beside it) and the foundation bundle genesis produced.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
@@ -19,10 +21,47 @@ pub const MANIFEST_BYTES: u64 = 1 << 20;
 /// The largest foundation bundle read.
 pub const FOUNDATION_BYTES: u64 = 16 << 20;
 
-/// A catalogue checkout: `modules/<name>/manifest.json` (+ `adopt.wasm`).
+/// A catalogue checkout: `modules/<name>/manifest.json` (+ `adopt.wasm`), read from disk, or
+/// the same documents held in memory (a scenario's catalogue, edited), checked the same way.
 #[derive(Debug, Clone)]
 pub struct Catalogue {
     root: PathBuf,
+    /// The modules, when they are held in memory rather than read from `root`; shared, so a
+    /// sweep's thousand runs of one scenario hold one copy.
+    in_memory: Option<Arc<BTreeMap<String, ModuleFiles>>>,
+}
+
+/// A module's directory as a catalogue holds it in memory: its manifest's bytes and what
+/// else the directory has. The plugin stays in its file, named by its real path and known
+/// by the metadata found here, so the loader recognises a plugin it already linked without
+/// reading it again.
+#[derive(Debug, Clone)]
+pub struct ModuleFiles {
+    /// Where the manifest was read from: what messages name, even once it is edited.
+    pub manifest_path: PathBuf,
+    /// The manifest's bytes (a scenario's edits applied), or why they could not be read: kept
+    /// to be reported when the module is asked for, as a run on disk reports it.
+    pub manifest: Result<Vec<u8>, String>,
+    /// Every entry beside the manifest, by file name, with its metadata (symlinks followed, as
+    /// [`std::fs::metadata`] does): where the manifest's `plugin` is looked up.
+    pub files: BTreeMap<String, std::fs::Metadata>,
+}
+
+impl ModuleFiles {
+    /// Reads the module directory `dir`: its manifest (bounded as a run bounds it) and the
+    /// metadata of everything beside it. Only a directory that cannot be listed is an error.
+    pub fn read(dir: &Path) -> Result<ModuleFiles> {
+        let manifest_path = dir.join(MANIFEST_FILE);
+        let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).map_err(|e| format!("{e:#}"));
+        let mut files = BTreeMap::new();
+        for entry in std::fs::read_dir(dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
+            let entry = entry.with_context(|| format!("failed to read `{}`", dir.display()))?;
+            if let (Some(name), Ok(meta)) = (entry.file_name().to_str(), std::fs::metadata(entry.path())) {
+                files.insert(name.to_string(), meta);
+            }
+        }
+        Ok(ModuleFiles { manifest_path, manifest, files })
+    }
 }
 
 /// One module as the catalogue ships it.
@@ -47,7 +86,33 @@ pub struct CatalogueModule {
 impl Catalogue {
     /// A catalogue rooted at `root`; nothing is read until a module is asked for.
     pub fn at(root: impl Into<PathBuf>) -> Catalogue {
-        Catalogue { root: root.into() }
+        Catalogue { root: root.into(), in_memory: None }
+    }
+
+    /// A catalogue whose modules (by directory name) are held in memory, as read from the
+    /// checkout at `root` and perhaps edited: nothing of it is read or written again, and
+    /// [`Catalogue::module`] checks each entry exactly as it checks one on disk.
+    pub fn in_memory(root: impl Into<PathBuf>, modules: BTreeMap<String, ModuleFiles>) -> Catalogue {
+        Catalogue { root: root.into(), in_memory: Some(Arc::new(modules)) }
+    }
+
+    /// Every module directory of the checkout that holds a manifest, read into memory: what
+    /// [`Catalogue::in_memory`] is built from.
+    pub fn read_modules(&self) -> Result<BTreeMap<String, ModuleFiles>> {
+        if let Some(modules) = &self.in_memory {
+            return Ok(modules.as_ref().clone());
+        }
+        let dir = self.root.join("modules");
+        let mut modules = BTreeMap::new();
+        for entry in std::fs::read_dir(&dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
+            let module_dir = entry.with_context(|| format!("failed to read `{}`", dir.display()))?.path();
+            if let Some(name) = module_dir.file_name().and_then(|n| n.to_str())
+                && module_dir.join(MANIFEST_FILE).is_file()
+            {
+                modules.insert(name.to_string(), ModuleFiles::read(&module_dir)?);
+            }
+        }
+        Ok(modules)
     }
 
     /// The catalogue's directory.
@@ -72,63 +137,94 @@ impl Catalogue {
     pub fn module(&self, name: &str) -> Result<CatalogueModule> {
         crate::options::check_module_name(name)?;
         let dir = self.root.join("modules").join(name);
-        let manifest_path = dir.join(MANIFEST_FILE);
-        if !dir.exists() {
-            bail!(
-                "the catalogue `{}` has no module `{name}` (no `modules/{name}/`); it has {}",
-                self.root.display(),
-                self.module_names().map_or_else(|| "no modules/ directory".to_string(), |names| names.join(", "))
-            );
-        }
-        let manifest = read_bounded(&manifest_path, MANIFEST_BYTES)
-            .with_context(|| format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display()))?;
-        let parsed = ModuleManifest::parse(&manifest)
-            .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
-        if parsed.name != name {
-            bail!(
-                "the manifest `{}` is named `{}`, but it lives in `modules/{name}`: a manifest's `name` must be its \
-                 directory's, or the control plane would register another module",
-                manifest_path.display(),
-                parsed.name.escape_debug()
-            );
-        }
-        crate::grants::within_ceiling(&parsed.adopt.grants)
-            .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
-        let plugin_file = &parsed.adopt.plugin;
-        if plugin_file.is_empty() || plugin_file.contains(['/', '\\']) || plugin_file == ".." {
-            bail!(
-                "the `{name}` module's manifest `{}` names plugin `{plugin_file}`: it must be a file beside the manifest",
-                manifest_path.display()
-            );
-        }
-        let plugin_path = dir.join(plugin_file);
-        let plugin_file = match std::fs::metadata(&plugin_path) {
-            Ok(meta) if meta.is_file() => meta,
-            Ok(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
-            Err(_) => bail!(
-                "the `{name}` module ships no plugin: `{}` does not exist (build the plugins with `just build-plugins`)",
-                plugin_path.display()
-            ),
+        let Some(modules) = &self.in_memory else {
+            let manifest_path = dir.join(MANIFEST_FILE);
+            if !dir.exists() {
+                bail!(
+                    "the catalogue `{}` has no module `{name}` (no `modules/{name}/`); it has {}",
+                    self.root.display(),
+                    self.module_names().map_or_else(|| "no modules/ directory".to_string(), |names| names.join(", "))
+                );
+            }
+            let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).with_context(|| {
+                format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display())
+            })?;
+            return entry(name, &dir, manifest_path, manifest, |file| std::fs::metadata(dir.join(file)).ok());
         };
-        if let Some(pin) = &parsed.adopt.sha256
-            && !(pin.trim().len() == 64 && pin.trim().chars().all(|c| c.is_ascii_hexdigit()))
-        {
+        let Some(files) = modules.get(name) else {
             bail!(
-                "the `{name}` module's manifest `{}` pins `{}`, which is not a sha256 (64 hex digits)",
-                manifest_path.display(),
-                pin.escape_debug()
+                "failed to read the `{name}` module's manifest `{}`: the catalogue has no such module",
+                dir.join(MANIFEST_FILE).display()
             );
-        }
-        Ok(CatalogueModule {
-            name: name.to_string(),
-            manifest_path,
-            manifest,
-            plugin_path,
-            plugin_file,
-            adopt: parsed.adopt,
-            secrets: parsed.secrets,
-        })
+        };
+        let manifest = files
+            .manifest
+            .clone()
+            .map_err(anyhow::Error::msg)
+            .and_then(|bytes| within_bound(&bytes, MANIFEST_BYTES).map(|()| bytes))
+            .with_context(|| {
+                format!("failed to read the `{name}` module's manifest `{}`", files.manifest_path.display())
+            })?;
+        entry(name, &dir, files.manifest_path.clone(), manifest, |file| files.files.get(file).cloned())
     }
+}
+
+/// Checks one module's entry, wherever its manifest came from: the manifest parses, is named
+/// after its directory, grants no more than any catalogue may, names a plugin file beside it
+/// that `find` finds as a regular file, and pins a well-formed sha256 if it pins one.
+fn entry(
+    name: &str,
+    dir: &Path,
+    manifest_path: PathBuf,
+    manifest: Vec<u8>,
+    find: impl Fn(&str) -> Option<std::fs::Metadata>,
+) -> Result<CatalogueModule> {
+    let parsed = ModuleManifest::parse(&manifest)
+        .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
+    if parsed.name != name {
+        bail!(
+            "the manifest `{}` is named `{}`, but it lives in `modules/{name}`: a manifest's `name` must be its \
+             directory's, or the control plane would register another module",
+            manifest_path.display(),
+            parsed.name.escape_debug()
+        );
+    }
+    crate::grants::within_ceiling(&parsed.adopt.grants)
+        .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
+    let plugin_file = &parsed.adopt.plugin;
+    if plugin_file.is_empty() || plugin_file.contains(['/', '\\']) || plugin_file == ".." {
+        bail!(
+            "the `{name}` module's manifest `{}` names plugin `{plugin_file}`: it must be a file beside the manifest",
+            manifest_path.display()
+        );
+    }
+    let plugin_path = dir.join(plugin_file);
+    let plugin_file = match find(plugin_file) {
+        Some(meta) if meta.is_file() => meta,
+        Some(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
+        None => bail!(
+            "the `{name}` module ships no plugin: `{}` does not exist (build the plugins with `just build-plugins`)",
+            plugin_path.display()
+        ),
+    };
+    if let Some(pin) = &parsed.adopt.sha256
+        && !(pin.trim().len() == 64 && pin.trim().chars().all(|c| c.is_ascii_hexdigit()))
+    {
+        bail!(
+            "the `{name}` module's manifest `{}` pins `{}`, which is not a sha256 (64 hex digits)",
+            manifest_path.display(),
+            pin.escape_debug()
+        );
+    }
+    Ok(CatalogueModule {
+        name: name.to_string(),
+        manifest_path,
+        manifest,
+        plugin_path,
+        plugin_file,
+        adopt: parsed.adopt,
+        secrets: parsed.secrets,
+    })
 }
 
 /// sha256 of `bytes`, in hex: how plugins are pinned and documents are named in saved plans.
@@ -143,10 +239,17 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path)?;
     let mut bytes = Vec::new();
     file.take(limit + 1).read_to_end(&mut bytes)?;
+    within_bound(&bytes, limit)?;
+    Ok(bytes)
+}
+
+/// Refuses a document of more than `limit` bytes: what [`read_bounded`] holds a file to,
+/// for one already in memory.
+pub fn within_bound(bytes: &[u8], limit: u64) -> Result<()> {
     if bytes.len() as u64 > limit {
         bail!("it is larger than the {limit} bytes allowed");
     }
-    Ok(bytes)
+    Ok(())
 }
 
 /// The foundation bundle: what genesis raised, before any module system existed.
@@ -226,6 +329,14 @@ impl Foundation {
         Foundation::parse(&bytes).with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
     }
 
+    /// A bundle already in memory (a scenario's, perhaps edited), held to what
+    /// [`Foundation::load`] holds a file to; `named` says in errors which document it is.
+    pub fn from_memory(bytes: &[u8], named: &str) -> Result<Foundation> {
+        within_bound(bytes, FOUNDATION_BYTES)
+            .with_context(|| format!("the foundation bundle {named} cannot be used"))?;
+        Foundation::parse(bytes).with_context(|| format!("the foundation bundle {named} is malformed"))
+    }
+
     /// Parses a bundle; every container needs a name and an image, every file a path, and no
     /// two resources share an id, nor two containers a name (the node keys containers on it).
     pub fn parse(bytes: &[u8]) -> Result<Foundation> {
@@ -279,6 +390,82 @@ impl Foundation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A manifest for module `name` whose `adopt` section is `adopt`.
+    fn manifest(name: &str, adopt: &str) -> String {
+        format!(
+            r#"{{"name":"{name}","version":"1.0.0","resources":[{{"id":"server","type":"container","name":"s","image":"i:1"}}],
+                "adopt":{adopt}}}"#
+        )
+    }
+
+    #[test]
+    fn a_catalogue_in_memory_is_checked_as_one_on_disk() {
+        let pin = "0".repeat(64);
+        let cases = [
+            ("store", manifest("store", r#"{"plugin":"adopt.wasm"}"#)),
+            ("renamed", manifest("another", r#"{"plugin":"adopt.wasm"}"#)),
+            ("no-plugin", manifest("no-plugin", r#"{"plugin":"missing.wasm"}"#)),
+            ("escapes", manifest("escapes", r#"{"plugin":"../adopt.wasm"}"#)),
+            ("plugin-dir", manifest("plugin-dir", r#"{"plugin":"sub"}"#)),
+            ("bad-pin", manifest("bad-pin", r#"{"plugin":"adopt.wasm","sha256":"abc"}"#)),
+            ("pinned", manifest("pinned", &format!(r#"{{"plugin":"adopt.wasm","sha256":"{pin}"}}"#))),
+            ("too-much", manifest("too-much", r#"{"plugin":"adopt.wasm","grants":{"credentials":["../x"]}}"#)),
+            ("malformed", "{\"name\": ".to_string()),
+            ("huge", " ".repeat(MANIFEST_BYTES as usize + 1)),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in &cases {
+            let at = dir.path().join("modules").join(name);
+            std::fs::create_dir_all(at.join("sub")).unwrap();
+            std::fs::write(at.join(MANIFEST_FILE), text).unwrap();
+            std::fs::write(at.join("adopt.wasm"), b"\0asm").unwrap();
+        }
+        let on_disk = Catalogue::at(dir.path());
+        let in_memory = Catalogue::in_memory(dir.path(), on_disk.read_modules().unwrap());
+        for (name, _) in &cases {
+            let disk = on_disk.module(name).map(|m| (m.manifest_path, m.manifest, m.plugin_path, m.adopt.sha256));
+            let memory = in_memory.module(name).map(|m| (m.manifest_path, m.manifest, m.plugin_path, m.adopt.sha256));
+            match (disk, memory) {
+                (Ok(disk), Ok(memory)) => assert_eq!(disk, memory, "{name}"),
+                (Err(disk), Err(memory)) => assert_eq!(format!("{disk:#}"), format!("{memory:#}"), "{name}"),
+                (disk, memory) => panic!("{name}: on disk {:?}, in memory {:?}", disk.is_ok(), memory.is_ok()),
+            }
+        }
+        let refused = |name: &str| format!("{:#}", in_memory.module(name).unwrap_err());
+        assert!(refused("renamed").contains("is named `another`, but it lives in `modules/renamed`"));
+        assert!(refused("no-plugin").contains("ships no plugin"));
+        assert!(refused("plugin-dir").contains("is not a regular file"));
+        assert!(refused("bad-pin").contains("which is not a sha256"));
+        assert!(refused("too-much").contains("grants too much"));
+        assert!(refused("huge").contains("larger than the 1048576 bytes allowed"));
+        assert!(refused("absent").contains("the catalogue has no such module"));
+        assert!(in_memory.module("store").is_ok() && in_memory.module("pinned").is_ok());
+    }
+
+    #[test]
+    fn an_edited_manifest_in_memory_is_checked_and_named_by_its_real_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().join("modules/store");
+        std::fs::create_dir_all(&at).unwrap();
+        std::fs::write(at.join(MANIFEST_FILE), manifest("store", r#"{"plugin":"adopt.wasm"}"#)).unwrap();
+        std::fs::write(at.join("adopt.wasm"), b"\0asm").unwrap();
+        let mut modules = Catalogue::at(dir.path()).read_modules().unwrap();
+        modules.get_mut("store").unwrap().manifest = Ok(manifest("other", r#"{"plugin":"adopt.wasm"}"#).into_bytes());
+        let err = format!("{:#}", Catalogue::in_memory(dir.path(), modules.clone()).module("store").unwrap_err());
+        assert!(
+            err.contains(&format!("the manifest `{}` is named `other`", at.join(MANIFEST_FILE).display())),
+            "{err}"
+        );
+        modules.get_mut("store").unwrap().manifest = Ok(vec![b' '; MANIFEST_BYTES as usize + 1]);
+        let err = format!("{:#}", Catalogue::in_memory(dir.path(), modules).module("store").unwrap_err());
+        assert!(err.contains("larger than the 1048576 bytes allowed"), "{err}");
+        // The checkout itself was never written.
+        assert_eq!(
+            std::fs::read(at.join(MANIFEST_FILE)).unwrap(),
+            manifest("store", r#"{"plugin":"adopt.wasm"}"#).as_bytes()
+        );
+    }
 
     #[test]
     fn names_the_resource_missing_a_field() {

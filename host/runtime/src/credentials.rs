@@ -1,16 +1,18 @@
 //! Genesis credentials, read by the host from one directory and never beyond it.
 //!
 //! The directory is opened once as a capability (cap-std): a name with `..`, an absolute
-//! path or a symlink pointing outside cannot reach anything else on the machine.
+//! path or a symlink pointing outside cannot reach anything else on the machine. A scenario
+//! reads the directory once into memory ([`CredentialValues`]), or gives values of its own,
+//! and every run of it checks them as a run checks files.
 //!
-//! A run reads the whole directory once, when its preflight begins
+//! A run reads all its credentials once, when its preflight begins
 //! ([`Credentials::learn_all`]); from then on what it verifies, digests for a saved plan and
 //! hands to plugins is what it read then, so the credential a plugin carries is the one its
-//! plan was made and digested from. The next run reads the directory again.
+//! plan was made and digested from. The next run reads them again.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
@@ -24,19 +26,82 @@ pub const SCRUBBED_CHARS: usize = 6;
 /// The largest credential read: a password or a key, never more.
 pub const CREDENTIAL_BYTES: usize = 64 << 10;
 
-/// The credentials directory of a run, or why there is none.
+/// The credentials of a run: a directory, or values already in memory (a scenario's), and
+/// every value handed out so far.
 pub struct Credentials {
-    path: PathBuf,
-    dir: Result<Dir, String>,
+    source: Source,
     /// Every value known so far, as (name, value), so any text can be scrubbed of them: each
     /// handed to a plugin, and every credential of the directory once [`Credentials::learn_all`]
     /// has read them. Each pair is held once, however many sites of a fleet read it. Only
     /// values that are text are kept: text can only contain those.
     handed_out: Mutex<BTreeSet<(String, String)>>,
     /// Every usable credential's value as [`Credentials::learn_all`] last read it, by name:
-    /// what reads are served from until it reads the directory again. A name not in it (not
-    /// learnt yet, or not usable when it was) is read from the directory.
+    /// what reads are served from until it reads again. A name not in it (not learnt yet, or
+    /// not usable when it was) is read from the source.
     learnt: Mutex<HashMap<String, Vec<u8>>>,
+}
+
+/// Where a run's credentials are read from.
+enum Source {
+    /// A directory, opened once as a capability, or why it could not be.
+    Directory { path: PathBuf, dir: Result<Dir, String> },
+    /// Values read earlier or given, checked as a file's would be when asked for.
+    Memory(CredentialValues),
+}
+
+/// Credentials held in memory: each as the bytes its file held (read no further than a
+/// file would be) or why it cannot be read, and where they came from, for messages. Cheap to
+/// clone: a sweep hands one set to every run of a scenario.
+#[derive(Debug, Clone)]
+pub struct CredentialValues {
+    origin: Origin,
+    values: Arc<Result<BTreeMap<String, Stored>, String>>,
+}
+
+/// One credential held in memory: the bytes its file held, or why it could not be read.
+type Stored = Result<Vec<u8>, String>;
+
+/// Where credentials held in memory came from, as messages name them.
+#[derive(Debug, Clone)]
+enum Origin {
+    /// Read from this directory.
+    Directory(PathBuf),
+    /// Given by a document's table, e.g. a scenario's `mesh.credentials`.
+    Table { file: PathBuf, key: String },
+}
+
+impl CredentialValues {
+    /// Reads every credential of the directory at `path` through the same capability a run
+    /// uses, each as far as a run would read it: what fails to read (a directory, a FIFO, a
+    /// symlink out of it) is kept as the reason, given when that credential is asked for, as
+    /// is a directory that cannot be opened.
+    pub fn read_dir(path: &Path) -> CredentialValues {
+        let directory = Credentials::open(path);
+        let values = directory
+            .names()
+            .map(|names| names.into_iter().map(|name| (name.clone(), directory.read_raw(&name))).collect());
+        CredentialValues { origin: Origin::Directory(path.to_path_buf()), values: Arc::new(values) }
+    }
+
+    /// Credentials given as text by the table `key` of `file` (a scenario's `mesh.credentials`),
+    /// refusing a name that could not be a file in a credentials directory.
+    pub fn given(file: &Path, key: &str, values: &BTreeMap<String, String>) -> Result<CredentialValues, String> {
+        if let Some(bad) = values.keys().find(|name| !plain_name(name)) {
+            return Err(format!(
+                "`{key}` names `{}`, which is not a credential name: names are plain file names",
+                bad.escape_debug()
+            ));
+        }
+        Ok(CredentialValues {
+            origin: Origin::Table { file: file.to_path_buf(), key: key.to_string() },
+            values: Arc::new(Ok(values.iter().map(|(n, v)| (n.clone(), Ok(v.as_bytes().to_vec()))).collect())),
+        })
+    }
+}
+
+/// Whether `name` could be a file directly inside a credentials directory.
+fn plain_name(name: &str) -> bool {
+    !(name.is_empty() || name.contains(['/', '\\']) || name == "." || name == "..")
 }
 
 impl Credentials {
@@ -45,34 +110,37 @@ impl Credentials {
     pub fn open(path: &Path) -> Credentials {
         let dir = Dir::open_ambient_dir(path, ambient_authority())
             .map_err(|e| format!("the credentials directory `{}` cannot be opened: {e}", path.display()));
-        Credentials {
-            path: path.to_path_buf(),
-            dir,
-            handed_out: Mutex::new(BTreeSet::new()),
-            learnt: Mutex::new(HashMap::new()),
-        }
+        Credentials::from_source(Source::Directory { path: path.to_path_buf(), dir })
     }
 
     /// No credentials at all: a run whose plugins need none, or whose installer hands none
     /// over. Any credential asked for is reported missing.
     pub fn none() -> Credentials {
-        Credentials {
+        Credentials::from_source(Source::Directory {
             path: PathBuf::from("(no credentials)"),
             dir: Err("this run was given no credentials directory".into()),
-            handed_out: Mutex::new(BTreeSet::new()),
-            learnt: Mutex::new(HashMap::new()),
-        }
+        })
+    }
+
+    fn from_source(source: Source) -> Credentials {
+        Credentials { source, handed_out: Mutex::new(BTreeSet::new()), learnt: Mutex::new(HashMap::new()) }
+    }
+
+    /// Credentials read from memory, checked when asked for exactly as files are (present, a
+    /// regular file, not empty, at most [`CREDENTIAL_BYTES`]), with nothing handed out yet.
+    pub fn in_memory(values: CredentialValues) -> Credentials {
+        Credentials::from_source(Source::Memory(values))
     }
 
     /// Reads credential `name`: as the run's [`Credentials::learn_all`] read it, or from the
-    /// directory. Names are plain file names inside the directory.
+    /// source. Names are plain file names inside the directory.
     pub fn read(&self, name: &str) -> Result<SecretValue, String> {
         let trimmed = self.value(name)?;
         self.remember(name, &trimmed);
         Ok(SecretValue { name: name.to_string(), bytes: trimmed })
     }
 
-    /// The value of credential `name` as last learnt, else read from the directory.
+    /// The value of credential `name` as last learnt, else read from the source.
     fn value(&self, name: &str) -> Result<Vec<u8>, String> {
         let learnt = self.learnt.lock().unwrap_or_else(|p| p.into_inner()).get(name).cloned();
         match learnt {
@@ -97,18 +165,30 @@ impl Credentials {
     /// values read are what the run's reads are served from, until this reads again.
     pub fn learn_all(&self) {
         let mut learnt = HashMap::new();
-        if let Ok(dir) = &self.dir
-            && let Ok(entries) = dir.entries()
-        {
-            for entry in entries.flatten() {
-                let Some(name) = entry.file_name().to_str().map(String::from) else { continue };
-                if let Ok(value) = self.read_value(&name) {
-                    self.remember(&name, &value);
-                    learnt.insert(name, value);
-                }
+        for name in self.names().unwrap_or_default() {
+            if let Ok(value) = self.read_value(&name) {
+                self.remember(&name, &value);
+                learnt.insert(name, value);
             }
         }
         *self.learnt.lock().unwrap_or_else(|p| p.into_inner()) = learnt;
+    }
+
+    /// The name of every entry there is, credential or not, or why they cannot be listed.
+    fn names(&self) -> Result<Vec<String>, String> {
+        match &self.source {
+            Source::Directory { path, dir } => {
+                let entries = dir
+                    .as_ref()
+                    .map_err(Clone::clone)?
+                    .entries()
+                    .map_err(|e| format!("the credentials directory `{}` cannot be read: {e}", path.display()))?;
+                Ok(entries.flatten().filter_map(|entry| entry.file_name().to_str().map(String::from)).collect())
+            }
+            Source::Memory(given) => {
+                Ok(given.values.as_ref().as_ref().map_err(Clone::clone)?.keys().cloned().collect())
+            }
+        }
     }
 
     /// Verifies the named credentials as [`Credentials::verify`] does, reading each once, and
@@ -141,31 +221,75 @@ impl Credentials {
     /// The credential's bytes without a trailing newline, refusing one that is missing, too
     /// large, or empty (an empty password would be delivered as the server's superuser).
     fn read_value(&self, name: &str) -> Result<Vec<u8>, String> {
-        use std::io::Read;
-        let dir = self.dir.as_ref().map_err(Clone::clone)?;
-        if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
-            return Err(format!("`{name}` is not a credential name: names are plain file names"));
-        }
-        let at = || format!("`{}`", self.path.join(name).display());
-        // Only a regular file is a credential: opening a FIFO would wait for a writer forever.
-        match dir.metadata(name) {
-            Ok(meta) if meta.is_file() => {}
-            Ok(_) => return Err(format!("the credential {} is not a regular file", at())),
-            Err(e) => return Err(format!("no credential `{name}` in `{}` ({e})", self.path.display())),
-        }
-        let file = dir.open(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", self.path.display()))?;
-        let mut bytes = Vec::new();
-        file.take(CREDENTIAL_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("failed to read {}: {e}", at()))?;
+        let bytes = self.read_raw(name)?;
         if bytes.len() > CREDENTIAL_BYTES {
-            return Err(format!("the credential {} is larger than the {CREDENTIAL_BYTES} bytes allowed", at()));
+            return Err(format!(
+                "the credential {} is larger than the {CREDENTIAL_BYTES} bytes allowed",
+                self.at(name)
+            ));
         }
         let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
         if trimmed.iter().all(u8::is_ascii_whitespace) {
-            return Err(format!("the credential {} is empty or only whitespace", at()));
+            return Err(format!("the credential {} is empty or only whitespace", self.at(name)));
         }
         Ok(trimmed)
+    }
+
+    /// The credential's bytes as stored, at most one more than [`CREDENTIAL_BYTES`], refusing
+    /// a name that is not a plain file name and, in a directory, anything but a regular file.
+    fn read_raw(&self, name: &str) -> Result<Vec<u8>, String> {
+        use std::io::Read;
+        if !plain_name(name) {
+            return Err(format!("`{name}` is not a credential name: names are plain file names"));
+        }
+        let (path, dir) = match &self.source {
+            Source::Directory { path, dir } => (path, dir.as_ref().map_err(Clone::clone)?),
+            Source::Memory(given) => {
+                let values = given.values.as_ref().as_ref().map_err(Clone::clone)?;
+                return match values.get(name) {
+                    Some(value) => value.clone(),
+                    None => Err(format!("no credential `{name}` in {}", self.within())),
+                };
+            }
+        };
+        // Only a regular file is a credential: opening a FIFO would wait for a writer forever.
+        match dir.metadata(name) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => return Err(format!("the credential {} is not a regular file", self.at(name))),
+            Err(e) => return Err(format!("no credential `{name}` in `{}` ({e})", path.display())),
+        }
+        let file = dir.open(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", path.display()))?;
+        let mut bytes = Vec::new();
+        file.take(CREDENTIAL_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("failed to read {}: {e}", self.at(name)))?;
+        Ok(bytes)
+    }
+
+    /// Where the credentials are, as a message names it.
+    fn within(&self) -> String {
+        match &self.source {
+            Source::Directory { path, .. }
+            | Source::Memory(CredentialValues { origin: Origin::Directory(path), .. }) => {
+                format!("`{}`", path.display())
+            }
+            Source::Memory(CredentialValues { origin: Origin::Table { file, key }, .. }) => {
+                format!("`{key}` of `{}`", file.display())
+            }
+        }
+    }
+
+    /// Credential `name`, as a message names it: its file, or its key in the table it came from.
+    fn at(&self, name: &str) -> String {
+        match &self.source {
+            Source::Directory { path, .. }
+            | Source::Memory(CredentialValues { origin: Origin::Directory(path), .. }) => {
+                format!("`{}`", path.join(name).display())
+            }
+            Source::Memory(CredentialValues { origin: Origin::Table { file, key }, .. }) => {
+                format!("`{name}` (`{key}` of `{}`)", file.display())
+            }
+        }
     }
 
     /// `text` with the value of every credential handed out replaced by its name, and the
@@ -240,6 +364,75 @@ mod tests {
     }
 
     #[test]
+    fn a_fifo_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let credentials = Credentials::open(dir.path());
+        assert!(credentials.verify("pipe").unwrap_err().contains("not a regular file"));
+    }
+
+    #[test]
+    fn credentials_read_into_memory_are_checked_as_files_are() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "outside-value").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("good"), "a-good-value\n").unwrap();
+        std::fs::write(dir.path().join("empty"), "").unwrap();
+        std::fs::write(dir.path().join("blank"), " \t\n").unwrap();
+        std::fs::write(dir.path().join("huge"), vec![b'x'; CREDENTIAL_BYTES + 1]).unwrap();
+        std::fs::create_dir(dir.path().join("subdir")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("link")).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(dir.path().join("pipe")).status().unwrap().success());
+        let on_disk = Credentials::open(dir.path());
+        let in_memory = Credentials::in_memory(CredentialValues::read_dir(dir.path()));
+        for name in ["good", "empty", "blank", "huge", "subdir", "link", "pipe", "../secret"] {
+            let disk = on_disk.read(name).map(|v| v.bytes);
+            let memory = in_memory.read(name).map(|v| v.bytes);
+            assert_eq!(disk, memory, "{name}");
+        }
+        assert_eq!(in_memory.read("good").unwrap().bytes, b"a-good-value");
+        let absent = in_memory.verify("absent").unwrap_err();
+        assert_eq!(absent, format!("no credential `absent` in `{}`", dir.path().display()));
+        assert!(in_memory.verify("huge").unwrap_err().contains("larger than"));
+        // Every credential is learnt for redaction, as from the directory.
+        in_memory.learn_all();
+        assert_eq!(in_memory.redact("a-good-value".into()).1.as_deref(), Some("good"));
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_opened_is_named_from_memory_too() {
+        let values = CredentialValues::read_dir(Path::new("/nonexistent/credentials"));
+        let err = Credentials::in_memory(values).read("x").unwrap_err();
+        assert!(err.contains("the credentials directory `/nonexistent/credentials` cannot be opened"), "{err}");
+    }
+
+    #[test]
+    fn credentials_given_by_a_table_name_it_and_its_file() {
+        let file = Path::new("plugins/postgres/scenarios/given.toml");
+        let given = BTreeMap::from([("pw".to_string(), "a-given-value\n".to_string()), ("blank".into(), " ".into())]);
+        let credentials = Credentials::in_memory(CredentialValues::given(file, "mesh.credentials", &given).unwrap());
+        assert_eq!(credentials.read("pw").unwrap().bytes, b"a-given-value");
+        let blank = credentials.verify("blank").unwrap_err();
+        assert_eq!(
+            blank,
+            "the credential `blank` (`mesh.credentials` of `plugins/postgres/scenarios/given.toml`) is empty or only \
+             whitespace"
+        );
+        let absent = credentials.verify("absent").unwrap_err();
+        assert_eq!(absent, "no credential `absent` in `mesh.credentials` of `plugins/postgres/scenarios/given.toml`");
+        let escaping = BTreeMap::from([("../pw".to_string(), "value".to_string())]);
+        let refused = CredentialValues::given(file, "mesh.credentials", &escaping).unwrap_err();
+        assert!(refused.contains("`../pw`, which is not a credential name"), "{refused}");
+    }
+
+    #[test]
+    fn a_missing_directory_is_named() {
+        let credentials = Credentials::open(Path::new("/nonexistent/credentials"));
+        assert!(credentials.read("x").unwrap_err().contains("/nonexistent/credentials"));
+    }
+
+    #[test]
     fn a_run_reads_what_it_learnt_until_it_learns_again() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("pw"), "first-value\n").unwrap();
@@ -257,20 +450,5 @@ mod tests {
         std::fs::remove_file(dir.path().join("pw")).unwrap();
         credentials.learn_all();
         assert!(credentials.read("pw").unwrap_err().contains("no credential `pw`"));
-    }
-
-    #[test]
-    fn a_fifo_is_not_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-        let credentials = Credentials::open(dir.path());
-        assert!(credentials.verify("pipe").unwrap_err().contains("not a regular file"));
-    }
-
-    #[test]
-    fn a_missing_directory_is_named() {
-        let credentials = Credentials::open(Path::new("/nonexistent/credentials"));
-        assert!(credentials.read("x").unwrap_err().contains("/nonexistent/credentials"));
     }
 }

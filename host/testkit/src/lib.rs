@@ -10,6 +10,7 @@
 //! the fault left converges to where the clean run, run again the same way, ends.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,8 +18,8 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation, MANIFEST_FILE, PLUGIN_FILE};
-use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::catalogue::{Catalogue, FOUNDATION_BYTES, Foundation, ModuleFiles, read_bounded};
+use mesh_adopt_runtime::credentials::{CredentialValues, Credentials};
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, Op, SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::options::parse_duration;
@@ -194,76 +195,126 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
     Ok(ScenarioFile { path: path.to_path_buf(), label: format!("{owner}/{stem}"), scenario })
 }
 
-/// The scenario's catalogue, foundation and credentials, written to a directory of its own.
-struct Prepared {
-    dir: tempfile::TempDir,
+/// The catalogue scenarios start from, read once: the foundation bundle's bytes, each module's
+/// directory and the genesis credentials. Each scenario's catalogue is made from it in memory
+/// ([`prepare`]), so no run of a scenario, nor any step of a sweep, reads the catalogue again
+/// or writes anything anywhere.
+#[derive(Debug, Clone)]
+pub struct Documents {
+    root: PathBuf,
+    foundation_path: PathBuf,
+    foundation: Vec<u8>,
+    modules: BTreeMap<String, ModuleFiles>,
+    genesis: CredentialValues,
+}
+
+impl Documents {
+    /// Reads the catalogue at `root`: `foundation.json` (bounded as a run bounds it), every
+    /// `modules/<name>/` that holds a manifest, and `genesis/credentials/`, whose problems
+    /// (a directory missing, a credential empty) are kept to be reported by the run that asks.
+    pub fn read(root: &Path) -> Result<Documents> {
+        let foundation_path = root.join("foundation.json");
+        let foundation = read_bounded(&foundation_path, FOUNDATION_BYTES)
+            .with_context(|| format!("failed to read the foundation bundle `{}`", foundation_path.display()))?;
+        Ok(Documents {
+            modules: Catalogue::at(root).read_modules()?,
+            genesis: CredentialValues::read_dir(&root.join("genesis/credentials")),
+            root: root.to_path_buf(),
+            foundation_path,
+            foundation,
+        })
+    }
+}
+
+/// A scenario made ready to run, all in memory: its catalogue with its edits applied, its
+/// foundation bundle, credentials and options, and the mesh it starts on. Built once, it runs
+/// as often as a sweep needs, each run checking the catalogue as `mesh-adopt run` does.
+pub struct Prepared {
+    modules: Vec<String>,
+    catalogue: Catalogue,
     foundation: Foundation,
+    credentials: CredentialValues,
     options: RunOptions,
+    setup: SimSetup,
+}
+
+/// Makes `file`'s scenario ready to run from `documents`: the catalogue, foundation and
+/// credentials it edits or gives, its options and its mesh, without touching the disk.
+pub fn prepare(documents: &Documents, file: &ScenarioFile) -> Result<Prepared> {
+    let scenario = &file.scenario;
+    let (foundation, modules) = edited(documents, &scenario.edits)?;
+    let credentials = match &scenario.mesh.credentials {
+        Some(given) => CredentialValues::given(&file.path, "mesh.credentials", given).map_err(anyhow::Error::msg)?,
+        None => documents.genesis.clone(),
+    };
+    let options = options(&scenario.mesh)?;
+    let setup = setup(&scenario.mesh, foundation.clone(), &options.node)?;
+    Ok(Prepared {
+        modules: scenario.modules.clone(),
+        catalogue: Catalogue::in_memory(&documents.root, modules),
+        foundation,
+        credentials,
+        options,
+        setup,
+    })
+}
+
+/// The foundation bundle and the modules with `edits` applied. Only the documents an edit
+/// names are parsed and written again (as pretty JSON); the others reach the run byte for byte
+/// as the catalogue ships them. Messages name the catalogue's files, never a copy.
+fn edited(documents: &Documents, edits: &[Edit]) -> Result<(Foundation, BTreeMap<String, ModuleFiles>)> {
+    let mut changed: BTreeMap<&str, serde_json::Value> = BTreeMap::new();
+    for (index, edit) in edits.iter().enumerate() {
+        let what = || format!("edit {} (of `{}`)", index + 1, edit.file);
+        let (bytes, path) = match edit.file.strip_prefix("manifest:") {
+            Some(module) => {
+                let files = documents
+                    .modules
+                    .get(module)
+                    .with_context(|| format!("{}: the catalogue has no module `{module}`", what()))?;
+                let bytes = files.manifest.as_ref().map_err(|why| {
+                    anyhow::anyhow!("{}: failed to read `{}`: {why}", what(), files.manifest_path.display())
+                })?;
+                (bytes, &files.manifest_path)
+            }
+            None if edit.file == "foundation" => (&documents.foundation, &documents.foundation_path),
+            None => bail!("{}: say `foundation` or `manifest:<module>`", what()),
+        };
+        let document = match changed.entry(edit.file.as_str()) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => entry.insert(
+                serde_json::from_slice(bytes)
+                    .with_context(|| format!("{}: `{}` is not JSON", what(), path.display()))?,
+            ),
+        };
+        apply_edit(document, edit).with_context(what)?;
+    }
+    let mut modules = documents.modules.clone();
+    let mut foundation = None;
+    for (file, document) in changed {
+        let bytes = serde_json::to_vec_pretty(&document)?;
+        match file.strip_prefix("manifest:") {
+            Some(module) => {
+                modules.get_mut(module).context("an edited module is in the catalogue")?.manifest = Ok(bytes)
+            }
+            None => foundation = Some(bytes),
+        }
+    }
+    let path = documents.foundation_path.display();
+    let foundation = match foundation {
+        Some(bytes) => Foundation::from_memory(&bytes, &format!("`{path}`, as the scenario edits it,"))?,
+        None => Foundation::from_memory(&documents.foundation, &format!("`{path}`"))?,
+    };
+    Ok((foundation, modules))
 }
 
 fn duration(text: &str, what: &str) -> Result<Duration> {
     parse_duration(text).map_err(|e| anyhow::anyhow!("`{what}`: {e}"))
 }
 
-fn prepare(catalogue: &Path, scenario: &Scenario) -> Result<Prepared> {
-    let dir = tempfile::tempdir()?;
-    let read_json = |path: &Path| -> Result<serde_json::Value> {
-        let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
-        serde_json::from_slice(&bytes).with_context(|| format!("`{}` is not JSON", path.display()))
-    };
-    let mut foundation = read_json(&catalogue.join("foundation.json"))?;
-    let modules_dir = catalogue.join("modules");
-    let mut manifests = BTreeMap::new();
-    for entry in
-        std::fs::read_dir(&modules_dir).with_context(|| format!("failed to read `{}`", modules_dir.display()))?
-    {
-        let module_dir = entry?.path();
-        if module_dir.join(MANIFEST_FILE).is_file() {
-            let name = module_dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            manifests.insert(name, (read_json(&module_dir.join(MANIFEST_FILE))?, module_dir));
-        }
-    }
-    for edit in &scenario.edits {
-        let target = match edit.file.strip_prefix("manifest:") {
-            Some(module) => {
-                &mut manifests.get_mut(module).with_context(|| format!("edit of unknown module `{module}`"))?.0
-            }
-            None if edit.file == "foundation" => &mut foundation,
-            None => bail!("edit of `{}`: say `foundation` or `manifest:<module>`", edit.file),
-        };
-        apply_edit(target, edit)?;
-    }
-    std::fs::write(dir.path().join("foundation.json"), serde_json::to_vec_pretty(&foundation)?)?;
-    for (name, (manifest, source)) in &manifests {
-        let at = dir.path().join("modules").join(name);
-        std::fs::create_dir_all(&at)?;
-        std::fs::write(at.join(MANIFEST_FILE), serde_json::to_vec_pretty(manifest)?)?;
-        if source.join(PLUGIN_FILE).is_file() {
-            std::fs::copy(source.join(PLUGIN_FILE), at.join(PLUGIN_FILE))?;
-        }
-    }
-    let credentials = dir.path().join("credentials");
-    std::fs::create_dir_all(&credentials)?;
-    match &scenario.mesh.credentials {
-        Some(given) => {
-            for (name, value) in given {
-                std::fs::write(credentials.join(name), value)?;
-            }
-        }
-        None => {
-            let genesis = catalogue.join("genesis/credentials");
-            if genesis.is_dir() {
-                for entry in std::fs::read_dir(&genesis)? {
-                    let path = entry?.path();
-                    if path.is_file() {
-                        std::fs::copy(&path, credentials.join(path.file_name().unwrap_or_default()))?;
-                    }
-                }
-            }
-        }
-    }
-    let spec = &scenario.mesh;
-    let options = RunOptions {
+/// The options a run of the scenario gets: its node, catalogue source and `--wait`.
+fn options(spec: &MeshSpec) -> Result<RunOptions> {
+    Ok(RunOptions {
         node: spec.node.clone().unwrap_or_else(|| "node-1".into()),
         catalog_source: match spec.catalog_source.as_deref() {
             None => Some(mesh_adopt_runtime::CatalogSource {
@@ -276,46 +327,36 @@ fn prepare(catalogue: &Path, scenario: &Scenario) -> Result<Prepared> {
             }
         },
         wait: duration(spec.wait.as_deref().unwrap_or("120s"), "mesh.wait")?,
-    };
-    let foundation = Foundation::load(&dir.path().join("foundation.json"))?;
-    Ok(Prepared { dir, foundation, options })
+    })
 }
 
+/// Applies one edit to a document. Pointers are JSON pointers (RFC 6901: `~1` is a `/` inside
+/// a key, `~0` a `~`). `set` replaces what is there, or adds it as JSON Patch's `add` does (a
+/// new key, or one past an array's end, or `-`); `remove` removes what is there.
 fn apply_edit(document: &mut serde_json::Value, edit: &Edit) -> Result<()> {
-    if let Some(pointer) = &edit.set {
+    use json_patch::jsonptr::PointerBuf;
+    use json_patch::{AddOperation, PatchOperation, RemoveOperation};
+    let pointer = |text: &str, key: &str| {
+        PointerBuf::parse(text).map_err(|e| anyhow::anyhow!("`{key} = {text:?}` is not a JSON pointer (RFC 6901): {e}"))
+    };
+    if let Some(text) = &edit.set {
+        let path = pointer(text, "set")?;
         let value = serde_json::to_value(edit.to.clone().context("`set` needs `to`")?)?;
-        let (parent, key) =
-            pointer.rsplit_once('/').context("`set` takes a JSON pointer such as /resources/0/image")?;
-        let parent = document.pointer_mut(parent).with_context(|| format!("nothing at `{parent}`"))?;
-        match parent {
-            serde_json::Value::Object(map) => {
-                map.insert(key.to_string(), value);
-            }
-            serde_json::Value::Array(items) => {
-                let index: usize = key.parse().with_context(|| format!("`{key}` is not an index"))?;
-                // One past the end appends, as JSON Patch's `add` does.
-                if index == items.len() {
-                    items.push(value);
-                } else {
-                    *items.get_mut(index).with_context(|| format!("nothing at `{pointer}`"))? = value;
-                }
-            }
-            _ => bail!("`{pointer}` is inside neither an object nor an array"),
+        match document.pointer_mut(path.as_str()) {
+            Some(there) => *there = value,
+            None => json_patch::patch(document, &[PatchOperation::Add(AddOperation { path, value })]).map_err(|e| {
+                anyhow::anyhow!(
+                    "nothing at `{text}` to set, nor a place to add it ({}): its parent must be an object, or an \
+                     array it would end",
+                    e.kind
+                )
+            })?,
         }
     }
-    if let Some(pointer) = &edit.remove {
-        let (parent, key) = pointer.rsplit_once('/').context("`remove` takes a JSON pointer")?;
-        match document.pointer_mut(parent).with_context(|| format!("nothing at `{parent}`"))? {
-            serde_json::Value::Object(map) => {
-                map.remove(key).with_context(|| format!("nothing at `{pointer}`"))?;
-            }
-            serde_json::Value::Array(items) => {
-                let index: usize = key.parse().with_context(|| format!("`{key}` is not an index"))?;
-                anyhow::ensure!(index < items.len(), "nothing at `{pointer}`");
-                items.remove(index);
-            }
-            _ => bail!("`{pointer}` is inside neither an object nor an array"),
-        }
+    if let Some(text) = &edit.remove {
+        let path = pointer(text, "remove")?;
+        json_patch::patch(document, &[PatchOperation::Remove(RemoveOperation { path })])
+            .map_err(|e| anyhow::anyhow!("nothing at `{text}` to remove ({})", e.kind))?;
     }
     if let Some(id) = &edit.remove_resource {
         let resources = document["resources"].as_array_mut().context("no `resources` to remove from")?;
@@ -326,9 +367,9 @@ fn apply_edit(document: &mut serde_json::Value, edit: &Edit) -> Result<()> {
     Ok(())
 }
 
-fn setup(scenario: &Scenario, prepared: &Prepared) -> Result<SimSetup> {
-    let spec = &scenario.mesh;
-    let mut setup = SimSetup::new(prepared.foundation.clone(), &prepared.options.node);
+/// The simulated mesh the scenario starts on: raised from `foundation`, behaving as `spec` says.
+fn setup(spec: &MeshSpec, foundation: Foundation, node: &str) -> Result<SimSetup> {
+    let mut setup = SimSetup::new(foundation, node);
     setup.running_images = spec.running_images.clone();
     if let Some(t) = &spec.apply_delay {
         setup.apply_delay = duration(t, "mesh.apply_delay")?;
@@ -374,36 +415,46 @@ pub struct ScenarioRun {
     pub transcript: Arc<Transcript>,
 }
 
-/// Runs `scenario` against `catalogue` on a fresh mesh, or on `mesh` when given (to run
-/// again on what an earlier run left); `fail_call` fails one call by its number.
+impl Prepared {
+    /// Runs the scenario on a fresh mesh; `fail_call` fails one call by its number.
+    pub async fn run(&self, host: &PluginHost, fail_call: Option<(usize, FaultEffect)>) -> ScenarioRun {
+        let mut setup = self.setup.clone();
+        setup.fail_call = fail_call;
+        self.run_on(host, Arc::new(SimulatedMesh::new(setup))).await
+    }
+
+    /// Runs the scenario again, without faults (its own included), on the mesh `ran` left.
+    pub async fn run_again(&self, host: &PluginHost, ran: &ScenarioRun) -> ScenarioRun {
+        ran.mesh.clear_faults();
+        self.run_on(host, ran.mesh.clone()).await
+    }
+
+    /// Runs the scenario's modules on `mesh` as `mesh-adopt run` would: the same preflight and
+    /// checks, against the catalogue in memory, with credentials nothing has handed out yet.
+    async fn run_on(&self, host: &PluginHost, mesh: Arc<SimulatedMesh>) -> ScenarioRun {
+        let transcript = Arc::new(Transcript::default());
+        let run = Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
+            .credentials(Arc::new(Credentials::in_memory(self.credentials.clone())))
+            .record(transcript.clone())
+            .options(self.options.clone())
+            .build();
+        let report = run.run(&self.modules, Mode::Adopt).await;
+        ScenarioRun { report, mesh, transcript }
+    }
+}
+
+/// Runs `file`'s scenario against the catalogue at `catalogue` on a fresh mesh; `fail_call`
+/// fails one call by its number. Any error names the scenario file.
 pub async fn run(
     host: &PluginHost,
     catalogue: &Path,
-    scenario: &Scenario,
+    file: &ScenarioFile,
     fail_call: Option<(usize, FaultEffect)>,
 ) -> Result<ScenarioRun> {
-    let prepared = prepare(catalogue, scenario)?;
-    let mut setup = setup(scenario, &prepared)?;
-    setup.fail_call = fail_call;
-    let mesh = Arc::new(SimulatedMesh::new(setup));
-    let report = run_on(host, scenario, &prepared, mesh.clone()).await;
-    Ok(ScenarioRun { report: report.0, mesh, transcript: report.1 })
-}
-
-async fn run_on(
-    host: &PluginHost,
-    scenario: &Scenario,
-    prepared: &Prepared,
-    mesh: Arc<SimulatedMesh>,
-) -> (RunReport, Arc<Transcript>) {
-    let transcript = Arc::new(Transcript::default());
-    let catalogue = Catalogue::at(prepared.dir.path());
-    let run = Run::builder(host, &catalogue, &prepared.foundation, mesh)
-        .credentials(Arc::new(Credentials::open(&prepared.dir.path().join("credentials"))))
-        .record(transcript.clone())
-        .options(prepared.options.clone())
-        .build();
-    (run.run(&scenario.modules, Mode::Adopt).await, transcript)
+    let prepared = Documents::read(catalogue)
+        .and_then(|documents| prepare(&documents, file))
+        .with_context(|| format!("failed to run the scenario `{}`", file.path.display()))?;
+    Ok(prepared.run(host, fail_call).await)
 }
 
 /// Compares a run with what the scenario expects; each difference is one line (several
@@ -502,64 +553,210 @@ pub struct SweepResult {
     pub problems: Vec<String>,
 }
 
-/// Sweeps `scenario`: fails each call of its clean run in turn, then times each out in
-/// turn, and checks every faulted run (see the module's documentation).
-pub async fn sweep(host: &PluginHost, catalogue: &Path, scenario: &Scenario) -> Result<SweepResult> {
-    let clean = run(host, catalogue, scenario, None).await?;
-    let calls = clean.mesh.calls();
-    // The reference is the clean run run again too, as every faulted run is; each rerun runs
-    // without faults, the scenario's own included, so both sides end the same way.
-    let prepared = prepare(catalogue, scenario)?;
-    clean.mesh.clear_faults();
-    run_on(host, scenario, &prepared, clean.mesh.clone()).await;
-    let clean_end = clean.mesh.end_state();
+/// Sweeps `file`'s scenario against the catalogue at `catalogue`: see [`sweep_prepared`].
+/// Any error names the scenario file.
+pub async fn sweep(host: &PluginHost, catalogue: &Path, file: &ScenarioFile) -> Result<SweepResult> {
+    let prepared = Documents::read(catalogue)
+        .and_then(|documents| prepare(&documents, file))
+        .with_context(|| format!("failed to sweep the scenario `{}`", file.path.display()))?;
+    Ok(sweep_prepared(host, &prepared).await)
+}
+
+/// Fails each call of the scenario's clean run in turn, then times each out in turn, and
+/// judges every faulted run (see the module's documentation).
+pub async fn sweep_prepared(host: &PluginHost, prepared: &Prepared) -> SweepResult {
+    let reference = Reference::of(host, prepared).await;
     let mut result = SweepResult::default();
+    for step in steps(&reference.calls) {
+        let ran = StepRun::of(host, prepared, &step).await;
+        result.add(&step, judge(&reference, &step, &ran));
+    }
+    result
+}
+
+/// What every faulted run is judged against: the clean run's calls and outcome, and where the
+/// clean run ends when run again too, as every faulted run is (each rerun runs without faults,
+/// the scenario's own included, so both sides end the same way).
+struct Reference {
+    calls: Vec<String>,
+    refused: bool,
+    end: String,
+}
+
+impl Reference {
+    async fn of(host: &PluginHost, prepared: &Prepared) -> Reference {
+        let clean = prepared.run(host, None).await;
+        let calls = clean.mesh.calls();
+        prepared.run_again(host, &clean).await;
+        Reference { calls, refused: !clean.report.succeeded(), end: clean.mesh.end_state() }
+    }
+}
+
+/// One faulted run: the call (counted among every call that reached the mesh) and what it gets.
+struct Step {
+    index: usize,
+    call: String,
+    effect: FaultEffect,
+}
+
+impl Step {
+    /// How a problem line names the step: `step 8 (`tell …`) failed`.
+    fn name(&self) -> String {
+        let kind = if matches!(self.effect, FaultEffect::TimeOut) { "timed out" } else { "failed" };
+        format!("step {} (`{}`) {kind}", self.index + 1, self.call)
+    }
+
+    /// The call's words without its kind (`tell`, `carry`…): what a refusal should mention.
+    fn words(&self) -> &str {
+        self.call.split_once(' ').map(|(_, words)| words).unwrap_or(&self.call)
+    }
+}
+
+/// Every step of a sweep: each call failed in turn, then each timed out in turn.
+fn steps(calls: &[String]) -> Vec<Step> {
     let effects = [FaultEffect::Fail("injected fault: the mesh said no".into()), FaultEffect::TimeOut];
-    for effect in effects {
-        for (index, call) in calls.iter().enumerate() {
-            result.steps += 1;
-            let kind = if matches!(effect, FaultEffect::TimeOut) { "timed out" } else { "failed" };
-            let step = format!("step {} (`{call}`) {kind}", index + 1);
-            let faulted = run(host, catalogue, scenario, Some((index, effect.clone()))).await?;
-            let mut problems = Vec::new();
-            if !faulted.report.violations.is_empty() {
-                let names: Vec<String> = faulted.report.violations.iter().map(ToString::to_string).collect();
-                problems.push(names.join("; "));
-            }
-            let words = call.split_once(' ').map(|(_, w)| w).unwrap_or(call);
-            let refusal = faulted.report.modules.iter().find_map(|(_, o)| o.problem().map(str::to_string));
-            let clean_refused = !clean.report.succeeded();
-            if let Some(message) = &refusal
-                && !clean_refused
-                && !message.contains(words)
-            {
-                problems.push(format!("the refusal does not name the step: {message}"));
-            }
-            // Run again, without faults, on what the faulted run left.
-            let prepared = prepare(catalogue, scenario)?;
-            faulted.mesh.clear_faults();
-            let (again, _) = run_on(host, scenario, &prepared, faulted.mesh.clone()).await;
-            let end = faulted.mesh.end_state();
-            if !again.violations.is_empty() && problems.is_empty() {
-                let names: Vec<String> = again.violations.iter().map(ToString::to_string).collect();
-                problems.push(format!("running again: {}", names.join("; ")));
-            }
-            if end != clean_end {
-                result.not_converged += 1;
-                problems.push(format!(
-                    "running again did not converge to the clean end state:\n{}",
-                    diff(
-                        &clean_end.lines().map(String::from).collect::<Vec<_>>(),
-                        &end.lines().map(String::from).collect::<Vec<_>>()
-                    )
-                ));
-            }
-            if problems.is_empty() {
-                result.survived += 1;
-            } else {
-                result.problems.push(format!("{step}: {}", problems.join("; ")));
-            }
+    effects
+        .iter()
+        .flat_map(|effect| {
+            calls.iter().enumerate().map(|(index, call)| Step { index, call: call.clone(), effect: effect.clone() })
+        })
+        .collect()
+}
+
+/// A faulted run, the same scenario run again without faults on what it left, and where that
+/// ended.
+struct StepRun {
+    faulted: RunReport,
+    again: RunReport,
+    end: String,
+}
+
+impl StepRun {
+    async fn of(host: &PluginHost, prepared: &Prepared, step: &Step) -> StepRun {
+        let faulted = prepared.run(host, Some((step.index, step.effect.clone()))).await;
+        let again = prepared.run_again(host, &faulted).await;
+        StepRun { end: faulted.mesh.end_state(), faulted: faulted.report, again: again.report }
+    }
+}
+
+/// What was wrong with one step, and whether it converged.
+struct Verdict {
+    problems: Vec<String>,
+    converged: bool,
+}
+
+/// Judges one step: the faulted run kept every invariant and, unless the clean run refused
+/// too, any refusal names the failed call; running again broke nothing (said only when
+/// nothing else was wrong: it follows from what was); and it converged to the clean end.
+fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
+    let mut problems = Vec::new();
+    if !ran.faulted.violations.is_empty() {
+        problems.push(violations(&ran.faulted));
+    }
+    let refusal = ran.faulted.modules.iter().find_map(|(_, o)| o.problem());
+    if let Some(message) = refusal
+        && !reference.refused
+        && !message.contains(step.words())
+    {
+        problems.push(format!("the refusal does not name the step: {message}"));
+    }
+    if !ran.again.violations.is_empty() && problems.is_empty() {
+        problems.push(format!("running again: {}", violations(&ran.again)));
+    }
+    let converged = ran.end == reference.end;
+    if !converged {
+        let lines = |text: &str| text.lines().map(String::from).collect::<Vec<_>>();
+        problems.push(format!(
+            "running again did not converge to the clean end state:\n{}",
+            diff(&lines(&reference.end), &lines(&ran.end))
+        ));
+    }
+    Verdict { problems, converged }
+}
+
+/// A run's broken invariants, in one line.
+fn violations(report: &RunReport) -> String {
+    report.violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+impl SweepResult {
+    /// Counts one step's verdict.
+    fn add(&mut self, step: &Step, verdict: Verdict) {
+        self.steps += 1;
+        if !verdict.converged {
+            self.not_converged += 1;
+        }
+        if verdict.problems.is_empty() {
+            self.survived += 1;
+        } else {
+            self.problems.push(format!("{}: {}", step.name(), verdict.problems.join("; ")));
         }
     }
-    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn set(pointer: &str, to: &str) -> Edit {
+        let to = toml::Value::String(to.into());
+        Edit { file: "foundation".into(), set: Some(pointer.into()), to: Some(to), remove: None, remove_resource: None }
+    }
+
+    fn remove(pointer: &str) -> Edit {
+        Edit { file: "foundation".into(), set: None, to: None, remove: Some(pointer.into()), remove_resource: None }
+    }
+
+    fn edited(mut document: serde_json::Value, edits: &[Edit]) -> Result<serde_json::Value> {
+        for edit in edits {
+            apply_edit(&mut document, edit)?;
+        }
+        Ok(document)
+    }
+
+    #[test]
+    fn pointers_unescape_a_slash_and_a_tilde_in_keys() {
+        let document = json!({"labels": {"a/b": "old", "m~n": "old", "~1": "old"}});
+        // `~1` is a `/` inside a key, `~0` a `~`, and `~01` a `~` then a `1`, never a `/`.
+        let got =
+            edited(document, &[set("/labels/a~1b", "slash"), set("/labels/m~0n", "tilde"), set("/labels/~01", "both")])
+                .unwrap();
+        assert_eq!(got, json!({"labels": {"a/b": "slash", "m~n": "tilde", "~1": "both"}}));
+        // A key made by `set` is the unescaped one.
+        let got = edited(json!({"labels": {}}), &[set("/labels/new~1key~0", "x")]).unwrap();
+        assert_eq!(got, json!({"labels": {"new/key~": "x"}}));
+        let got = edited(
+            json!({"labels": {"a/b": 1, "m~n": 2, "keep": 3}}),
+            &[remove("/labels/a~1b"), remove("/labels/m~0n")],
+        )
+        .unwrap();
+        assert_eq!(got, json!({"labels": {"keep": 3}}));
+    }
+
+    #[test]
+    fn a_pointer_that_is_not_rfc_6901_is_refused_naming_it() {
+        for bad in ["/labels/a~2b", "/labels/trailing~", "labels/a"] {
+            let err = edited(json!({"labels": {}}), &[set(bad, "x")]).unwrap_err().to_string();
+            assert!(err.contains(&format!("`set = {bad:?}` is not a JSON pointer (RFC 6901)")), "{bad}: {err}");
+        }
+        let err = edited(json!({"labels": {}}), &[remove("/labels/~")]).unwrap_err().to_string();
+        assert!(err.contains("`remove = \"/labels/~\"` is not a JSON pointer"), "{err}");
+    }
+
+    #[test]
+    fn set_replaces_or_adds_and_remove_needs_something_there() {
+        let items = json!({"items": ["a", "b"]});
+        assert_eq!(edited(items.clone(), &[set("/items/1", "B")]).unwrap(), json!({"items": ["a", "B"]}));
+        // One past the end, or `-`, appends, as JSON Patch's `add` does.
+        assert_eq!(edited(items.clone(), &[set("/items/2", "c")]).unwrap(), json!({"items": ["a", "b", "c"]}));
+        assert_eq!(edited(items.clone(), &[set("/items/-", "c")]).unwrap(), json!({"items": ["a", "b", "c"]}));
+        assert_eq!(edited(items.clone(), &[remove("/items/0")]).unwrap(), json!({"items": ["b"]}));
+        let far = edited(items.clone(), &[set("/items/5", "x")]).unwrap_err().to_string();
+        assert!(far.contains("nothing at `/items/5` to set, nor a place to add it"), "{far}");
+        let orphan = edited(items.clone(), &[set("/missing/key", "x")]).unwrap_err().to_string();
+        assert!(orphan.contains("nothing at `/missing/key` to set"), "{orphan}");
+        let gone = edited(items, &[remove("/items/2")]).unwrap_err().to_string();
+        assert!(gone.contains("nothing at `/items/2` to remove"), "{gone}");
+    }
 }
