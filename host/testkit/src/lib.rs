@@ -9,6 +9,8 @@
 //! named the failed step, and that running the scenario again, without faults, on the mesh
 //! the fault left converges to where the clean run, run again the same way, ends.
 
+#![warn(missing_docs)]
+
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use std::path::{Path, PathBuf};
@@ -50,6 +52,7 @@ pub struct Scenario {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MeshSpec {
+    /// The node modules are assigned to [default: `node-1`].
     pub node: Option<String>,
     /// `--wait`, e.g. `120s`.
     pub wait: Option<String>,
@@ -76,12 +79,17 @@ pub struct MeshSpec {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FaultSpec {
+    /// The import: `carry`, `tell`, `inspect` or `fetch`.
     pub op: String,
+    /// Words the call's arguments must contain.
     pub matching: String,
+    /// How many matching calls it fails [default: 1].
     #[serde(default = "one")]
     pub times: u32,
+    /// The mesh's answer to each: what a failing command prints.
     #[serde(default)]
     pub fail: Option<String>,
+    /// Whether each times out instead.
     #[serde(default)]
     pub timeout: bool,
 }
@@ -95,10 +103,15 @@ fn one() -> u32 {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Edit {
+    /// The document: `foundation` or `manifest:<module>`.
     pub file: String,
+    /// A JSON pointer (RFC 6901) to set, or to append to with a last token of `-`.
     pub set: Option<String>,
+    /// The value `set` gives.
     pub to: Option<toml::Value>,
+    /// A JSON pointer to remove.
     pub remove: Option<String>,
+    /// A foundation resource to remove, by its id.
     pub remove_resource: Option<String>,
 }
 
@@ -114,12 +127,16 @@ pub struct Expect {
     pub messages: Vec<String>,
     /// Every control-plane command, in order; required unless `strict = false`.
     pub commands: Option<Vec<String>>,
+    /// Whether `commands` must be given and match exactly [default: true].
     #[serde(default = "yes")]
     pub strict: bool,
+    /// Containers left running as they were.
     #[serde(default)]
     pub kept: Vec<String>,
+    /// Containers recreated onto another image.
     #[serde(default)]
     pub recreated: Vec<String>,
+    /// Containers raised where there were none.
     #[serde(default)]
     pub created: Vec<String>,
     /// Secrets accepted, as `module/secret`.
@@ -137,9 +154,11 @@ fn yes() -> bool {
 /// A scenario read from its file.
 #[derive(Debug, Clone)]
 pub struct ScenarioFile {
+    /// The file, as messages name it.
     pub path: PathBuf,
     /// `module/file-stem`, for lines of output.
     pub label: String,
+    /// What it says.
     pub scenario: Scenario,
 }
 
@@ -410,8 +429,11 @@ fn setup(spec: &MeshSpec, foundation: Foundation, node: &str) -> Result<SimSetup
 
 /// What one run of a scenario did.
 pub struct ScenarioRun {
+    /// The run's outcomes, changes and invariants.
     pub report: RunReport,
+    /// The mesh as the run left it, to run again on.
     pub mesh: Arc<SimulatedMesh>,
+    /// Every call and line of the run.
     pub transcript: Arc<Transcript>,
 }
 
