@@ -12,10 +12,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::mesh::ContainerChange;
-use crate::options::{CatalogSource, RunOptions};
-use crate::run::{ModuleOutcome, RunReport};
-
 /// The version of the stream's shape that this program writes and reads. It goes up
 /// whenever a line this program writes would not be valid against the previous version's
 /// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
@@ -269,24 +265,6 @@ pub enum Phase {
     Check,
     /// `adopt`: acting on the mesh, held to the plan.
     Adopt,
-}
-
-impl From<crate::grants::Phase> for Phase {
-    fn from(phase: crate::grants::Phase) -> Phase {
-        match phase {
-            crate::grants::Phase::Check => Phase::Check,
-            crate::grants::Phase::Adopt => Phase::Adopt,
-        }
-    }
-}
-
-impl From<Phase> for crate::grants::Phase {
-    fn from(phase: Phase) -> crate::grants::Phase {
-        match phase {
-            Phase::Check => crate::grants::Phase::Check,
-            Phase::Adopt => crate::grants::Phase::Adopt,
-        }
-    }
 }
 
 /// A finished host call: what was asked, what the host answered, when and how long it took.
@@ -705,109 +683,6 @@ pub fn from_millis(ms: f64) -> Duration {
         Duration::try_from_secs_f64(ms / 1e3).unwrap_or(Duration::MAX)
     } else {
         Duration::ZERO
-    }
-}
-
-impl From<&RunOptions> for RunOptionsRecord {
-    fn from(options: &RunOptions) -> RunOptionsRecord {
-        RunOptionsRecord {
-            node: options.node.clone(),
-            catalog_source: options
-                .catalog_source
-                .as_ref()
-                .map(|s| CatalogSourceRecord { repository: s.repository.clone(), reference: s.ref_.clone() }),
-            wait_s: options.wait.as_secs(),
-        }
-    }
-}
-
-impl TryFrom<RunOptionsRecord> for RunOptions {
-    type Error = anyhow::Error;
-
-    /// The options a stream recorded, checked as an operator's would be.
-    fn try_from(record: RunOptionsRecord) -> anyhow::Result<RunOptions> {
-        let options = RunOptions {
-            node: record.node,
-            catalog_source: record
-                .catalog_source
-                .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
-            wait: Duration::from_secs(record.wait_s),
-        };
-        options.validate()?;
-        Ok(options)
-    }
-}
-
-impl From<&ModuleOutcome> for Outcome {
-    fn from(outcome: &ModuleOutcome) -> Outcome {
-        match outcome {
-            ModuleOutcome::Checked(plan) => {
-                Outcome::Ready { plan: PlanRecord { summary: plan.summary.clone(), commands: plan.commands.clone() } }
-            }
-            ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
-            ModuleOutcome::Refused { during, message } => {
-                Outcome::Refused { during: (*during).into(), message: message.clone() }
-            }
-            ModuleOutcome::Incomplete { summary, left } => {
-                Outcome::Incomplete { report: summary.clone(), left: left.clone() }
-            }
-            ModuleOutcome::Unusable(unusable) => Outcome::Unusable {
-                input: unusable.input.name().to_string(),
-                stop: match unusable.input {
-                    crate::error::Input::Stopped(kind) => Some(kind.name().to_string()),
-                    _ => None,
-                },
-                message: unusable.message.clone(),
-            },
-            ModuleOutcome::Failed(stopped) => {
-                Outcome::Failed { stop: stopped.kind.name().to_string(), message: stopped.report.clone() }
-            }
-            ModuleOutcome::NotRun { because } => Outcome::NotRun { because: because.clone() },
-        }
-    }
-}
-
-impl OutcomeEvent {
-    /// One module's outcome event.
-    pub fn of(module: &str, outcome: &ModuleOutcome) -> OutcomeEvent {
-        OutcomeEvent { module: module.to_string(), succeeded: outcome.succeeded(), outcome: outcome.into() }
-    }
-}
-
-impl From<&ContainerChange> for Change {
-    fn from(change: &ContainerChange) -> Change {
-        match change.clone() {
-            ContainerChange::Kept { name, image } => Change::Kept { container: name, image },
-            ContainerChange::Recreated { name, from, to } => Change::Recreated { container: name, from, to },
-            ContainerChange::Created { name, image } => Change::Created { container: name, image },
-            ContainerChange::Removed { name } => Change::Removed { container: name },
-        }
-    }
-}
-
-impl SummaryEvent {
-    /// The summary of a finished run.
-    pub fn of(report: &RunReport) -> SummaryEvent {
-        SummaryEvent {
-            succeeded: report.succeeded(),
-            exit: report.exit_code(),
-            mesh: report.mesh.clone(),
-            modules: report
-                .modules
-                .iter()
-                .map(|(module, outcome)| ModuleSummary {
-                    module: module.clone(),
-                    outcome: Outcome::from(outcome).word(),
-                    succeeded: outcome.succeeded(),
-                })
-                .collect(),
-            changes: report.changes.iter().map(Change::from).collect(),
-            violations: report
-                .violations
-                .iter()
-                .map(|v| ViolationRecord { invariant: v.invariant.to_string(), detail: v.detail.clone() })
-                .collect(),
-        }
     }
 }
 

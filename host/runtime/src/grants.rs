@@ -270,6 +270,24 @@ pub fn within_ceiling(grants: &Grants) -> Result<()> {
     Ok(())
 }
 
+impl From<Phase> for crate::events::Phase {
+    fn from(phase: Phase) -> crate::events::Phase {
+        match phase {
+            Phase::Check => crate::events::Phase::Check,
+            Phase::Adopt => crate::events::Phase::Adopt,
+        }
+    }
+}
+
+impl From<crate::events::Phase> for Phase {
+    fn from(phase: crate::events::Phase) -> Phase {
+        match phase {
+            crate::events::Phase::Check => Phase::Check,
+            crate::events::Phase::Adopt => Phase::Adopt,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,6 +135,36 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     })
 }
 
+impl From<&RunOptions> for crate::events::RunOptionsRecord {
+    fn from(options: &RunOptions) -> crate::events::RunOptionsRecord {
+        crate::events::RunOptionsRecord {
+            node: options.node.clone(),
+            catalog_source: options.catalog_source.as_ref().map(|s| crate::events::CatalogSourceRecord {
+                repository: s.repository.clone(),
+                reference: s.ref_.clone(),
+            }),
+            wait_s: options.wait.as_secs(),
+        }
+    }
+}
+
+impl TryFrom<crate::events::RunOptionsRecord> for RunOptions {
+    type Error = anyhow::Error;
+
+    /// The options a stream recorded, checked as an operator's would be.
+    fn try_from(record: crate::events::RunOptionsRecord) -> anyhow::Result<RunOptions> {
+        let options = RunOptions {
+            node: record.node,
+            catalog_source: record
+                .catalog_source
+                .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
+            wait: Duration::from_secs(record.wait_s),
+        };
+        options.validate()?;
+        Ok(options)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

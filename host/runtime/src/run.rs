@@ -635,3 +635,72 @@ pub fn bundle_resources(foundation: &Foundation) -> Vec<BundleResource> {
         })
         .collect()
 }
+
+/// How the event stream says a run's outcomes: the runtime's types turned into the schema's.
+mod stream {
+    use super::{ModuleOutcome, RunReport};
+    use crate::error::Input;
+    use crate::events::{Change, ModuleSummary, Outcome, OutcomeEvent, PlanRecord, SummaryEvent, ViolationRecord};
+
+    impl From<&ModuleOutcome> for Outcome {
+        fn from(outcome: &ModuleOutcome) -> Outcome {
+            match outcome {
+                ModuleOutcome::Checked(plan) => Outcome::Ready {
+                    plan: PlanRecord { summary: plan.summary.clone(), commands: plan.commands.clone() },
+                },
+                ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
+                ModuleOutcome::Refused { during, message } => {
+                    Outcome::Refused { during: (*during).into(), message: message.clone() }
+                }
+                ModuleOutcome::Incomplete { summary, left } => {
+                    Outcome::Incomplete { report: summary.clone(), left: left.clone() }
+                }
+                ModuleOutcome::Unusable(unusable) => Outcome::Unusable {
+                    input: unusable.input.name().to_string(),
+                    stop: match unusable.input {
+                        Input::Stopped(kind) => Some(kind.name().to_string()),
+                        _ => None,
+                    },
+                    message: unusable.message.clone(),
+                },
+                ModuleOutcome::Failed(stopped) => {
+                    Outcome::Failed { stop: stopped.kind.name().to_string(), message: stopped.report.clone() }
+                }
+                ModuleOutcome::NotRun { because } => Outcome::NotRun { because: because.clone() },
+            }
+        }
+    }
+
+    impl OutcomeEvent {
+        /// One module's outcome event.
+        pub fn of(module: &str, outcome: &ModuleOutcome) -> OutcomeEvent {
+            OutcomeEvent { module: module.to_string(), succeeded: outcome.succeeded(), outcome: outcome.into() }
+        }
+    }
+
+    impl SummaryEvent {
+        /// The summary of a finished run.
+        pub fn of(report: &RunReport) -> SummaryEvent {
+            SummaryEvent {
+                succeeded: report.succeeded(),
+                exit: report.exit_code(),
+                mesh: report.mesh.clone(),
+                modules: report
+                    .modules
+                    .iter()
+                    .map(|(module, outcome)| ModuleSummary {
+                        module: module.clone(),
+                        outcome: Outcome::from(outcome).word(),
+                        succeeded: outcome.succeeded(),
+                    })
+                    .collect(),
+                changes: report.changes.iter().map(Change::from).collect(),
+                violations: report
+                    .violations
+                    .iter()
+                    .map(|v| ViolationRecord { invariant: v.invariant.to_string(), detail: v.detail.clone() })
+                    .collect(),
+            }
+        }
+    }
+}

@@ -198,3 +198,16 @@ pub trait Mesh: Send + Sync {
         Audit::default()
     }
 }
+
+impl From<&ContainerChange> for crate::events::Change {
+    fn from(change: &ContainerChange) -> crate::events::Change {
+        match change.clone() {
+            ContainerChange::Kept { name, image } => crate::events::Change::Kept { container: name, image },
+            ContainerChange::Recreated { name, from, to } => {
+                crate::events::Change::Recreated { container: name, from, to }
+            }
+            ContainerChange::Created { name, image } => crate::events::Change::Created { container: name, image },
+            ContainerChange::Removed { name } => crate::events::Change::Removed { container: name },
+        }
+    }
+}
