@@ -16,7 +16,7 @@ use crate::events::{
 use crate::grants::{Call, Phase};
 use crate::limits::cut_to;
 use crate::mesh::{MeshError, Payload, SecretValue};
-use crate::runtime::RunState;
+use crate::state::RunState;
 use crate::transcript::Event;
 use mesh_adopt_manifest::command::Command;
 

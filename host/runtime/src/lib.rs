@@ -27,6 +27,7 @@ pub mod run;
 pub mod runtime;
 mod sandbox;
 pub mod screen;
+mod state;
 pub mod transcript;
 mod urls;
 

@@ -14,21 +14,19 @@ use crate::catalogue::sha256_hex;
 use anyhow::{Context as _, Result, anyhow, bail};
 use wasmtime::component::{Component, Linker, ResourceTable, types::ComponentItem};
 use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimits, StoreLimitsBuilder,
-    UpdateDeadline,
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimitsBuilder, UpdateDeadline,
 };
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi::WasiCtx;
 
 use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Report, VERSION};
 use crate::cache::CompileCache;
-use crate::credentials::Credentials;
 use crate::deadline::Deadline;
 use crate::error::{StopKind, StopReason, Stopped};
-use crate::grants::{Permissions, Phase};
+use crate::grants::Phase;
 use crate::limits::Limits;
-use crate::mesh::Mesh;
 use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
-use crate::transcript::Transcript;
+pub use crate::state::RunEnv;
+use crate::state::{PlanCursor, RunState};
 
 /// Memories and tables the pool keeps per plugin slot, on average: a Rust plugin has one
 /// memory and a few tables, a componentize-py one more; one plugin may have up to the
@@ -127,55 +125,6 @@ pub struct PluginInfo {
     pub loads: Result<(), String>,
 }
 
-/// What a plugin run acts on and reports to.
-#[derive(Clone)]
-pub struct RunEnv {
-    /// The module the plugin adopts; prefixes its say lines and records.
-    pub module: String,
-    /// The mesh its calls reach.
-    pub mesh: Arc<dyn Mesh>,
-    /// The credentials the host reads for it, and scrubs from its text.
-    pub credentials: Arc<Credentials>,
-    /// Where its calls and lines are recorded.
-    pub transcript: Arc<Transcript>,
-    /// What the plugin may do.
-    pub permissions: Permissions,
-}
-
-/// A plugin's per-call state: the sandbox's WASI context and the run it belongs to.
-pub struct RunState {
-    wasi: WasiCtx,
-    table: ResourceTable,
-    store_limits: StoreLimits,
-    pub(crate) env: RunEnv,
-    pub(crate) phase: Phase,
-    pub(crate) limits: Limits,
-    pub(crate) said: usize,
-    started: Instant,
-    pub(crate) in_host: Duration,
-    /// The last host call, for the report if the plugin is stopped.
-    pub(crate) last_call: String,
-    /// The timeout of the call about to start, for its `Started` event.
-    pub(crate) pending_timeout: Option<Duration>,
-    /// The current export call's wall deadline, on the mesh's clock.
-    pub(crate) deadline: Arc<Deadline>,
-    /// The plan `adopt` is held to, once `check` made it.
-    pub(crate) plan: Option<PlanCursor>,
-    /// Host calls made so far in this export call.
-    pub(crate) calls: usize,
-    /// Where this plugin carried secrets in this call: the only places it may accept from.
-    pub(crate) carried_secrets: std::collections::BTreeSet<String>,
-    /// A cap the plugin reached: every call from then on is denied, and the sandbox stops
-    /// it at its next step.
-    pub(crate) cap_reached: Option<String>,
-}
-
-/// A plan's commands and how many of them `adopt` has told so far.
-pub(crate) struct PlanCursor {
-    pub(crate) commands: Vec<Vec<String>>,
-    pub(crate) told: usize,
-}
-
 /// What `adopt` did with the plan it was held to.
 #[derive(Debug, Clone)]
 pub struct Adopted {
@@ -183,18 +132,6 @@ pub struct Adopted {
     pub result: Result<Report, Refusal>,
     /// The plan's commands it never told, in order; empty when it told the whole plan.
     pub left: Vec<Vec<String>>,
-}
-
-impl WasiView for RunState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
-    }
-}
-
-impl RunState {
-    pub(crate) fn table(&mut self) -> &mut ResourceTable {
-        &mut self.table
-    }
 }
 
 impl PluginHost {

@@ -32,7 +32,7 @@ use wasmtime_wasi::{HostMonotonicClock, HostWallClock};
 use crate::deadline::Deadline;
 use crate::error::{StopKind, StopReason};
 use crate::mesh::Mesh;
-use crate::runtime::RunState;
+use crate::state::RunState;
 
 /// The WASI interfaces a plugin may import (any `0.2.x` version), with what each gives.
 pub const OFFERED: &[(&str, &str)] = &[

@@ -9,8 +9,6 @@ use async_trait::async_trait;
 pub mod replay;
 pub mod simulated;
 
-pub use simulated::SimulatedMesh;
-
 /// A credential's bytes, held by the host. Its `Debug` never shows the value, so it cannot
 /// reach a log by accident.
 #[derive(Clone)]

@@ -1,0 +1,78 @@
+//! A plugin's state during one export call: the run it belongs to, the sandbox's WASI
+//! context, and the counters the host's limits are kept with. The sandbox's linker and the
+//! host's imports both act on it, and the runtime makes one per call.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::StoreLimits;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::credentials::Credentials;
+use crate::deadline::Deadline;
+use crate::grants::{Permissions, Phase};
+use crate::limits::Limits;
+use crate::mesh::Mesh;
+use crate::transcript::Transcript;
+
+/// What a plugin run acts on and reports to.
+#[derive(Clone)]
+pub struct RunEnv {
+    /// The module the plugin adopts; prefixes its say lines and records.
+    pub module: String,
+    /// The mesh its calls reach.
+    pub mesh: Arc<dyn Mesh>,
+    /// The credentials the host reads for it, and scrubs from its text.
+    pub credentials: Arc<Credentials>,
+    /// Where its calls and lines are recorded.
+    pub transcript: Arc<Transcript>,
+    /// What the plugin may do.
+    pub permissions: Permissions,
+}
+
+/// A plugin's per-call state: the sandbox's WASI context and the run it belongs to.
+pub struct RunState {
+    pub(crate) wasi: WasiCtx,
+    pub(crate) table: ResourceTable,
+    pub(crate) store_limits: StoreLimits,
+    pub(crate) env: RunEnv,
+    pub(crate) phase: Phase,
+    pub(crate) limits: Limits,
+    pub(crate) said: usize,
+    pub(crate) started: Instant,
+    pub(crate) in_host: Duration,
+    /// The last host call, for the report if the plugin is stopped.
+    pub(crate) last_call: String,
+    /// The timeout of the call about to start, for its `Started` event.
+    pub(crate) pending_timeout: Option<Duration>,
+    /// The current export call's wall deadline, on the mesh's clock.
+    pub(crate) deadline: Arc<Deadline>,
+    /// The plan `adopt` is held to, once `check` made it.
+    pub(crate) plan: Option<PlanCursor>,
+    /// Host calls made so far in this export call.
+    pub(crate) calls: usize,
+    /// Where this plugin carried secrets in this call: the only places it may accept from.
+    pub(crate) carried_secrets: std::collections::BTreeSet<String>,
+    /// A cap the plugin reached: every call from then on is denied, and the sandbox stops
+    /// it at its next step.
+    pub(crate) cap_reached: Option<String>,
+}
+
+/// A plan's commands and how many of them `adopt` has told so far.
+pub(crate) struct PlanCursor {
+    pub(crate) commands: Vec<Vec<String>>,
+    pub(crate) told: usize,
+}
+
+impl WasiView for RunState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+impl RunState {
+    pub(crate) fn table(&mut self) -> &mut ResourceTable {
+        &mut self.table
+    }
+}
