@@ -465,3 +465,62 @@ fn a_plan_written_over_an_existing_file_is_made_private() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::metadata(&plan).unwrap().permissions().mode() & 0o777, 0o600);
 }
+
+#[test]
+fn a_fifo_in_place_of_a_manifest_foundation_plan_or_recording_is_refused_not_waited_on() {
+    let dir = catalogue();
+    let fifo = |path: &Path| {
+        let _ = std::fs::remove_file(path);
+        assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+    };
+    let source = "https://git.mesh.test/catalogue.git@v3";
+    // The manifest: that module is unusable, the run exits 2, and nothing waits for a writer.
+    fifo(&dir.path().join("modules/nats/manifest.json"));
+    let out = mesh_adopt(dir.path(), &["check", "--catalog-source", source]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("is not a regular file"), "{}", text(&out.stdout));
+    // The foundation, a saved plan and a recording: refused before anything runs.
+    let pipe = dir.path().join("pipe");
+    fifo(&pipe);
+    let pipe_arg = pipe.to_str().unwrap();
+    for args in [
+        vec!["check", "postgres", "--foundation", pipe_arg],
+        vec!["run", "postgres", "--catalog-source", source, "--plan", pipe_arg],
+        vec!["replay", pipe_arg],
+    ] {
+        let out = mesh_adopt(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("is not a regular file"), "{args:?}: {}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn outputs_that_are_one_file_or_a_hard_link_to_an_input_are_refused() {
+    let dir = catalogue();
+    let out_path = dir.path().join("..").join(format!("same-{}.out", std::process::id()));
+    let same = out_path.to_str().unwrap();
+    let out = mesh_adopt(dir.path(), &["check", "--out", same, "--record", same]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("name the same file"), "{}", text(&out.stderr));
+    assert!(!out_path.exists());
+    // A hard link to a manifest is that manifest under another name.
+    let manifest = dir.path().join("modules/mesh-vault/manifest.json");
+    let before = std::fs::read(&manifest).unwrap();
+    let link = dir.path().join("..").join(format!("link-{}.jsonl", std::process::id()));
+    std::fs::hard_link(&manifest, &link).unwrap();
+    let out = mesh_adopt(dir.path(), &["run", "--record", link.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&link);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is the same file as one of this run's inputs"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&manifest).unwrap(), before, "the manifest is unchanged");
+}
+
+#[test]
+fn a_wait_of_nothing_or_a_fraction_of_a_second_is_refused() {
+    let dir = catalogue();
+    for wait in ["0", "0s", "1.5s", "500ms"] {
+        let out = mesh_adopt(dir.path(), &["check", "--wait", wait]);
+        assert_eq!(out.status.code(), Some(2), "{wait}");
+        assert!(text(&out.stderr).contains("whole number of seconds"), "{wait}: {}", text(&out.stderr));
+    }
+}

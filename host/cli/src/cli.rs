@@ -349,6 +349,12 @@ impl RunArgs {
 /// Refuses an output that is, or is inside, one of `inputs`; `last` names the inputs beyond
 /// the catalogue's modules, the foundation and the credentials.
 fn refuse_overwriting(outputs: &[(&str, &Option<PathBuf>)], inputs: &[PathBuf], last: &str) -> Result<()> {
+    let given: Vec<(&str, &PathBuf)> = outputs.iter().filter_map(|(o, p)| p.as_ref().map(|p| (*o, p))).collect();
+    if let [(first, a), (second, b)] = given.as_slice()
+        && (resolved(a) == resolved(b) || same_file(a, b))
+    {
+        bail!("{first} and {second} name the same file `{}`: give each its own", a.display());
+    }
     for (option, output) in outputs {
         let Some(output) = output else { continue };
         let Some(written) = resolved(output) else { continue };
@@ -360,12 +366,45 @@ fn refuse_overwriting(outputs: &[(&str, &Option<PathBuf>)], inputs: &[PathBuf], 
                 input.display()
             );
         }
+        // A hard link is another name for an input's bytes: writing it would change the input.
+        if let Some(input) = inputs.iter().find(|i| holds_file(i, output)) {
+            bail!(
+                "{option} `{}` is the same file as one of this run's inputs (in `{}`): choose a file outside \
+                 the catalogue's modules, the foundation, the credentials, {last}",
+                output.display(),
+                input.display()
+            );
+        }
     }
     Ok(())
 }
 
 /// `path` made absolute with its existing part's links resolved, so two spellings of one file
 /// compare equal; `None` when not even its directory exists.
+/// Whether two paths that exist are one file (device and inode), whatever their names.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Whether the existing file `output` is `input` or a file in it (searched two levels deep,
+/// as deep as a catalogue's modules go).
+fn holds_file(input: &std::path::Path, output: &std::path::Path) -> bool {
+    if same_file(input, output) {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(input) else { return false };
+    entries.flatten().any(|entry| {
+        let path = entry.path();
+        same_file(&path, output)
+            || (path.is_dir()
+                && std::fs::read_dir(&path).is_ok_and(|inner| inner.flatten().any(|e| same_file(&e.path(), output))))
+    })
+}
+
 fn resolved(path: &std::path::Path) -> Option<PathBuf> {
     if let Ok(real) = path.canonicalize() {
         return Some(real);

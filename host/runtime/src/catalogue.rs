@@ -236,11 +236,22 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Reads a file of at most `limit` bytes, refusing a larger one before reading it.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
     use std::io::Read;
+    regular_file(path)?;
     let file = std::fs::File::open(path)?;
     let mut bytes = Vec::new();
     file.take(limit + 1).read_to_end(&mut bytes)?;
     within_bound(&bytes, limit)?;
     Ok(bytes)
+}
+
+/// Refuses anything but a regular file (symlinks followed): opening a FIFO would wait for a
+/// writer forever, before any signal handling could end the wait.
+pub fn regular_file(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        bail!("`{}` is not a regular file", path.display());
+    }
+    Ok(())
 }
 
 /// Refuses a document of more than `limit` bytes: what [`read_bounded`] holds a file to,

@@ -44,9 +44,17 @@ impl RunOptions {
         }
         if self.wait > MAX_WAIT {
             return Err(anyhow!(
-                "--wait `{}s` is longer than the {}s allowed",
+                "--wait `{}s` is longer than the {}s (12h) allowed",
                 self.wait.as_secs(),
                 MAX_WAIT.as_secs()
+            ));
+        }
+        // The control plane waits in whole seconds: a fraction would be cut without a word,
+        // and no wait at all would refuse every node that applies a push a moment later.
+        if self.wait.subsec_nanos() != 0 || self.wait.is_zero() {
+            return Err(anyhow!(
+                "--wait `{:?}` is not a whole number of seconds of at least 1s (for example 90s, 5m)",
+                self.wait
             ));
         }
         Ok(())

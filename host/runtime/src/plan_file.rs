@@ -140,6 +140,8 @@ impl SavedPlan {
         if size > PLAN_FILE_BYTES {
             bail!("the plan `{}` is {size} bytes; a plan file is at most {PLAN_FILE_BYTES}", path.display());
         }
+        crate::catalogue::regular_file(path)
+            .with_context(|| format!("failed to read the plan `{}`", path.display()))?;
         let bytes = std::fs::read(path).with_context(|| format!("failed to read the plan `{}`", path.display()))?;
         SavedPlan::parse(&bytes).with_context(|| format!("the plan `{}` cannot be used", path.display()))
     }

@@ -35,6 +35,8 @@ pub struct Recording {
 /// (answered by the host) and calls the host denied (never sent) are left out. Every
 /// problem names the file and the line.
 pub fn read_recording(path: &Path) -> Result<Recording> {
+    crate::catalogue::regular_file(path)
+        .with_context(|| format!("failed to read the recording `{}`", path.display()))?;
     let text =
         std::fs::read_to_string(path).with_context(|| format!("failed to read the recording `{}`", path.display()))?;
     let at = |number: usize| format!("line {number} of the recording `{}`", path.display());
