@@ -41,8 +41,16 @@ demo: build
 # Run every test: the plugins' own, then the host's against the real plugins.
 test: setup-test build-plugins
     cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
+    just sdk-package
     cargo test --quiet
     just embed-check
+
+# Package the SDK with the manifest crate it depends on, as a catalogue gets them, and build
+# each package. Offline: the plugins' build has fetched every dependency. For the host target,
+# so the verifying build reuses what the SDK's unit tests compiled. Dirty trees allowed, so it
+# runs while editing; the packages land in plugins/target/package.
+sdk-package:
+    cargo package --quiet --offline --allow-dirty --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
 
 # The runtime embeds without the command's dependencies, and the embedding example adopts phase three.
 embed-check:

@@ -10,7 +10,9 @@
 #[allow(clippy::too_many_arguments)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        // The contract travels inside the crate (top-level `wit/` is a link to it), so the
+        // packaged SDK builds against the WIT its version names.
+        path: "wit",
         world: "adopter",
         pub_export_macro: true,
         export_macro_name: "__export_adopter",
@@ -28,6 +30,13 @@ pub mod provider;
 pub use bindings::mesh::adopt::types::{
     BundleResource, CatalogSource, Container, Context, File, HostError, Options, Other, Plan, Refusal, Report,
 };
+
+/// The contract this SDK is built against, as `wit/adopter.wit` states it; the crate's
+/// version is the contract's.
+pub const WIT: &str = include_str!("../wit/adopter.wit");
+
+/// The world a plugin built with this SDK targets: what a manifest's `adopt.world` names.
+pub const WORLD: &str = concat!("mesh:adopt/adopter@", env!("CARGO_PKG_VERSION"));
 
 /// A module's adoption rules.
 pub trait Plugin {
@@ -63,4 +72,18 @@ macro_rules! export {
         type __MeshAdoptExported = $crate::Exported<$plugin>;
         $crate::bindings::__export_adopter!(__MeshAdoptExported with_types_in $crate::bindings);
     };
+}
+
+#[cfg(test)]
+mod tests {
+    /// A catalogue picks the SDK by version to pick the contract: the two must be one number.
+    #[test]
+    fn the_crate_version_is_the_contract_version() {
+        let package = super::WIT
+            .lines()
+            .find_map(|line| line.trim().strip_prefix("package mesh:adopt@"))
+            .expect("the WIT declares `package mesh:adopt@X;`");
+        assert_eq!(package.trim_end_matches(';'), env!("CARGO_PKG_VERSION"));
+        assert_eq!(super::WORLD, format!("mesh:adopt/adopter@{}", env!("CARGO_PKG_VERSION")));
+    }
 }
