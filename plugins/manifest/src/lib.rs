@@ -5,6 +5,7 @@
 //! alike, so it depends on nothing but serde.
 
 pub mod command;
+pub mod urls;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -70,6 +71,24 @@ pub struct Grants {
     pub inspect: Vec<String>,
     /// URLs it may fetch: exact, or a prefix ending in `*`.
     pub fetch: Vec<String>,
+}
+
+impl Grants {
+    /// Whether a plugin may carry in the genesis credential `name`.
+    pub fn allows_credential(&self, name: &str) -> bool {
+        self.credentials.iter().any(|granted| granted == name)
+    }
+
+    /// Whether a plugin may inspect the container `name`.
+    pub fn allows_inspect(&self, name: &str) -> bool {
+        self.inspect.iter().any(|granted| granted == name)
+    }
+
+    /// Whether a plugin may fetch `url`: an exact grant, or a prefix grant it is plainly under
+    /// (see [`urls::within_grant`]).
+    pub fn allows_fetch(&self, url: &str) -> bool {
+        self.fetch.iter().any(|grant| urls::within_grant(grant, url))
+    }
 }
 
 /// One resource a module declares.
@@ -212,6 +231,22 @@ mod tests {
         assert!(ModuleManifest::parse(br#"{"name":"a"} x"#).unwrap_err().to_string().starts_with("not JSON"));
         let unknown = ModuleManifest::parse(br#"{"adopt":{"grants":{"tell":["x"]}}}"#).unwrap_err();
         assert!(unknown.to_string().contains("unknown field `tell`"), "{unknown}");
+    }
+
+    #[test]
+    fn grants_allow_by_name_and_fetch_by_url() {
+        let m = ModuleManifest::parse(
+            br#"{"adopt":{"grants":{"credentials":["c"],"inspect":["bus"],
+                 "fetch":["http://127.0.0.1:8222/healthz","http://127.0.0.1:9000/api/*"]}}}"#,
+        )
+        .unwrap();
+        let g = &m.adopt.grants;
+        assert!(g.allows_credential("c") && !g.allows_credential("d"));
+        assert!(g.allows_inspect("bus") && !g.allows_inspect("bus-2"));
+        assert!(g.allows_fetch("http://127.0.0.1:8222/healthz"));
+        assert!(!g.allows_fetch("http://127.0.0.1:8222/healthz?x"));
+        assert!(g.allows_fetch("http://127.0.0.1:9000/api/streams"));
+        assert!(!g.allows_fetch("http://127.0.0.1:9000/api/../admin"));
     }
 
     #[test]
