@@ -10,7 +10,7 @@ use mesh_adopt_sdk::foundation;
 use mesh_adopt_sdk::host::{fetch, inspect, now_millis, say, sleep_millis};
 use mesh_adopt_sdk::manifest::{self, mounts};
 use mesh_adopt_sdk::provider::Provider;
-use mesh_adopt_sdk::{Container, Context, HostError, Plan, Plugin, Refusal, Report, refuse};
+use mesh_adopt_sdk::{Container, Context, ErrorKind, Plan, Plugin, Refusal, Report, refuse};
 
 const BROKER_ID: &str = "broker";
 /// The bundle's file resource holding the bus's first user list.
@@ -104,9 +104,7 @@ fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
 fn running_image(name: &str) -> Result<String, Refusal> {
     match inspect(name) {
         Ok(state) => Ok(state.map(|s| s.image).unwrap_or_default()),
-        Err(error @ HostError::Denied(_)) => {
-            Err(refuse(format!("failed to inspect container `{name}`: {}", mesh_adopt_sdk::host::describe(&error))))
-        }
+        Err(error) if error.kind() == ErrorKind::Denied => Err(error.into()),
         Err(_) => Ok(String::new()),
     }
 }
@@ -126,7 +124,7 @@ fn wait_for_adopted_bus(ctx: &Context, bus: &Container) -> Result<(), Refusal> {
                     return Ok(());
                 }
                 Ok(response) => monitor_said = format!("HTTP {}: {}", response.status, response.body.trim()),
-                Err(error) => monitor_said = mesh_adopt_sdk::host::describe(&error),
+                Err(error) => monitor_said = error.reason(),
             }
         }
         if now_millis() >= deadline {

@@ -1,8 +1,8 @@
 //! The guest side of mesh-adopt: what a catalogue module's `adopt.wasm` is written with.
 //!
 //! A plugin implements [`Plugin`] and registers it with [`export!`]. The capabilities the host
-//! grants (carry, tell, inspect, fetch, say, the clock) are wrapped in [`host`] so that a failed
-//! call becomes a [`Refusal`] naming the call; [`provider`] is the register → build → issue →
+//! grants (carry, tell, credential, inspect, fetch, say, the clock) are wrapped in [`host`] so
+//! that every failed call is one [`Error`], which `?` turns into a [`Refusal`] naming the call; [`provider`] is the register → build → issue →
 //! assign → prepare → push sequence every provider module shares; [`manifest`] and
 //! [`foundation`] read the two documents a plugin decides from.
 
@@ -30,6 +30,7 @@ pub mod provider;
 pub use bindings::mesh::adopt::types::{
     BundleResource, CatalogSource, Container, Context, File, HostError, Options, Other, Plan, Refusal, Report,
 };
+pub use host::{Error, ErrorKind};
 
 /// The contract this SDK is built against, as `wit/adopter.wit` states it; the crate's
 /// version is the contract's.

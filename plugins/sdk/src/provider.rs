@@ -6,7 +6,7 @@
 //! plan an operator reviews is the sequence that runs.
 
 use crate::host::{say, tell, tell_within};
-use crate::{Context, Refusal, refuse};
+use crate::{Context, Error, Refusal, refuse};
 
 pub use mesh_adopt_manifest::command::{
     BUILD_TIMEOUT_SECONDS, BUILD_WAIT, Command, DEFAULT_REF, accepting_remote, manifest_remote,
@@ -117,17 +117,12 @@ pub fn deliver_credential(ctx: &Context, secret: &str, credential: &str, what: &
 }
 
 /// The refusal for a credential the host cannot hand over.
-pub fn missing_credential(
-    module: &str,
-    credential: &str,
-    what: &str,
-    error: &crate::bindings::mesh::adopt::types::HostError,
-) -> Refusal {
+pub fn missing_credential(module: &str, credential: &str, what: &str, error: &Error) -> Refusal {
     refuse(format!(
         "{what} (genesis credential `{credential}`) cannot be had ({}), so the `{module}` module \
          would have nothing to open its server with, and the mesh cannot make up the one the \
          server already has",
-        crate::host::describe(error)
+        error.reason()
     ))
 }
 
@@ -143,7 +138,7 @@ pub fn accept_command(ctx: &Context, secret: &str) -> Command {
 }
 
 /// Tells one command of the vocabulary with the ordinary timeout.
-fn tell_command(command: &Command) -> Result<String, Refusal> {
+fn tell_command(command: &Command) -> Result<String, Error> {
     tell(&borrowed(&command.words()))
 }
 

@@ -16,7 +16,7 @@ impl Plugin for AcceptsWithoutCarrying {
         Provider::new(ctx, "").install(|| {
             let words = accept_command(ctx, "superuser").words();
             let words: Vec<&str> = words.iter().map(String::as_str).collect();
-            mesh_adopt_sdk::host::tell(&words).map(drop)
+            mesh_adopt_sdk::host::tell(&words).map(drop).map_err(Into::into)
         })?;
         Ok(Report { summary: "accepted".into() })
     }

@@ -5,7 +5,7 @@ use mesh_adopt_sdk::Report;
 
 hostile_kit::adopt_only!(|ctx| {
     let secret = mesh_adopt_sdk::host::credential("store-superuser")
-        .map_err(|e| mesh_adopt_sdk::refuse(format!("no credential: {}", mesh_adopt_sdk::host::describe(&e))))?;
+        .map_err(|e| mesh_adopt_sdk::refuse(format!("no credential: {}", e.reason())))?;
     mesh_adopt_sdk::host::carry_secret(&secret, "/accepting-unseal-key")?;
     Ok(Report { summary: "handed over".into() })
 });

@@ -3,7 +3,6 @@
 use mesh_adopt_sdk::Report;
 
 hostile_kit::adopt_only!(|ctx| {
-    let got = mesh_adopt_sdk::host::inspect("mesh-control")
-        .map_err(|e| mesh_adopt_sdk::refuse(mesh_adopt_sdk::host::describe(&e)))?;
+    let got = mesh_adopt_sdk::host::inspect("mesh-control").map_err(|e| mesh_adopt_sdk::refuse(e.reason()))?;
     Ok(Report { summary: format!("{got:?}") })
 });

@@ -3,8 +3,8 @@
 use mesh_adopt_sdk::Report;
 
 hostile_kit::adopt_only!(|ctx| {
-    let _handle = mesh_adopt_sdk::host::credential("store-superuser")
-        .map_err(|e| mesh_adopt_sdk::refuse(mesh_adopt_sdk::host::describe(&e)))?;
+    let _handle =
+        mesh_adopt_sdk::host::credential("store-superuser").map_err(|e| mesh_adopt_sdk::refuse(e.reason()))?;
     mesh_adopt_sdk::host::say("the superuser is genesis-test-superuser-0b1c2d3e");
     Ok(Report { summary: "said it".into() })
 });

@@ -3,8 +3,8 @@
 use mesh_adopt_sdk::Report;
 
 hostile_kit::adopt_only!(|ctx| {
-    let _handle = mesh_adopt_sdk::host::credential("store-superuser")
-        .map_err(|e| mesh_adopt_sdk::refuse(mesh_adopt_sdk::host::describe(&e)))?;
+    let _handle =
+        mesh_adopt_sdk::host::credential("store-superuser").map_err(|e| mesh_adopt_sdk::refuse(e.reason()))?;
     let remote = format!("/{}-module.json", ctx.module);
     mesh_adopt_sdk::host::carry_bytes("manifest", &ctx.manifest, &remote)?;
     mesh_adopt_sdk::host::tell(&["module", "add", "genesis-test-superuser-0b1c2d3e"])?;
