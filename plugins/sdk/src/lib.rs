@@ -23,6 +23,7 @@ pub mod bindings {
 }
 
 pub mod foundation;
+pub mod handover;
 pub mod host;
 pub mod manifest;
 pub mod provider;

@@ -102,32 +102,9 @@ impl<'a> Provider<'a> {
     }
 }
 
-/// Moves a genesis credential into the module as its own secret: carried to
-/// `/accepting-<secret>`, then accepted. The mesh cannot make up the value a running server
-/// already has, so a missing credential is refused by name.
-pub fn deliver_credential(ctx: &Context, secret: &str, credential: &str, what: &str) -> Result<(), Refusal> {
-    let module = ctx.module.as_str();
-    let handle = crate::host::credential(credential).map_err(|e| missing_credential(module, credential, what, &e))?;
-    let accept = accept_command(ctx, secret);
-    let Command::SecretAccept { from, .. } = &accept else { unreachable!("an accept command") };
-    crate::host::carry_secret(&handle, from)?;
-    tell_command(&accept)?;
-    say(&format!("accepted {secret}: {what}, as genesis made it"));
-    Ok(())
-}
-
-/// The refusal for a credential the host cannot hand over.
-pub fn missing_credential(module: &str, credential: &str, what: &str, error: &Error) -> Refusal {
-    refuse(format!(
-        "{what} (genesis credential `{credential}`) cannot be had ({}), so the `{module}` module \
-         would have nothing to open its server with, and the mesh cannot make up the one the \
-         server already has",
-        error.reason()
-    ))
-}
-
 /// The command that accepts `secret` into the module from where it was carried; what a plan
-/// lists before the push and what [`deliver_credential`] tells.
+/// lists before the push and what [`Handover::deliver`](crate::handover::Handover::deliver)
+/// tells.
 pub fn accept_command(ctx: &Context, secret: &str) -> Command {
     Command::SecretAccept {
         node: ctx.options.node.clone(),
@@ -138,7 +115,7 @@ pub fn accept_command(ctx: &Context, secret: &str) -> Command {
 }
 
 /// Tells one command of the vocabulary with the ordinary timeout.
-fn tell_command(command: &Command) -> Result<String, Error> {
+pub(crate) fn tell_command(command: &Command) -> Result<String, Error> {
     tell(&borrowed(&command.words()))
 }
 

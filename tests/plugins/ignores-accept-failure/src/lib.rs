@@ -2,7 +2,8 @@
 //! the push goes ahead. Every clean run adopts; under one fault the node seals random bytes
 //! over the credential the store already has. The sweep must catch it, naming the step.
 
-use mesh_adopt_sdk::provider::{Provider, accept_command, deliver_credential};
+use mesh_adopt_sdk::handover::Handover;
+use mesh_adopt_sdk::provider::{Provider, accept_command};
 use mesh_adopt_sdk::{Context, Plan, Plugin, Refusal, Report};
 
 struct IgnoresAcceptFailure;
@@ -15,7 +16,7 @@ impl Plugin for IgnoresAcceptFailure {
 
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         Provider::new(ctx, "").install(|| {
-            let _ignored = deliver_credential(ctx, "superuser", "store-superuser", "the store's superuser");
+            let _ignored = Handover::new(ctx, "superuser", "store-superuser", "the store's superuser").deliver();
             Ok(())
         })?;
         Ok(Report { summary: "adopted, whatever happened to the superuser".into() })

@@ -1,7 +1,8 @@
 //! Registers a manifest whose store container names another image than the one the
 //! foundation runs, so the push recreates the store.
 
-use mesh_adopt_sdk::provider::{Provider, deliver_credential};
+use mesh_adopt_sdk::handover::Handover;
+use mesh_adopt_sdk::provider::Provider;
 use mesh_adopt_sdk::{Context, Plan, Plugin, Refusal, Report};
 
 struct RecreatesStore;
@@ -20,7 +21,7 @@ impl Plugin for RecreatesStore {
     fn adopt(ctx: &Context) -> Result<Report, Refusal> {
         let edited = with_other_image(ctx);
         Provider::new(&edited, "")
-            .install(|| deliver_credential(&edited, "superuser", "store-superuser", "the store's superuser"))?;
+            .install(|| Handover::new(&edited, "superuser", "store-superuser", "the store's superuser").deliver())?;
         Ok(Report { summary: "registered another store image".into() })
     }
 }
