@@ -6,11 +6,15 @@
 //! in its place. The image is the one thing that changes: the module builds its own server
 //! image, so the push recreates the bus once onto it, and this waits until it answers.
 
+use std::time::Duration;
+
 use mesh_adopt_sdk::foundation;
-use mesh_adopt_sdk::host::{fetch, inspect, now_millis, say, sleep_millis};
+use mesh_adopt_sdk::grants::Reads;
+use mesh_adopt_sdk::host::{fetch, say};
 use mesh_adopt_sdk::manifest::{self, mounts};
 use mesh_adopt_sdk::provider::Provider;
-use mesh_adopt_sdk::{Container, Context, ErrorKind, Plan, Plugin, Refusal, Report, refuse};
+use mesh_adopt_sdk::wait::{WaitError, container_state, wait_until};
+use mesh_adopt_sdk::{Container, Context, Error, Plan, Plugin, Refusal, Report, refuse};
 
 const BROKER_ID: &str = "broker";
 /// The bundle's file resource holding the bus's first user list.
@@ -22,7 +26,7 @@ const CERTIFICATE_INSIDE: &str = "/tls";
 /// The bus's health endpoint, published on the node's loopback by bundle and module alike.
 const MONITOR: &str = "http://127.0.0.1:8222/healthz";
 /// How often the bus is asked again while waiting for it.
-const POLL_MILLIS: u64 = 2_000;
+const POLL: Duration = Duration::from_millis(2_000);
 const BUILD_NOTE: &str = "(the server, adopting the foundation's bus)";
 
 struct Nats;
@@ -96,42 +100,48 @@ fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
             differences.join("\n - ")
         )));
     }
+    reads(bus).check(ctx)?;
     Ok(bus)
 }
 
+/// What `adopt` reads on the node: the bus, before the push and while waiting, and its monitor.
+fn reads(bus: &Container) -> Reads {
+    Reads::new().inspect(&bus.name).fetch(MONITOR)
+}
+
 /// The image the named container runs, or "" when it is not there or the node cannot say
-/// right now. A denied inspect is refused: waiting would only end in a misleading "gone".
-fn running_image(name: &str) -> Result<String, Refusal> {
-    match inspect(name) {
-        Ok(state) => Ok(state.map(|s| s.image).unwrap_or_default()),
-        Err(error) if error.kind() == ErrorKind::Denied => Err(error.into()),
-        Err(_) => Ok(String::new()),
-    }
+/// right now. A denied inspect is an error: waiting would only end in a misleading "gone".
+fn running_image(name: &str) -> Result<String, Error> {
+    Ok(container_state(name)?.map(|s| s.image).unwrap_or_default())
 }
 
 /// Waits, bounded by `--wait` and asking at least once, until the bus runs an image other than
 /// the bundle's and its monitor answers 200; refuses naming which of the three did not happen.
 fn wait_for_adopted_bus(ctx: &Context, bus: &Container) -> Result<(), Refusal> {
     let wait = ctx.options.wait_seconds;
-    let deadline = now_millis() + u64::from(wait) * 1_000;
+    let mut running = String::new();
     let mut monitor_said = String::new();
-    let running = loop {
-        let running = running_image(&bus.name)?;
-        if !running.is_empty() && running != bus.image {
-            match fetch(MONITOR) {
-                Ok(response) if response.status == 200 => {
-                    say(&format!("bus answers: {} on {running}", bus.name));
-                    return Ok(());
+    let answered =
+        wait_until("the bus to answer on the module's image", Duration::from_secs(wait.into()), POLL, || {
+            running = running_image(&bus.name)?;
+            if !running.is_empty() && running != bus.image {
+                match fetch(MONITOR) {
+                    Ok(response) if response.status == 200 => return Ok(Some(())),
+                    Ok(response) => monitor_said = format!("HTTP {}: {}", response.status, response.body.trim()),
+                    // A monitor that cannot be reached yet is an answer: the bus is still coming up.
+                    Err(error) => monitor_said = error.reason(),
                 }
-                Ok(response) => monitor_said = format!("HTTP {}: {}", response.status, response.body.trim()),
-                Err(error) => monitor_said = error.reason(),
             }
+            Ok(None)
+        });
+    match answered {
+        Ok(()) => {
+            say(&format!("bus answers: {} on {running}", bus.name));
+            return Ok(());
         }
-        if now_millis() >= deadline {
-            break running;
-        }
-        sleep_millis(POLL_MILLIS);
-    };
+        Err(WaitError::Refused(refusal)) => return Err(refusal),
+        Err(WaitError::TimedOut(_)) => {}
+    }
     let module = &ctx.module;
     Err(refuse(if running.is_empty() {
         format!(

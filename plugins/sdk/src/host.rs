@@ -143,13 +143,14 @@ pub fn credential(name: &str) -> Result<Secret, Error> {
 /// Asks the node what a container runs: `None` when there is no such container. A node that
 /// cannot be asked right now ([`ErrorKind::Failed`], [`ErrorKind::TimedOut`]) is often worth
 /// asking again. Only containers the manifest grants in `adopt.grants.inspect` can be asked
-/// about.
+/// about; [`crate::grants::Reads`] checks that in `check`.
 pub fn inspect(container: &str) -> Result<Option<ContainerState>, Error> {
     machine::inspect(container).map_err(|e| Error::new(format!("inspect container `{container}`"), e))
 }
 
 /// An HTTP GET. A health probe that cannot connect has an answer, not a reason to stop: match
-/// on [`Error::kind`]. Only URLs the manifest grants in `adopt.grants.fetch` can be fetched.
+/// on [`Error::kind`]. Only URLs the manifest grants in `adopt.grants.fetch` can be fetched;
+/// [`crate::grants::Reads`] checks that in `check`.
 pub fn fetch(url: &str) -> Result<Response, Error> {
     machine::fetch(url).map_err(|e| Error::new(format!("fetch `{url}`"), e))
 }

@@ -23,10 +23,12 @@ pub mod bindings {
 }
 
 pub mod foundation;
+pub mod grants;
 pub mod handover;
 pub mod host;
 pub mod manifest;
 pub mod provider;
+pub mod wait;
 
 pub use bindings::mesh::adopt::types::{
     BundleResource, CatalogSource, Container, Context, File, HostError, Options, Other, Plan, Refusal, Report,
