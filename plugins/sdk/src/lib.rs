@@ -2,12 +2,26 @@
 //!
 //! A plugin implements [`Plugin`] and registers it with [`export!`]. The capabilities the host
 //! grants (carry, tell, credential, inspect, fetch, say, the clock) are wrapped in [`host`] so
-//! that every failed call is one [`Error`], which `?` turns into a [`Refusal`] naming the call; [`provider`] is the register → build → issue →
-//! assign → prepare → push sequence every provider module shares; [`manifest`] and
-//! [`foundation`] read the two documents a plugin decides from.
+//! that every failed call is one [`Error`], which `?` turns into a [`Refusal`] naming the call;
+//! [`provider`] is the register → build → issue → assign → prepare → push sequence every
+//! provider module shares; [`manifest`] and [`foundation`] read the two documents a plugin
+//! decides from.
+//!
+//! What several modules do around that sequence has a helper each, made so that `check` and
+//! `adopt` come from one value and `check` refuses whatever `adopt` would stumble on:
+//!
+//! - [`foundation::adopt_in_place`]: the bundle's container, once the manifest declares it
+//!   under the same name and image;
+//! - [`handover::Handover`]: a genesis credential carried in and accepted as a module secret,
+//!   with the plan's command and the check that it can be;
+//! - [`wait::wait_until`] and [`wait::wait_for_image`]: bounded waits on the host's clock;
+//! - [`grants::Reads`]: the containers and URLs `adopt` will read, checked against the
+//!   manifest's grants.
+
+#![warn(missing_docs)]
 
 #[doc(hidden)]
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, missing_docs)]
 pub mod bindings {
     wit_bindgen::generate!({
         // The contract travels inside the crate (top-level `wit/` is a link to it), so the
@@ -58,6 +72,7 @@ pub fn refuse(message: impl Into<String>) -> Refusal {
 }
 
 #[doc(hidden)]
+#[allow(missing_docs)]
 pub struct Exported<P>(core::marker::PhantomData<P>);
 
 impl<P: Plugin> bindings::Guest for Exported<P> {
