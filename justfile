@@ -49,7 +49,12 @@ test: setup-test build-plugins
 # each package. Offline: the plugins' build has fetched every dependency. For the host target,
 # so the verifying build reuses what the SDK's unit tests compiled. Dirty trees allowed, so it
 # runs while editing; the packages land in plugins/target/package.
+# Cargo takes a packaged crate of an unchanged version for unchanged: it keeps the manifest
+# crate's first extraction from its overlay registry (under CARGO_HOME, in a registry named
+# `-<hash>`) and its build, so both go first, or the SDK would be verified against a stale one.
 sdk-package:
+    rm -rf plugins/target/package "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mesh-adopt-manifest-*
+    cargo clean --quiet -p mesh-adopt-manifest --target {{arch()}}-unknown-linux-gnu --manifest-path plugins/Cargo.toml
     cargo package --quiet --offline --allow-dirty --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
 
 # The runtime embeds without the command's dependencies, and the embedding example adopts phase three.
