@@ -99,9 +99,10 @@ async fn a_foundation_with_two_brokers_cannot_be_read() {
 
 #[tokio::test]
 async fn a_plan_with_a_command_beyond_the_grants_is_refused_in_preflight() {
-    // The real plugins plan `secret accept … superuser`; a manifest that stops declaring the
-    // secret makes that plan one the plugin could never carry out.
-    let mut mesh = TestMesh::new();
+    // This plugin plans `secret accept … superuser` whatever its manifest says (the real
+    // postgres plugin refuses in `check` when the secret is not declared); a manifest that
+    // stops declaring the secret makes that plan one the plugin could never carry out.
+    let mut mesh = TestMesh::new().with_plugin("postgres", "accepts_without_carrying");
     mesh.manifest("postgres")["secrets"] = json!([]);
     let ran = mesh.run().await;
     nothing_moved(&ran);
