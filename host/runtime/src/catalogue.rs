@@ -203,7 +203,7 @@ fn entry(
         Some(meta) if meta.is_file() => meta,
         Some(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
         None => bail!(
-            "the `{name}` module ships no plugin: `{}` does not exist (build the plugins with `just build-plugins`)",
+            "the `{name}` module ships no plugin: `{}` does not exist (build it with `mesh-adopt build {name}`)",
             plugin_path.display()
         ),
     };

@@ -511,7 +511,19 @@ impl Run<'_> {
             Some(path) => self.host.load_pinned(path, pin),
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
         }
-        .map_err(|e| (Input::Plugin, e))?;
+        .map_err(|e| match e.downcast_ref::<crate::runtime::PinMismatch>() {
+            // A stale pin is the author's to mend, and there are two ways: say both.
+            Some(stale) => {
+                let remedy = anyhow::anyhow!(
+                    "{stale}: rebuild and pin it from its source with `mesh-adopt build {module}`, or, if this plugin \
+                     is the one to ship, set `adopt.sha256` to \"{}\" in `{}`",
+                    stale.digest,
+                    found.manifest_path.display()
+                );
+                (Input::Plugin, remedy)
+            }
+            None => (Input::Plugin, e),
+        })?;
         let manifest_digest = sha256_hex(&found.manifest);
         let env = RunEnv {
             module: module.to_string(),

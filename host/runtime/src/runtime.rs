@@ -85,14 +85,39 @@ impl FileIdentity {
     }
 }
 
+/// A plugin that is not the one its manifest pins: kept typed so a caller that knows the
+/// module can say how to mend it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinMismatch {
+    /// The plugin file refused.
+    pub path: PathBuf,
+    /// Its sha256.
+    pub digest: String,
+    /// The sha256 the manifest pins.
+    pub pin: String,
+}
+
+impl std::fmt::Display for PinMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "refused to load plugin `{}`: its sha256 is {}, and the manifest pins {}",
+            self.path.display(),
+            self.digest,
+            self.pin
+        )
+    }
+}
+
+impl std::error::Error for PinMismatch {}
+
 /// Refuses a plugin whose digest is not the one its manifest pins, naming both.
 fn check_pin(path: &Path, digest: &str, pin: Option<&str>) -> Result<()> {
     match pin {
-        Some(pin) if !digest.eq_ignore_ascii_case(pin.trim()) => bail!(
-            "refused to load plugin `{}`: its sha256 is {digest}, and the manifest pins {}",
-            path.display(),
-            pin.trim()
-        ),
+        Some(pin) if !digest.eq_ignore_ascii_case(pin.trim()) => {
+            Err(PinMismatch { path: path.to_path_buf(), digest: digest.to_string(), pin: pin.trim().to_string() }
+                .into())
+        }
         _ => Ok(()),
     }
 }

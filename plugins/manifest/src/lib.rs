@@ -49,13 +49,22 @@ pub struct AdoptSection {
     pub sha256: Option<String>,
     /// The world the plugin targets, e.g. `mesh:adopt/adopter@0.1.0`.
     pub world: Option<String>,
+    /// Where the plugin's source is, relative to the manifest: what `mesh-adopt build` builds
+    /// the plugin from, so a catalogue's CI can check that what ships is what the source makes.
+    pub source: Option<String>,
     /// What the plugin may read beyond the defaults.
     pub grants: Grants,
 }
 
 impl Default for AdoptSection {
     fn default() -> Self {
-        AdoptSection { plugin: PLUGIN_FILE.to_string(), sha256: None, world: None, grants: Grants::default() }
+        AdoptSection {
+            plugin: PLUGIN_FILE.to_string(),
+            sha256: None,
+            world: None,
+            source: None,
+            grants: Grants::default(),
+        }
     }
 }
 
