@@ -1,7 +1,5 @@
 # mesh-adopt: the host, its plugins, and the example catalogue they adopt.
 
-plugin_target := "plugins/target/wasm32-wasip2/release"
-
 # List the recipes.
 default:
     @just --list
@@ -18,13 +16,12 @@ setup-test: setup
 
 ### build
 
-# Build every plugin (the catalogue's and the tests' own) and place each module's beside its manifest.
+# Build every plugin: the tests' own, then each catalogue module's from the source its manifest
+# names, placed beside the manifest by `mesh-adopt build` (unpinned: here plugins are build
+# products, not shipped files).
 build-plugins: setup
     cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml
-    for dir in catalogue/modules/*/; do \
-        wasm="{{plugin_target}}/adopt_$(basename "$dir" | tr - _).wasm"; \
-        if [ -f "$wasm" ]; then cp "$wasm" "$dir/adopt.wasm"; fi; \
-    done
+    cargo run --quiet -- build --no-pin
 
 # Build the host.
 build: build-plugins

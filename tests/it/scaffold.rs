@@ -1,66 +1,240 @@
-//! `mesh-adopt new`, tried as a new user would from docs/writing-a-plugin.md: scaffold a
-//! module in a copy of the project, build its plugin, run its first scenario.
+//! A catalogue in its own repository, worked on as its authors would from
+//! docs/writing-a-plugin.md: `new`, `build`, `test --sweep`, `run` and `build --check`, all
+//! through the binary, in a directory outside the project with its own `git init`, the SDK
+//! taken as a package by path.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
-use crate::support::root;
+use sha2::Digest as _;
 
-/// Copies a directory's source files, leaving build output behind.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap();
-        if name == "target" {
-            continue;
-        }
-        if path.is_dir() {
-            copy_tree(&path, &to.join(name));
-        } else {
-            std::fs::copy(&path, to.join(name)).unwrap();
-        }
-    }
+use crate::support::{plugin, root};
+
+/// A catalogue repository outside the project: the shipped foundation with a `cache`
+/// container genesis raised beside the store, the store's credential and the cache's, and
+/// phase three's modules as shipped (their plugins prebuilt, their scenarios beside them).
+struct CatalogueRepo {
+    dir: tempfile::TempDir,
 }
 
-#[test]
-fn a_new_module_builds_and_passes_its_first_scenario_unchanged() {
-    let project = tempfile::tempdir().unwrap();
-    for part in ["plugins", "wit", "catalogue", "tests/plugins"] {
-        copy_tree(&root().join(part), &project.path().join(part));
+impl CatalogueRepo {
+    fn new() -> CatalogueRepo {
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path();
+        let shipped = root().join("catalogue");
+        let mut foundation: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(shipped.join("foundation.json")).unwrap()).unwrap();
+        foundation["resources"].as_array_mut().unwrap().push(serde_json::json!({
+            "id": "cache", "kind": "container", "name": "mesh-cache", "image": "redis:7.4-alpine",
+            "volumes": ["/var/lib/mesh/cache:/data"]
+        }));
+        std::fs::write(at.join("foundation.json"), serde_json::to_vec_pretty(&foundation).unwrap()).unwrap();
+        std::fs::create_dir_all(at.join("genesis/credentials")).unwrap();
+        std::fs::copy(
+            shipped.join("genesis/credentials/store-superuser"),
+            at.join("genesis/credentials/store-superuser"),
+        )
+        .unwrap();
+        std::fs::write(at.join("genesis/credentials/cache-password"), "s3cret-cache-password\n").unwrap();
+        for module in ["postgres", "nats", "mesh-vault"] {
+            let module_dir = at.join("modules").join(module);
+            std::fs::create_dir_all(module_dir.join("scenarios")).unwrap();
+            // Shipped prebuilt: this catalogue holds no source for them.
+            let mut manifest: serde_json::Value = serde_json::from_slice(
+                &std::fs::read(shipped.join("modules").join(module).join("manifest.json")).unwrap(),
+            )
+            .unwrap();
+            manifest["adopt"].as_object_mut().unwrap().remove("source");
+            std::fs::write(module_dir.join("manifest.json"), serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+            std::fs::copy(plugin(&format!("adopt_{}", module.replace('-', "_"))), module_dir.join("adopt.wasm"))
+                .unwrap();
+            for scenario in std::fs::read_dir(root().join("plugins").join(module).join("scenarios")).unwrap() {
+                let scenario = scenario.unwrap().path();
+                std::fs::copy(&scenario, module_dir.join("scenarios").join(scenario.file_name().unwrap())).unwrap();
+            }
+        }
+        let repo = CatalogueRepo { dir };
+        repo.git(&["init", "--quiet"]);
+        repo
     }
-    let mesh_adopt = |args: &[&str]| {
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .current_dir(self.path())
+            .args(["-c", "user.name=author", "-c", "user.email=author@example.com"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `mesh-adopt ARGS` in the repository, as its author runs it there. The plugins' crates
+    /// build into the project's plugin build directory, so the SDK and its dependencies
+    /// compile once for every test.
+    fn mesh_adopt(&self, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-            .current_dir(project.path())
-            .env("XDG_CACHE_HOME", project.path().join("cache"))
+            .current_dir(self.path())
+            .env("XDG_CACHE_HOME", self.path().join(".cache"))
+            .env("CARGO_TARGET_DIR", root().join("plugins/target"))
             .args(args)
             .output()
             .unwrap()
-    };
-    let made = mesh_adopt(&["new", "demo-cache"]);
-    let said = String::from_utf8_lossy(&made.stdout);
-    assert!(made.status.success(), "{said}{}", String::from_utf8_lossy(&made.stderr));
-    assert!(said.contains("next: `just build-plugins`"), "{said}");
+    }
 
-    // Build as `just build-plugins` does, sharing the project's build cache.
-    let target = root().join("plugins/target");
-    let built = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--release", "--target", "wasm32-wasip2", "-p", "adopt-demo-cache"])
-        .arg("--manifest-path")
-        .arg(project.path().join("plugins/Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target)
+    /// Makes a module's crate resolve the dependencies the project's plugins are built with,
+    /// so its first build needs neither the network nor a compile of its dependencies.
+    fn lock_like_the_project(&self, module: &str) {
+        std::fs::copy(
+            root().join("plugins/Cargo.lock"),
+            self.path().join("modules").join(module).join("plugin/Cargo.lock"),
+        )
+        .unwrap();
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Asserts the command exited `code`, showing all it said when it did not.
+fn exited(out: &Output, code: i32) -> String {
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(code), "{said}");
+    text(&out.stdout)
+}
+
+fn sdk() -> String {
+    format!("path:{}", root().join("plugins/sdk").display())
+}
+
+fn sha256_of(path: &Path) -> String {
+    format!("{:x}", sha2::Sha256::digest(std::fs::read(path).unwrap()))
+}
+
+#[test]
+fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
+    let repo = CatalogueRepo::new();
+    let made = exited(&repo.mesh_adopt(&["new", "redis", "--adopts", "cache", "--sdk", &sdk()]), 0);
+    for file in [
+        "modules/redis/manifest.json",
+        "modules/redis/plugin/Cargo.toml",
+        "modules/redis/plugin/src/lib.rs",
+        "modules/redis/scenarios/adopts-in-place.toml",
+    ] {
+        assert!(made.contains(&format!("created {file}")), "{made}");
+    }
+    assert!(made.contains("mesh-adopt build redis"), "{made}");
+    // The SDK is taken by a path relative to the plugin, so the catalogue can move.
+    let cargo_toml = std::fs::read_to_string(repo.path().join("modules/redis/plugin/Cargo.toml")).unwrap();
+    assert!(cargo_toml.contains("mesh-adopt-sdk = { path = \"../"), "{cargo_toml}");
+    // The manifest's server is the container genesis raised, by name and image.
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo.path().join("modules/redis/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["resources"][0]["name"], "mesh-cache");
+    assert_eq!(manifest["resources"][0]["image"], "redis:7.4-alpine");
+    assert_eq!(manifest["adopt"]["grants"]["credentials"][0], "cache-password");
+
+    repo.lock_like_the_project("redis");
+    let built = exited(&repo.mesh_adopt(&["build"]), 0);
+    assert!(built.contains("placed redis"), "{built}");
+    let placed = repo.path().join("modules/redis/adopt.wasm");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo.path().join("modules/redis/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["adopt"]["sha256"], sha256_of(&placed), "the build pins what it placed");
+    assert_eq!(manifest["name"], "redis", "the pin leaves the rest of the manifest as it was");
+
+    let tested = exited(&repo.mesh_adopt(&["test", "--sweep"]), 0);
+    for scenario in ["redis/adopts-in-place", "redis/image-drift", "postgres/adopts-in-place", "nats/layout-name"] {
+        assert!(tested.contains(&format!("ok    {scenario}")), "{tested}");
+    }
+    assert!(tested.contains(" 0 failed"), "{tested}");
+    assert!(tested.contains("0 runs did not converge"), "{tested}");
+
+    let ran = exited(
+        &repo.mesh_adopt(&[
+            "run",
+            "postgres",
+            "nats",
+            "mesh-vault",
+            "redis",
+            "--catalog-source",
+            "https://git.mesh.test/c.git",
+        ]),
+        0,
+    );
+    assert!(ran.contains("mesh-cache"), "{ran}");
+
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "--quiet", "-m", "the redis module"]);
+    let checked = exited(&repo.mesh_adopt(&["build", "--check"]), 0);
+    assert!(checked.contains("ok     redis"), "{checked}");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "building leaves nothing to commit");
+
+    // The source changes and the shipped plugin is now not what it builds to.
+    let lib_rs = repo.path().join("modules/redis/plugin/src/lib.rs");
+    let source = std::fs::read_to_string(&lib_rs).unwrap();
+    std::fs::write(&lib_rs, source.replacen("\"adopting ", "\"now adopting ", 1)).unwrap();
+    let stale = exited(&repo.mesh_adopt(&["build", "--check"]), 1);
+    assert!(stale.contains("STALE  redis"), "{stale}");
+    assert!(stale.contains("run `mesh-adopt build redis`"), "{stale}");
+    assert_eq!(sha256_of(&placed), manifest["adopt"]["sha256"], "--check places nothing");
+}
+
+#[test]
+fn a_stale_pin_exits_2_and_says_how_to_mend_it() {
+    let repo = CatalogueRepo::new();
+    let module_dir = repo.path().join("modules/nats");
+    let manifest_path = module_dir.join("manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["adopt"]["sha256"] = serde_json::Value::String("0".repeat(64));
+    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let out = repo.mesh_adopt(&["check", "nats"]);
+    let said = exited(&out, 2);
+    assert!(said.contains("mesh-adopt build nats"), "{said}");
+    assert!(said.contains(&sha256_of(&module_dir.join("adopt.wasm"))), "{said}");
+}
+
+#[test]
+fn a_new_plain_module_builds_and_passes_its_first_scenario_unchanged() {
+    let repo = CatalogueRepo::new();
+    exited(&repo.mesh_adopt(&["new", "demo-store", "--sdk", &sdk()]), 0);
+    repo.lock_like_the_project("demo-store");
+    let built = exited(&repo.mesh_adopt(&["build", "demo-store"]), 0);
+    assert!(built.contains("placed demo-store"), "{built}");
+    let tested = exited(&repo.mesh_adopt(&["test", "modules/demo-store"]), 0);
+    assert!(tested.contains("ok    demo-store/installs"), "{tested}");
+    assert!(tested.contains("1 passed, 0 failed"), "{tested}");
+}
+
+#[test]
+fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
+    let repo = CatalogueRepo::new();
+    let before = sha256_of(&repo.path().join("modules/nats/adopt.wasm"));
+    let out = repo.mesh_adopt(&["build", "nats"]);
+    exited(&out, 2);
+    let said = text(&out.stderr);
+    assert!(said.contains("names no source to build its plugin from"), "{said}");
+    assert!(said.contains("modules/nats/manifest.json"), "{said}");
+    assert_eq!(sha256_of(&repo.path().join("modules/nats/adopt.wasm")), before);
+}
+
+/// The shipped catalogue's own plugins are what `mesh-adopt build` makes of their sources.
+#[test]
+fn the_shipped_catalogue_is_built_by_the_same_command() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .current_dir(root())
+        .env("XDG_CACHE_HOME", cache.path())
+        .args(["build", "--check", "--no-pin"])
         .output()
         .unwrap();
-    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
-    std::fs::copy(
-        target.join("wasm32-wasip2/release/adopt_demo_cache.wasm"),
-        project.path().join("catalogue/modules/demo-cache/adopt.wasm"),
-    )
-    .unwrap();
-
-    let tested = mesh_adopt(&["test", "plugins/demo-cache"]);
-    let out = String::from_utf8_lossy(&tested.stdout);
-    assert!(tested.status.success(), "{out}{}", String::from_utf8_lossy(&tested.stderr));
-    assert!(out.contains("ok    demo-cache/installs"), "{out}");
-    assert!(out.contains("1 passed, 0 failed"), "{out}");
+    let said = exited(&out, 0);
+    for module in ["postgres", "nats", "mesh-vault"] {
+        assert!(said.contains(&format!("ok     {module}")), "{said}");
+    }
 }

@@ -40,7 +40,7 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
 async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
     let catalogue = example_catalogue(&plugin("ignores_accept_failure"));
     let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
-    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).await.unwrap();
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
     let problems = swept.problems.join("\n");
     assert!(swept.survived < swept.steps);
     assert!(
@@ -54,7 +54,7 @@ async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
 async fn the_real_postgres_plugin_survives_the_same_sweep() {
     let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
-    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).await.unwrap();
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
     assert!(swept.steps >= 18, "{swept:?}");
     assert_eq!(swept.survived, swept.steps, "{:?}", swept.problems);
 }

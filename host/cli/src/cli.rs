@@ -39,7 +39,7 @@ impl Cli {
         match &self.command {
             Command::Check(args) | Command::Run(args) => args.json,
             Command::Replay(args) => args.json,
-            Command::Inspect(_) | Command::Test(_) | Command::New(_) => false,
+            Command::Inspect(_) | Command::Test(_) | Command::New(_) | Command::Build(_) => false,
         }
     }
 }
@@ -54,8 +54,12 @@ enum Command {
     Inspect(InspectArgs),
     /// Run plugins' scenarios on the simulated mesh: a line each, a diff on failure.
     Test(TestArgs),
-    /// Start a new module's plugin: crate, manifest and a first scenario that passes.
+    /// Start a new module in a catalogue: its manifest, its plugin's source and scenarios
+    /// that pass as written.
     New(NewArgs),
+    /// Build each module's plugin from the source its manifest names, check it loads, place
+    /// it beside the manifest and pin its digest there.
+    Build(BuildArgs),
     /// Answer a plugin's calls from a `--record` file and report the first call where it
     /// no longer does what the recorded run did.
     Replay(ReplayArgs),
@@ -91,21 +95,67 @@ struct ReplayArgs {
 struct NewArgs {
     /// The module's name, e.g. `object-store`.
     module: String,
-    /// The plugins workspace to add the crate to.
-    #[arg(long, default_value = "plugins")]
-    plugins: PathBuf,
-    /// The catalogue to add the module's manifest to.
-    #[arg(long, default_value = "catalogue")]
+    /// The catalogue checkout to add `modules/<module>/` to [default: ./catalogue if it has
+    /// modules, else the current directory].
+    #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
+    /// Start from the adopt-in-place rules for the foundation bundle's container BUNDLE-ID:
+    /// matched by name and image, its credential handed over, waited for after the push.
+    #[arg(long, value_name = "BUNDLE-ID")]
+    adopts: Option<String>,
+    /// Where the plugin takes the SDK from: `path:DIR`, `git:URL`, or a version [default: the
+    /// SDK this mesh-adopt was built with, by path, when it is on this machine].
+    #[arg(long, value_name = "SPEC")]
+    sdk: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct BuildArgs {
+    /// Modules to build [default: every module whose manifest names its source].
+    modules: Vec<String>,
+    /// The catalogue checkout [default: ./catalogue if it has modules, else the current
+    /// directory].
+    #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
+    catalogue: PathBuf,
+    /// Place nothing: build, and exit 1 if a placed plugin or its pin is not what its source
+    /// builds to (for a catalogue's CI).
+    #[arg(long)]
+    check: bool,
+    /// Leave the manifests' pins alone: for a checkout whose plugins are build products
+    /// rather than shipped files.
+    #[arg(long)]
+    no_pin: bool,
+    /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache: Option<PathBuf>,
+    /// Compile every plugin afresh and keep nothing.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+/// The catalogue a command works on when none is named: `./catalogue` in a checkout that
+/// holds one (this project's layout), else the current directory (a catalogue's own
+/// repository).
+fn default_catalogue() -> PathBuf {
+    let nested = std::path::Path::new("catalogue");
+    if nested.join("modules").is_dir() || !std::path::Path::new("modules").is_dir() {
+        nested.to_path_buf()
+    } else {
+        PathBuf::from(".")
+    }
 }
 
 #[derive(Debug, Args)]
 struct TestArgs {
-    /// Scenario files, or directories searched for `scenarios/*.toml` [default: plugins and
-    /// the catalogue].
+    /// Scenario files, or directories searched for `scenarios/*.toml` [default: each module's
+    /// directory and source, and the catalogue's own `scenarios/`].
     paths: Vec<PathBuf>,
-    /// The catalogue the scenarios start from (its foundation, manifests and plugins).
-    #[arg(long, default_value = "catalogue")]
+    /// Also show, for each scenario, every line said, every host call and the outcome.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The catalogue the scenarios start from (its foundation, manifests and plugins)
+    /// [default: ./catalogue if it has modules, else the current directory].
+    #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
     /// Also run each scenario with every call failed in turn, then timed out in turn.
     #[arg(long)]
@@ -131,8 +181,9 @@ enum MeshKind {
 struct InspectArgs {
     /// A catalogue module's name, a module's directory, or the path of an `adopt.wasm`.
     target: String,
-    /// The catalogue a module name is looked up in.
-    #[arg(long, default_value = "catalogue")]
+    /// The catalogue a module name is looked up in [default: ./catalogue if it has modules,
+    /// else the current directory].
+    #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
 }
 
@@ -140,8 +191,9 @@ struct InspectArgs {
 /// operator's options. Shared by `check`, `run` and `replay`.
 #[derive(Debug, Args)]
 struct SiteArgs {
-    /// The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it.
-    #[arg(long, default_value = "catalogue")]
+    /// The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it
+    /// [default: ./catalogue if it has modules, else the current directory].
+    #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
     /// The foundation bundle genesis produced [default: <catalogue>/foundation.json].
     #[arg(long)]
@@ -509,6 +561,7 @@ async fn execute(cli: Cli) -> Result<u8> {
         Command::Inspect(args) => inspect(args).map(|()| 0),
         Command::Test(args) => test(args).await.map(as_status),
         Command::New(args) => new_module(args).map(|()| 0),
+        Command::Build(args) => build_modules(args).map(as_status),
         Command::Replay(args) => replay(args).await.map(as_status),
     }
 }
@@ -701,23 +754,134 @@ fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String
     Ok((modules, calls))
 }
 
-/// Writes a new module's plugin and says what to do next.
+/// Writes a new module into a catalogue and says what it wrote and what to run next.
 fn new_module(args: NewArgs) -> Result<()> {
-    let made = crate::scaffold::new_module(&args.module, &args.plugins, &args.catalogue)?;
-    crate::outln!("created {}", made.plugin_dir.display());
-    crate::outln!("created {}", made.manifest.display());
-    crate::outln!("created {}", made.scenario.display());
-    if !made.joined_workspace {
-        crate::outln!("add \"{}\" to `members` in {}/Cargo.toml", args.module, args.plugins.display());
+    let request = crate::scaffold::Request {
+        module: &args.module,
+        catalogue: &args.catalogue,
+        adopts: args.adopts.as_deref(),
+        sdk: crate::scaffold::SdkSource::parse(args.sdk.as_deref())?,
+    };
+    let made = crate::scaffold::new_module(&request)?;
+    for file in &made.files {
+        crate::outln!("created {}", file.display());
     }
-    crate::outln!("\nnext: `just build-plugins`, then `mesh-adopt test {}`", made.plugin_dir.display());
+    for note in &made.notes {
+        crate::outln!("note: {note}");
+    }
+    // Said only when the commands would not find this catalogue by themselves.
+    let catalogue = if args.catalogue == default_catalogue() {
+        String::new()
+    } else {
+        format!(" --catalogue {}", args.catalogue.display())
+    };
+    crate::outln!("\nnext:");
+    crate::outln!("  mesh-adopt build {}{catalogue}", args.module);
+    crate::outln!("  mesh-adopt test {}{catalogue}", made.module_dir.display());
+    crate::outln!("  mesh-adopt test --sweep {}{catalogue}", made.module_dir.display());
     Ok(())
+}
+
+/// Builds the modules' plugins, loads each, then places and pins them all; with `--check`,
+/// compares instead. Exit 1 when a check finds a module stale.
+fn build_modules(args: BuildArgs) -> Result<bool> {
+    let catalogue = Catalogue::at(&args.catalogue);
+    if !args.catalogue.is_dir() {
+        bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", args.catalogue.display());
+    }
+    let modules = if args.modules.is_empty() {
+        let found = crate::build::modules_with_source(&catalogue)?;
+        if found.is_empty() {
+            bail!(
+                "no module of the catalogue `{}` names its plugin's source (`adopt.source` in its manifest)",
+                args.catalogue.display()
+            );
+        }
+        found
+    } else {
+        args.modules.clone()
+    };
+    let sources: Vec<_> = modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?;
+    crate::build::ensure_target()?;
+    let host = with_cache(
+        PluginHost::new(Limits::default()).context("failed to start the plugin host")?,
+        args.no_cache,
+        args.cache.as_deref(),
+    )?;
+    let shared_target = args.catalogue.join("target");
+    let mut built = Vec::with_capacity(sources.len());
+    for source in sources {
+        crate::errln!("building {} from {}", source.module, source.source.display());
+        built.push(crate::build::build(&host, source, &shared_target)?);
+    }
+    if args.check {
+        let mut fresh = true;
+        for one in &built {
+            match crate::build::verdict(one, !args.no_pin) {
+                crate::build::Verdict::Matches => {
+                    crate::outln!("ok     {:<16} sha256 {}", one.source.module, one.digest)
+                }
+                crate::build::Verdict::Stale(why) => {
+                    fresh = false;
+                    crate::outln!("STALE  {:<16} {why}", one.source.module);
+                }
+            }
+        }
+        return Ok(fresh);
+    }
+    // A pin the build would not match, left in place, would have every run refuse the module.
+    if args.no_pin
+        && let Some(one) = built.iter().find(|b| b.source.pin.as_ref().is_some_and(|p| p != &b.digest))
+    {
+        bail!(
+            "the `{}` module's manifest `{}` pins {}, and its source builds to {}: build without --no-pin to pin \
+             the new build, or take the pin out; nothing was placed",
+            one.source.module,
+            one.source.manifest_path.display(),
+            one.source.pin.as_deref().unwrap_or_default(),
+            one.digest
+        );
+    }
+    for one in &built {
+        let repinned = crate::build::place(one, !args.no_pin)?;
+        let pin = match (args.no_pin, repinned) {
+            (true, _) => "",
+            (false, true) => ", pinned",
+            (false, false) => ", pin unchanged",
+        };
+        crate::outln!(
+            "placed {:<16} {:>9} bytes  sha256 {}  {}{pin}",
+            one.source.module,
+            one.size,
+            one.digest,
+            one.source.plugin_path.display()
+        );
+    }
+    Ok(true)
+}
+
+/// The scenarios `test` runs when given no paths: those beside each module of the catalogue
+/// and beside its source, and the catalogue's own.
+fn default_scenario_paths(catalogue: &std::path::Path) -> Vec<PathBuf> {
+    let at = Catalogue::at(catalogue);
+    let mut paths = Vec::new();
+    for module in at.module_names().unwrap_or_default() {
+        paths.push(catalogue.join("modules").join(&module));
+        if let Ok(source) = crate::build::locate(&at, &module)
+            && source.source.is_dir()
+        {
+            paths.push(source.source);
+        }
+    }
+    if catalogue.join("scenarios").is_dir() {
+        paths.push(catalogue.to_path_buf());
+    }
+    paths
 }
 
 /// Runs scenarios, a line each; with `--sweep`, sweeps each and reports the figures.
 async fn test(args: TestArgs) -> Result<bool> {
-    let paths =
-        if args.paths.is_empty() { vec![PathBuf::from("plugins"), args.catalogue.clone()] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() { default_scenario_paths(&args.catalogue) } else { args.paths.clone() };
     let files = scenario::discover(&paths)?;
     if files.is_empty() {
         bail!(
@@ -747,8 +911,12 @@ async fn test(args: TestArgs) -> Result<bool> {
                 crate::outln!("  {}", difference.replace('\n', "\n  "));
             }
         }
+        if args.verbose {
+            show_scenario_run(&ran);
+        }
         if args.sweep {
-            let swept = scenario::sweep(&host, &args.catalogue, file).await?;
+            // The sweep drives its runs on threads of its own, one a core, and waits for them.
+            let swept = tokio::task::block_in_place(|| scenario::sweep(&host, &args.catalogue, file))?;
             crate::outln!(
                 "      swept {} steps: {} survived, {} did not converge",
                 swept.steps,
@@ -774,6 +942,19 @@ async fn test(args: TestArgs) -> Result<bool> {
         );
     }
     Ok(failed == 0 && totals.problems.is_empty())
+}
+
+/// `test -v`: a scenario's run as `run -v` shows one (lines said, plans, host calls), then
+/// each module's outcome.
+fn show_scenario_run(ran: &scenario::ScenarioRun) {
+    let output = Output::new(Style::Human { verbose: true }, false, None).expect("an output without a record opens");
+    for event in ran.transcript.events() {
+        output.observe(&event);
+    }
+    for (module, outcome) in &ran.report.modules {
+        crate::outln!("      {module:>10} │ {outcome}");
+    }
+    crate::outln!("");
 }
 
 /// Prints what a plugin is, and for a module, what its manifest says of it.

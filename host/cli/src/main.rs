@@ -1,8 +1,10 @@
 //! The `mesh-adopt` command: parses arguments, drives the runtime and prints what happened.
 
+mod build;
 mod cli;
 mod output;
 mod scaffold;
+mod templates;
 
 fn main() -> std::process::ExitCode {
     cli::main()

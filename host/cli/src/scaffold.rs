@@ -1,18 +1,107 @@
-//! `mesh-adopt new`: a new module's plugin, manifest and first scenario, which build and
-//! pass as they are, for a plugin author to grow from.
+//! `mesh-adopt new`: a new module in a catalogue checkout — its manifest, its plugin's crate
+//! and its scenarios side by side in `modules/<module>/` — which builds and passes as written,
+//! for an author to grow from. Nothing outside that directory is touched.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
+
+use crate::templates;
+
+/// What to make.
+pub struct Request<'a> {
+    /// The module's name.
+    pub module: &'a str,
+    /// The catalogue checkout.
+    pub catalogue: &'a Path,
+    /// The foundation bundle's container the module adopts in place, if it does.
+    pub adopts: Option<&'a str>,
+    /// Where the plugin's crate takes the SDK from.
+    pub sdk: SdkSource,
+}
+
+/// Where a plugin's crate takes `mesh-adopt-sdk` from: the three ways cargo can.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SdkSource {
+    /// A checkout of the SDK's crate on this machine.
+    Path(PathBuf),
+    /// A git repository holding it.
+    Git(String),
+    /// A version from the registry.
+    Version(String),
+}
+
+/// The SDK this binary was built beside, when built from a checkout that is still there.
+fn built_with() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/sdk");
+    dir.join("Cargo.toml").is_file().then(|| dir.canonicalize().ok()).flatten()
+}
+
+/// The SDK's version: the contract's, which this host implements.
+pub fn sdk_version() -> &'static str {
+    mesh_adopt_runtime::WORLD.rsplit_once('@').map_or("0.1.0", |(_, version)| version)
+}
+
+impl SdkSource {
+    /// Reads `--sdk`: `path:DIR`, `git:URL` or a version; without it, the SDK this binary
+    /// was built beside, else the contract's version.
+    pub fn parse(spec: Option<&str>) -> Result<SdkSource> {
+        let Some(spec) = spec else {
+            return Ok(built_with().map_or_else(|| SdkSource::Version(sdk_version().to_string()), SdkSource::Path));
+        };
+        if let Some(dir) = spec.strip_prefix("path:") {
+            let dir = PathBuf::from(dir);
+            if !dir.join("Cargo.toml").is_file() {
+                bail!("--sdk path:{}: there is no crate there (no Cargo.toml)", dir.display());
+            }
+            return Ok(SdkSource::Path(dir.canonicalize()?));
+        }
+        if let Some(url) = spec.strip_prefix("git:") {
+            if url.is_empty() || url.contains(['"', '\\', '\n']) {
+                bail!("--sdk git:URL needs a repository URL");
+            }
+            return Ok(SdkSource::Git(url.to_string()));
+        }
+        let is_version = !spec.is_empty()
+            && spec.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
+        if !is_version {
+            bail!("--sdk is `path:DIR`, `git:URL` or a version such as `{}`, not `{spec}`", sdk_version());
+        }
+        Ok(SdkSource::Version(spec.to_string()))
+    }
+
+    /// The dependency's value in the crate at `crate_dir` (which exists): a path relative to
+    /// it, so the catalogue can move as a whole.
+    fn dependency(&self, crate_dir: &Path) -> Result<String> {
+        Ok(match self {
+            SdkSource::Path(dir) => {
+                let from = crate_dir.canonicalize()?;
+                format!("{{ path = {:?} }}", relative(&from, dir).display().to_string())
+            }
+            SdkSource::Git(url) => format!("{{ git = {url:?} }}"),
+            SdkSource::Version(version) => format!("{version:?}"),
+        })
+    }
+}
+
+/// The path from directory `from` to `to`, both absolute.
+fn relative(from: &Path, to: &Path) -> PathBuf {
+    let (from, to): (Vec<Component>, Vec<Component>) = (from.components().collect(), to.components().collect());
+    let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut path: PathBuf = from[shared..].iter().map(|_| Component::ParentDir).collect();
+    path.extend(&to[shared..]);
+    path
+}
 
 /// What `new` wrote, for the author's next steps.
 #[derive(Debug)]
 pub struct Scaffolded {
-    pub plugin_dir: PathBuf,
-    pub manifest: PathBuf,
-    pub scenario: PathBuf,
-    /// Whether the plugins workspace's member list was updated (else the author must).
-    pub joined_workspace: bool,
+    /// `modules/<module>/`.
+    pub module_dir: PathBuf,
+    /// Every file written, in the order written.
+    pub files: Vec<PathBuf>,
+    /// What the author should know about what was chosen for them.
+    pub notes: Vec<String>,
 }
 
 /// Module names are what a control plane and a crate name both accept.
@@ -23,141 +112,67 @@ fn valid(module: &str) -> bool {
         && module.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// Writes `plugins/<module>/` (crate, source, first scenario) and
-/// `catalogue/modules/<module>/manifest.json`, refusing to overwrite anything.
-pub fn new_module(module: &str, plugins: &Path, catalogue: &Path) -> Result<Scaffolded> {
+/// Writes `modules/<module>/` in the catalogue: `manifest.json`, the plugin's crate in
+/// `plugin/` and its scenarios in `scenarios/`. Refuses to write over anything, and checks
+/// everything it reads (the foundation, for `--adopts`) before it writes.
+pub fn new_module(request: &Request) -> Result<Scaffolded> {
+    let module = request.module;
     if !valid(module) {
         bail!("`{module}` is not a module name: use lowercase letters, digits and `-`, starting with a letter");
     }
-    let plugin_dir = plugins.join(module);
-    let module_dir = catalogue.join("modules").join(module);
-    for dir in [&plugin_dir, &module_dir] {
-        if dir.exists() {
-            bail!("`{}` already exists; nothing was written", dir.display());
+    let catalogue = request.catalogue;
+    if !catalogue.is_dir() {
+        bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", catalogue.display());
+    }
+    let module_dir = crate::build::lexically_normal(&catalogue.join("modules").join(module));
+    if module_dir.exists() {
+        bail!("`{}` already exists; nothing was written", module_dir.display());
+    }
+    let mut notes = Vec::new();
+    let documents = match request.adopts {
+        None => templates::installed(module),
+        Some(bundle_id) => {
+            let adopted = templates::adopted_container(catalogue, bundle_id)?;
+            let handover = templates::handover_for(catalogue, bundle_id);
+            match &handover {
+                Some(h) => notes.push(format!(
+                    "the plugin hands genesis credential `{}` over as the module's secret `{}`",
+                    h.credential, h.secret
+                )),
+                None => notes.push(format!(
+                    "the catalogue's genesis holds no credential named `{bundle_id}-…`, so the plugin hands none \
+                     over: see HANDOVER in plugin/src/lib.rs"
+                )),
+            }
+            templates::adopts_in_place(module, &adopted, handover.as_ref())
         }
+    };
+    if let SdkSource::Version(version) = &request.sdk {
+        notes.push(format!(
+            "the plugin takes mesh-adopt-sdk {version} from the registry; give `--sdk path:DIR` or `--sdk git:URL` \
+             for a checkout"
+        ));
     }
-    let workspace = plugins.join("Cargo.toml");
-    let members = std::fs::read_to_string(&workspace)
-        .with_context(|| format!("`{}` is not a plugins workspace (no Cargo.toml)", plugins.display()))?;
 
-    std::fs::create_dir_all(plugin_dir.join("src"))?;
-    std::fs::create_dir_all(plugin_dir.join("scenarios"))?;
-    std::fs::create_dir_all(&module_dir)?;
-    std::fs::write(plugin_dir.join("Cargo.toml"), cargo_toml(module))?;
-    std::fs::write(plugin_dir.join("src/lib.rs"), lib_rs(module))?;
-    let scenario = plugin_dir.join("scenarios/installs.toml");
-    std::fs::write(&scenario, scenario_toml(module))?;
-    let manifest = module_dir.join("manifest.json");
-    std::fs::write(&manifest, manifest_json(module))?;
-
-    let joined = members.replacen("members = [", &format!("members = [\"{module}\", "), 1);
-    let joined_workspace = joined != members;
-    if joined_workspace {
-        std::fs::write(&workspace, joined)?;
+    let plugin_dir = module_dir.join("plugin");
+    std::fs::create_dir_all(plugin_dir.join("src"))
+        .with_context(|| format!("failed to create `{}`", plugin_dir.display()))?;
+    std::fs::create_dir_all(module_dir.join("scenarios"))?;
+    let dependency = request.sdk.dependency(&plugin_dir)?;
+    let mut files = Vec::new();
+    let mut write = |path: PathBuf, text: &str| -> Result<()> {
+        std::fs::write(&path, text).with_context(|| format!("failed to write `{}`", path.display()))?;
+        files.push(path);
+        Ok(())
+    };
+    write(module_dir.join("manifest.json"), &documents.manifest)?;
+    write(plugin_dir.join("Cargo.toml"), &templates::cargo_toml(module, &dependency))?;
+    write(plugin_dir.join(".gitignore"), "/target/\n")?;
+    write(plugin_dir.join("src/lib.rs"), &documents.lib_rs)?;
+    for (name, text) in &documents.scenarios {
+        write(module_dir.join("scenarios").join(format!("{name}.toml")), text)?;
     }
-    Ok(Scaffolded { plugin_dir, manifest, scenario, joined_workspace })
-}
-
-/// The crate's name for the module's plugin, and so its `.wasm` file's stem.
-pub fn crate_name(module: &str) -> String {
-    format!("adopt-{module}")
-}
-
-fn cargo_toml(module: &str) -> String {
-    format!(
-        r#"[package]
-name = "{crate_name}"
-version = "0.1.0"
-description = "Adoption rules of the `{module}` catalogue module"
-edition.workspace = true
-rust-version.workspace = true
-license.workspace = true
-
-[lib]
-crate-type = ["cdylib"]
-
-[dependencies]
-mesh-adopt-sdk.workspace = true
-"#,
-        crate_name = crate_name(module)
-    )
-}
-
-fn lib_rs(module: &str) -> String {
-    let type_name: String = module
-        .split('-')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
-        })
-        .collect();
-    format!(
-        r#"//! The `{module}` module: installed by the shared provider sequence. Add its own rules
-//! here: read `ctx.manifest` and `ctx.foundation`, refuse with `refuse(..)` before anything
-//! is registered, and do the module's own step in the closure passed to `install`.
-
-use mesh_adopt_sdk::host::say;
-use mesh_adopt_sdk::provider::Provider;
-use mesh_adopt_sdk::{{Context, Plan, Plugin, Refusal, Report}};
-
-struct {type_name};
-
-impl Plugin for {type_name} {{
-    fn check(ctx: &Context) -> Result<Plan, Refusal> {{
-        Ok(Plan {{
-            summary: vec![format!("install `{{}}` from the catalogue", ctx.module)],
-            commands: Provider::new(ctx, "").commands(Vec::new())?,
-        }})
-    }}
-
-    fn adopt(ctx: &Context) -> Result<Report, Refusal> {{
-        Provider::new(ctx, "").install(|| Ok(()))?;
-        let summary = format!("{{}} installed", ctx.module);
-        say(&summary);
-        Ok(Report {{ summary }})
-    }}
-}}
-
-mesh_adopt_sdk::export!({type_name});
-"#
-    )
-}
-
-fn scenario_toml(module: &str) -> String {
-    format!(
-        r#"name = "installs `{module}` by the provider sequence"
-
-[expect]
-outcome = "adopted"
-messages = ["{module} installed"]
-commands = [
-  "module add /{module}-module.json",
-  "build https://git.mesh.test/catalogue.git --path modules/{module} --ref main --wait 1200s",
-  "module issue {module} --node node-1",
-  "assign node-1 {module}",
-  "prepare node-1 {module}",
-  "push node-1",
-]
-created = ["{module}"]
-"#
-    )
-}
-
-fn manifest_json(module: &str) -> String {
-    format!(
-        r#"{{
-  "name": "{module}",
-  "version": "0.1.0",
-  "resources": [
-    {{"id": "server", "type": "container", "name": "{module}", "image": "registry.mesh.local/{module}:0.1.0",
-     "volumes": ["${{access:data}}:/var/lib/{module}"]}}
-  ],
-  "accesses": [{{"id": "data", "path": "/var/lib/mesh/{module}"}}],
-  "bus-subjects": ["{module}.>"],
-  "adopt": {{"plugin": "adopt.wasm", "world": "mesh:adopt/adopter@0.1.0"}}
-}}
-"#
-    )
+    Ok(Scaffolded { module_dir, files, notes })
 }
 
 #[cfg(test)]
@@ -175,10 +190,26 @@ mod tests {
     #[test]
     fn writes_nothing_over_an_existing_module() {
         let dir = tempfile::tempdir().unwrap();
-        let plugins = dir.path().join("plugins");
-        std::fs::create_dir_all(plugins.join("cache")).unwrap();
-        std::fs::write(plugins.join("Cargo.toml"), "[workspace]\nmembers = [\"sdk\", \"cache\"]\n").unwrap();
-        let err = new_module("cache", &plugins, &dir.path().join("catalogue")).unwrap_err();
+        std::fs::create_dir_all(dir.path().join("modules/cache")).unwrap();
+        let request =
+            Request { module: "cache", catalogue: dir.path(), adopts: None, sdk: SdkSource::Version("0.1.0".into()) };
+        let err = new_module(&request).unwrap_err();
         assert!(err.to_string().contains("already exists"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path().join("modules/cache")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_path_to_the_sdk_is_written_relative_to_the_plugin() {
+        assert_eq!(relative(Path::new("/a/b/c"), Path::new("/a/sdk")), PathBuf::from("../../sdk"));
+        assert_eq!(relative(Path::new("/a"), Path::new("/a/sdk")), PathBuf::from("sdk"));
+    }
+
+    #[test]
+    fn reads_each_way_of_naming_the_sdk() {
+        assert_eq!(SdkSource::parse(Some("0.1.0")).unwrap(), SdkSource::Version("0.1.0".into()));
+        assert_eq!(SdkSource::parse(Some("git:https://x/y.git")).unwrap(), SdkSource::Git("https://x/y.git".into()));
+        for bad in ["", "latest", "path:/nowhere/at/all", "git:", "1..2"] {
+            assert!(SdkSource::parse(Some(bad)).is_err(), "{bad}");
+        }
     }
 }

@@ -104,7 +104,7 @@ impl Permissions {
                 self.allow_read("inspect of container", container, &self.granted.inspect, "inspect")
             }
             Call::Fetch { url } => {
-                let granted = self.granted.fetch.iter().any(|g| crate::urls::within_grant(g, url));
+                let granted = self.granted.fetch.iter().any(|g| mesh_adopt_manifest::urls::within_grant(g, url));
                 if granted { Ok(()) } else { Err(self.not_granted("fetch of", url, "fetch")) }
             }
         }

@@ -29,7 +29,6 @@ mod sandbox;
 pub mod screen;
 mod state;
 pub mod transcript;
-mod urls;
 
 pub use bindings::{BundleResource, CatalogSource, Context, Options, Plan, Refusal, Report, WORLD};
 pub use cache::CompileCache;

@@ -175,6 +175,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<ScenarioFile>> {
         }
     }
     files.sort();
+    // A module's source may sit inside its directory: both are searched, each file is run once.
+    files.dedup();
     files.iter().map(|p| read(p)).collect()
 }
 
@@ -493,17 +495,29 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
         Some(ModuleOutcome::Failed(stopped)) => ("failed", stopped.report.clone()),
         Some(ModuleOutcome::Unusable(unusable)) => ("unusable", unusable.message.clone()),
         Some(ModuleOutcome::Incomplete { summary, .. }) => ("incomplete", summary.clone()),
-        Some(other) => ("other", format!("{other:?}")),
+        Some(other) => (other.word(), other.shown()),
         None => ("nothing run", String::new()),
     };
     if outcome != expect.outcome {
         found.push(format!("outcome: expected {}, got {outcome}: {message}", expect.outcome));
     }
     let said: Vec<String> = scenario.modules.iter().flat_map(|m| ran.transcript.said(m)).collect();
-    for fragment in &expect.messages {
-        if !message.contains(fragment.as_str()) && !said.iter().any(|l| l.contains(fragment.as_str())) {
-            found.push(format!("message: no {fragment:?} in the refusal or the lines said"));
+    let missing: Vec<&String> = expect
+        .messages
+        .iter()
+        .filter(|fragment| !message.contains(fragment.as_str()) && !said.iter().any(|l| l.contains(fragment.as_str())))
+        .collect();
+    if !missing.is_empty() {
+        // What was said instead is what the author needs to mend either the plugin or the
+        // expectation.
+        let fragments: Vec<String> = missing.iter().map(|f| format!("{f:?}")).collect();
+        let mut text = format!("message: no {} in the {outcome} message or the lines said", fragments.join(", no "));
+        text.push_str(&format!("\n  {outcome}: {}", if message.is_empty() { "(no message)" } else { &message }));
+        match said.as_slice() {
+            [] => text.push_str("\n  said: (nothing)"),
+            lines => text.push_str(&format!("\n  said: {}", lines.join("\n        "))),
         }
+        found.push(text);
     }
     let commands: Vec<String> = ran.mesh.commands().iter().map(|c| c.join(" ")).collect();
     if let Some(expected) = &expect.commands
@@ -577,23 +591,59 @@ pub struct SweepResult {
 
 /// Sweeps `file`'s scenario against the catalogue at `catalogue`: see [`sweep_prepared`].
 /// Any error names the scenario file.
-pub async fn sweep(host: &PluginHost, catalogue: &Path, file: &ScenarioFile) -> Result<SweepResult> {
+pub fn sweep(host: &PluginHost, catalogue: &Path, file: &ScenarioFile) -> Result<SweepResult> {
     let prepared = Documents::read(catalogue)
         .and_then(|documents| prepare(&documents, file))
         .with_context(|| format!("failed to sweep the scenario `{}`", file.path.display()))?;
-    Ok(sweep_prepared(host, &prepared).await)
+    Ok(sweep_prepared(host, &prepared))
 }
 
 /// Fails each call of the scenario's clean run in turn, then times each out in turn, and
 /// judges every faulted run (see the module's documentation).
-pub async fn sweep_prepared(host: &PluginHost, prepared: &Prepared) -> SweepResult {
-    let reference = Reference::of(host, prepared).await;
+///
+/// The steps are independent runs, so they are shared among a thread per core, each with a
+/// runtime of its own; the result is the same, in the same order, as one thread would give.
+/// It blocks the calling thread until every step is judged.
+pub fn sweep_prepared(host: &PluginHost, prepared: &Prepared) -> SweepResult {
+    let reference = std::thread::scope(|scope| {
+        scope.spawn(|| on_own_runtime(Reference::of(host, prepared))).join().expect("the clean run does not panic")
+    });
+    let steps = steps(&reference.calls);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, steps.len().max(1));
+    let mut verdicts: Vec<(usize, Verdict)> = std::thread::scope(|scope| {
+        let (reference, steps) = (&reference, &steps);
+        let shares: Vec<_> = (0..workers)
+            .map(|worker| {
+                scope.spawn(move || {
+                    on_own_runtime(async {
+                        let mut verdicts = Vec::new();
+                        for index in (worker..steps.len()).step_by(workers) {
+                            let ran = StepRun::of(host, prepared, &steps[index]).await;
+                            verdicts.push((index, judge(reference, &steps[index], &ran)));
+                        }
+                        verdicts
+                    })
+                })
+            })
+            .collect();
+        shares.into_iter().flat_map(|share| share.join().expect("a sweep step does not panic")).collect()
+    });
+    verdicts.sort_by_key(|(index, _)| *index);
     let mut result = SweepResult::default();
-    for step in steps(&reference.calls) {
-        let ran = StepRun::of(host, prepared, &step).await;
-        result.add(&step, judge(&reference, &step, &ran));
+    for (index, verdict) in verdicts {
+        result.add(&steps[index], verdict);
     }
     result
+}
+
+/// Runs `work` to its end on a runtime of the calling thread's own: what lets a sweep's
+/// threads each drive their runs, whatever runtime (if any) the caller is on.
+fn on_own_runtime<T>(work: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a thread's own async runtime starts")
+        .block_on(work)
 }
 
 /// What every faulted run is judged against: the clean run's calls and outcome, and where the

@@ -1,0 +1,322 @@
+//! `mesh-adopt build`: each module's plugin built from the source its manifest names, loaded
+//! on this host before it is placed, then placed beside the manifest and pinned in it.
+//! `--check` builds the same way and only compares, for a catalogue's CI.
+//!
+//! Every module asked for is built and loaded before any is placed, so a build that fails
+//! half-way through a catalogue leaves every module as it was.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context as _, Result, bail};
+
+use mesh_adopt_runtime::catalogue::{
+    Catalogue, MANIFEST_BYTES, MANIFEST_FILE, ModuleManifest, read_bounded, sha256_hex,
+};
+use mesh_adopt_runtime::runtime::PluginHost;
+
+/// The target every plugin is built for.
+pub const TARGET: &str = "wasm32-wasip2";
+
+/// One module's plugin as its manifest describes it: where its source is and where the
+/// build goes.
+#[derive(Debug)]
+pub struct ModuleSource {
+    /// The module's name.
+    pub module: String,
+    /// Its manifest, which names the source and holds the pin.
+    pub manifest_path: PathBuf,
+    /// The source's crate directory (holding `Cargo.toml`).
+    pub source: PathBuf,
+    /// Where the plugin is placed: the manifest's `adopt.plugin`, beside it.
+    pub plugin_path: PathBuf,
+    /// The sha256 the manifest pins, if it pins one.
+    pub pin: Option<String>,
+}
+
+/// A plugin built from its source and loaded on this host.
+#[derive(Debug)]
+pub struct Built {
+    /// What was built.
+    pub source: ModuleSource,
+    /// The component cargo made.
+    pub artefact: PathBuf,
+    /// Its sha256, hex.
+    pub digest: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// What `--check` found of one module.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The placed plugin is the source's build, and pinned.
+    Matches,
+    /// It is not: the words say what differs and what to run.
+    Stale(String),
+}
+
+/// The modules of `catalogue` whose manifests name a source, sorted: what `build` builds when
+/// no module is named.
+pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<String>> {
+    let names = catalogue
+        .module_names()
+        .with_context(|| format!("the catalogue `{}` has no `modules/` directory", catalogue.root().display()))?;
+    let mut with_source = Vec::new();
+    for name in names {
+        if locate(catalogue, &name).is_ok() {
+            with_source.push(name);
+        }
+    }
+    Ok(with_source)
+}
+
+/// Reads `module`'s manifest for its source, its plugin's place and its pin. A manifest that
+/// names no source, or a source that is not a crate, is refused with what to write.
+pub fn locate(catalogue: &Catalogue, module: &str) -> Result<ModuleSource> {
+    mesh_adopt_runtime::options::check_module_name(module)?;
+    let dir = lexically_normal(&catalogue.root().join("modules").join(module));
+    let manifest_path = dir.join(MANIFEST_FILE);
+    if !manifest_path.is_file() {
+        bail!(
+            "the catalogue `{}` has no module `{module}` (no `{}`); it has {}",
+            catalogue.root().display(),
+            manifest_path.display(),
+            catalogue.module_names().map_or_else(|| "no modules".to_string(), |names| names.join(", "))
+        );
+    }
+    let bytes = read_bounded(&manifest_path, MANIFEST_BYTES)?;
+    let manifest = ModuleManifest::parse(&bytes)
+        .with_context(|| format!("the `{module}` module's manifest `{}` is malformed", manifest_path.display()))?;
+    let adopt = manifest.adopt;
+    let Some(source) = adopt.source.filter(|s| !s.trim().is_empty()) else {
+        bail!(
+            "the `{module}` module's manifest `{}` names no source to build its plugin from: add `\"source\": \
+             \"DIR\"` to its `adopt` section, the plugin's crate directory relative to the manifest",
+            manifest_path.display()
+        );
+    };
+    if Path::new(&source).is_absolute() {
+        bail!(
+            "the `{module}` module's manifest `{}` names the source `{source}`, an absolute path: name it relative to \
+             the manifest, so the catalogue builds wherever it is checked out",
+            manifest_path.display()
+        );
+    }
+    let source_dir = lexically_normal(&dir.join(&source));
+    if !source_dir.join("Cargo.toml").is_file() {
+        bail!(
+            "the `{module}` module's source `{}` (its manifest's `adopt.source`) holds no Cargo.toml: `mesh-adopt \
+             build` builds a plugin's crate with cargo",
+            source_dir.display()
+        );
+    }
+    Ok(ModuleSource {
+        module: module.to_string(),
+        plugin_path: dir.join(&adopt.plugin),
+        source: source_dir,
+        manifest_path,
+        pin: adopt.sha256.map(|p| p.trim().to_ascii_lowercase()),
+    })
+}
+
+/// `path` with each `dir/..` taken out, without touching the disk: `catalogue/modules/nats/../../../plugins/nats`
+/// is shown as `plugins/nats`.
+pub fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(normal.components().next_back(), Some(Component::Normal(_))) => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    if normal.as_os_str().is_empty() { PathBuf::from(".") } else { normal }
+}
+
+/// Adds the wasm32-wasip2 target when rustup manages the toolchain and lacks it. Without
+/// rustup, cargo's own error says what is missing.
+pub fn ensure_target() -> Result<()> {
+    let Ok(installed) = Command::new("rustup").args(["target", "list", "--installed"]).output() else {
+        return Ok(());
+    };
+    if String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.trim() == TARGET) {
+        return Ok(());
+    }
+    crate::errln!("adding the {TARGET} target (rustup target add {TARGET})");
+    let status = Command::new("rustup").args(["target", "add", TARGET]).status().context("failed to run rustup")?;
+    if !status.success() {
+        bail!("`rustup target add {TARGET}` failed ({status}); plugins are built for {TARGET}");
+    }
+    Ok(())
+}
+
+/// Builds `source`'s crate as a component and loads it on `host` (so a plugin of another
+/// world, or none, is refused before it is placed; the compiled form is cached for the runs
+/// that follow). A crate of its own shares `shared_target` with the catalogue's other modules,
+/// so their common dependencies compile once.
+pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path) -> Result<Built> {
+    let manifest = source.source.join("Cargo.toml");
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo
+        .args(["build", "--release", "--target", TARGET, "--message-format", "json-render-diagnostics"])
+        .arg("--manifest-path")
+        .arg(&manifest);
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() && standalone(&manifest)? {
+        cargo.arg("--target-dir").arg(shared_target);
+        ignore_in_git(shared_target);
+    }
+    let mut child = cargo
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("failed to run cargo, which builds the plugins")?;
+    let expected = manifest.canonicalize().with_context(|| format!("failed to read `{}`", manifest.display()))?;
+    let mut artefact = None;
+    for line in BufReader::new(child.stdout.take().expect("stdout is piped")).lines() {
+        let line = line.context("failed to read cargo's messages")?;
+        if let Some(wasm) = component_of(&line, &expected) {
+            artefact = Some(wasm);
+        }
+    }
+    let status = child.wait().context("failed to wait for cargo")?;
+    if !status.success() {
+        bail!(
+            "cargo failed to build the `{}` module's plugin from `{}` (its messages are above)",
+            source.module,
+            source.source.display()
+        );
+    }
+    let Some(artefact) = artefact else {
+        bail!(
+            "`{}` built no WebAssembly library: a plugin's crate says `crate-type = [\"cdylib\"]` under `[lib]`",
+            manifest.display()
+        );
+    };
+    let bytes = std::fs::read(&artefact).with_context(|| format!("failed to read `{}`", artefact.display()))?;
+    let digest = sha256_hex(&bytes);
+    host.load_pinned(&artefact, Some(&digest)).with_context(|| {
+        format!("the `{}` module's build `{}` does not load on this host", source.module, artefact.display())
+    })?;
+    Ok(Built { source, artefact, digest, size: bytes.len() as u64 })
+}
+
+/// The `.wasm` file of a `compiler-artifact` message about the crate at `manifest`.
+fn component_of(line: &str, manifest: &Path) -> Option<PathBuf> {
+    let message: serde_json::Value = serde_json::from_str(line).ok()?;
+    if message["reason"] != "compiler-artifact" {
+        return None;
+    }
+    let built_from = Path::new(message["manifest_path"].as_str()?);
+    if built_from.canonicalize().ok()? != manifest {
+        return None;
+    }
+    let kinds = message["target"]["crate_types"].as_array()?;
+    if !kinds.iter().any(|k| k == "cdylib") {
+        return None;
+    }
+    message["filenames"].as_array()?.iter().filter_map(|f| f.as_str()).find(|f| f.ends_with(".wasm")).map(PathBuf::from)
+}
+
+/// Whether the crate at `manifest` is a workspace of its own, so its target directory is
+/// ours to choose (a workspace member builds where its workspace does).
+fn standalone(manifest: &Path) -> Result<bool> {
+    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["locate-project", "--workspace", "--message-format", "plain", "--manifest-path"])
+        .arg(manifest)
+        .output()
+        .context("failed to run cargo, which builds the plugins")?;
+    if !output.status.success() {
+        bail!("cargo cannot read `{}`: {}", manifest.display(), String::from_utf8_lossy(&output.stderr).trim());
+    }
+    let root = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+    Ok(root.canonicalize().ok() == manifest.canonicalize().ok())
+}
+
+/// Keeps the shared build directory out of the catalogue's commits, without editing the
+/// catalogue's own `.gitignore`.
+fn ignore_in_git(target: &Path) {
+    let ignore = target.join(".gitignore");
+    if !ignore.exists() && std::fs::create_dir_all(target).is_ok() {
+        let _ = std::fs::write(ignore, "# Made by `mesh-adopt build`: everything here is a build product.\n*\n");
+    }
+}
+
+/// Places the built plugin beside its manifest (replacing the old one in one step) and, with
+/// `pin`, writes its digest into the manifest's `adopt.sha256`. Returns whether the manifest
+/// changed.
+pub fn place(built: &Built, pin: bool) -> Result<bool> {
+    let source = &built.source;
+    let dir = source.plugin_path.parent().context("a plugin lives in its module's directory")?;
+    let mut staged =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("failed to write in `{}`", dir.display()))?;
+    std::io::copy(&mut std::fs::File::open(&built.artefact)?, staged.as_file_mut())
+        .with_context(|| format!("failed to copy `{}`", built.artefact.display()))?;
+    staged
+        .persist(&source.plugin_path)
+        .with_context(|| format!("failed to place `{}`", source.plugin_path.display()))?;
+    if !pin || source.pin.as_deref() == Some(built.digest.as_str()) {
+        return Ok(false);
+    }
+    write_pin(&source.manifest_path, &built.digest)?;
+    Ok(true)
+}
+
+/// Sets `adopt.sha256` in the manifest at `path`, keeping its keys in their order.
+fn write_pin(path: &Path, digest: &str) -> Result<()> {
+    let bytes = read_bounded(path, MANIFEST_BYTES)?;
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&bytes).with_context(|| format!("`{}` is not JSON", path.display()))?;
+    let adopt = manifest
+        .as_object_mut()
+        .context("a manifest is a JSON object")?
+        .entry("adopt")
+        .or_insert_with(|| serde_json::json!({}));
+    adopt
+        .as_object_mut()
+        .with_context(|| format!("`adopt` in `{}` is not an object", path.display()))?
+        .insert("sha256".to_string(), serde_json::Value::String(digest.to_string()));
+    let mut text = serde_json::to_string_pretty(&manifest)?;
+    text.push('\n');
+    let dir = path.parent().context("a manifest lives in its module's directory")?;
+    let mut staged = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(staged.as_file_mut(), text.as_bytes())?;
+    staged.persist(path).with_context(|| format!("failed to write `{}`", path.display()))?;
+    Ok(())
+}
+
+/// Compares what is placed and pinned with what the source builds to.
+pub fn verdict(built: &Built, pin: bool) -> Verdict {
+    let source = &built.source;
+    let module = &source.module;
+    let placed = std::fs::read(&source.plugin_path).ok().map(|bytes| sha256_hex(&bytes));
+    let mut wrong = Vec::new();
+    match &placed {
+        None => wrong.push(format!("`{}` is missing", source.plugin_path.display())),
+        Some(digest) if digest != &built.digest => {
+            wrong.push(format!("`{}` is sha256 {digest}", source.plugin_path.display()))
+        }
+        Some(_) => {}
+    }
+    if pin {
+        match &source.pin {
+            None => wrong.push(format!("`{}` pins no sha256", source.manifest_path.display())),
+            Some(p) if p != &built.digest => wrong.push(format!("`{}` pins {p}", source.manifest_path.display())),
+            Some(_) => {}
+        }
+    }
+    if wrong.is_empty() {
+        Verdict::Matches
+    } else {
+        Verdict::Stale(format!(
+            "the `{module}` module's source `{}` builds to sha256 {}, but {}: run `mesh-adopt build {module}`",
+            source.source.display(),
+            built.digest,
+            wrong.join(", and ")
+        ))
+    }
+}
