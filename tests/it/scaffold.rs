@@ -77,8 +77,13 @@ impl CatalogueRepo {
     /// build into the project's plugin build directory, so the SDK and its dependencies
     /// compile once for every test.
     fn mesh_adopt(&self, args: &[&str]) -> Output {
+        self.mesh_adopt_in(self.path(), args)
+    }
+
+    /// `mesh-adopt ARGS` run in `dir`.
+    fn mesh_adopt_in(&self, dir: &Path, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-            .current_dir(self.path())
+            .current_dir(dir)
             .env("XDG_CACHE_HOME", self.path().join(".cache"))
             .env("CARGO_TARGET_DIR", root().join("plugins/target"))
             .args(args)
@@ -174,6 +179,12 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     let checked = exited(&repo.mesh_adopt(&["build", "--check"]), 0);
     assert!(checked.contains("ok     redis"), "{checked}");
     assert_eq!(repo.git(&["status", "--porcelain"]), "", "building leaves nothing to commit");
+    // Another checkout, elsewhere, builds the same bytes, so a catalogue's CI can check the pin.
+    // (At the same depth, so the SDK's relative path still leads to it.)
+    let elsewhere = tempfile::tempdir().unwrap();
+    repo.git(&["clone", "--quiet", ".", &elsewhere.path().display().to_string()]);
+    let checked = exited(&repo.mesh_adopt_in(elsewhere.path(), &["build", "--check"]), 0);
+    assert!(checked.contains("ok     redis"), "{checked}");
 
     // The source changes and the shipped plugin is now not what it builds to.
     let lib_rs = repo.path().join("modules/redis/plugin/src/lib.rs");
@@ -237,4 +248,31 @@ fn the_shipped_catalogue_is_built_by_the_same_command() {
     for module in ["postgres", "nats", "mesh-vault"] {
         assert!(said.contains(&format!("ok     {module}")), "{said}");
     }
+}
+
+#[test]
+fn a_fresh_catalogue_repository_takes_its_first_module_and_says_what_to_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(root().join("catalogue/foundation.json"), dir.path().join("foundation.json")).unwrap();
+    let repo = CatalogueRepo { dir };
+    // No `modules/` yet: the current directory is the catalogue all the same.
+    let made = exited(&repo.mesh_adopt(&["new", "first", "--sdk", &sdk()]), 0);
+    assert!(made.contains("created modules/first/manifest.json"), "{made}");
+    // Phase three is not here to run by default; the error says what to name.
+    let out = repo.mesh_adopt(&["check"]);
+    exited(&out, 2);
+    let said = text(&out.stderr);
+    assert!(said.contains("does not hold phase three's"), "{said}");
+    assert!(said.contains("name the modules to run, e.g. `first`"), "{said}");
+    // A catalogue's own scenario runs several modules, so it must say which.
+    std::fs::create_dir_all(repo.path().join("scenarios")).unwrap();
+    std::fs::write(
+        repo.path().join("scenarios/together.toml"),
+        "name = \"x\"\n[expect]\noutcome = \"adopted\"\nstrict = false\n",
+    )
+    .unwrap();
+    let out = repo.mesh_adopt(&["test"]);
+    exited(&out, 2);
+    let said = text(&out.stderr);
+    assert!(said.contains("scenarios/together.toml` names no `modules`"), "{said}");
 }

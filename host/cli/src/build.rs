@@ -138,48 +138,78 @@ pub fn lexically_normal(path: &Path) -> PathBuf {
     if normal.as_os_str().is_empty() { PathBuf::from(".") } else { normal }
 }
 
-/// Adds the wasm32-wasip2 target when rustup manages the toolchain and lacks it. Without
+/// Adds the wasm32-wasip2 target to the toolchain that builds in `dir` (a catalogue's
+/// `rust-toolchain.toml` chooses it) when rustup manages it and lacks the target. Without
 /// rustup, cargo's own error says what is missing.
-pub fn ensure_target() -> Result<()> {
-    let Ok(installed) = Command::new("rustup").args(["target", "list", "--installed"]).output() else {
+pub fn ensure_target(dir: &Path) -> Result<()> {
+    let Ok(installed) = Command::new("rustup").args(["target", "list", "--installed"]).current_dir(dir).output() else {
         return Ok(());
     };
     if String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.trim() == TARGET) {
         return Ok(());
     }
     crate::errln!("adding the {TARGET} target (rustup target add {TARGET})");
-    let status = Command::new("rustup").args(["target", "add", TARGET]).status().context("failed to run rustup")?;
+    let status = Command::new("rustup")
+        .args(["target", "add", TARGET])
+        .current_dir(dir)
+        .status()
+        .context("failed to run rustup")?;
     if !status.success() {
         bail!("`rustup target add {TARGET}` failed ({status}); plugins are built for {TARGET}");
     }
     Ok(())
 }
 
+/// cargo, run in `dir` so that the toolchain a catalogue pins there is the one that builds.
+fn cargo_in(dir: &Path) -> Command {
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo.current_dir(dir);
+    cargo
+}
+
 /// Builds `source`'s crate as a component and loads it on `host` (so a plugin of another
 /// world, or none, is refused before it is placed; the compiled form is cached for the runs
 /// that follow). A crate of its own shares `shared_target` with the catalogue's other modules,
 /// so their common dependencies compile once.
+///
+/// Unless the author sets their own `RUSTFLAGS`, every local path the build could embed (the
+/// cargo home its dependencies are unpacked in, each crate built from a path) is remapped to
+/// a fixed name, so the same source and toolchain build the same bytes on any machine and a
+/// catalogue's CI can check the pin.
 pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path) -> Result<Built> {
-    let manifest = source.source.join("Cargo.toml");
-    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let dir = source.source.canonicalize().with_context(|| format!("failed to read `{}`", source.source.display()))?;
+    ensure_target(&dir)?;
+    let manifest = dir.join("Cargo.toml");
+    let mut cargo = cargo_in(&dir);
     cargo
         .args(["build", "--release", "--target", TARGET, "--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
         .arg(&manifest);
-    if std::env::var_os("CARGO_TARGET_DIR").is_none() && standalone(&manifest)? {
-        cargo.arg("--target-dir").arg(shared_target);
-        ignore_in_git(shared_target);
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        // Relative to where the author ran the command, not to the crate cargo runs in.
+        cargo.env("CARGO_TARGET_DIR", std::path::absolute(PathBuf::from(target))?);
+    } else if standalone(&manifest)? {
+        let shared = std::path::absolute(shared_target)?;
+        ignore_in_git(&shared);
+        cargo.arg("--target-dir").arg(shared);
+    }
+    if std::env::var_os("RUSTFLAGS").is_none() && std::env::var_os("CARGO_ENCODED_RUSTFLAGS").is_none() {
+        let flags: Vec<String> = remapped_paths(&manifest)?
+            .into_iter()
+            .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
+            .collect();
+        let flags = serde_json::to_string(&flags)?;
+        cargo.arg("--config").arg(format!("target.{TARGET}.rustflags={flags}"));
     }
     let mut child = cargo
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
         .context("failed to run cargo, which builds the plugins")?;
-    let expected = manifest.canonicalize().with_context(|| format!("failed to read `{}`", manifest.display()))?;
     let mut artefact = None;
     for line in BufReader::new(child.stdout.take().expect("stdout is piped")).lines() {
         let line = line.context("failed to read cargo's messages")?;
-        if let Some(wasm) = component_of(&line, &expected) {
+        if let Some(wasm) = component_of(&line, &manifest) {
             artefact = Some(wasm);
         }
     }
@@ -205,6 +235,44 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path) -> R
     Ok(Built { source, artefact, digest, size: bytes.len() as u64 })
 }
 
+/// The local directories a build of the crate at `manifest` reads source from, each with the
+/// fixed name it is remapped to: the cargo home as `/cargo`, and each crate built from a path
+/// (the plugin's own, an SDK next to a checkout) as `/<name>-<version>`.
+fn remapped_paths(manifest: &Path) -> Result<Vec<(PathBuf, String)>> {
+    let output = cargo_in(manifest.parent().unwrap_or(Path::new(".")))
+        .args(["metadata", "--format-version", "1", "--filter-platform", TARGET, "--manifest-path"])
+        .arg(manifest)
+        .stderr(Stdio::inherit())
+        .output()
+        .context("failed to run cargo, which builds the plugins")?;
+    if !output.status.success() {
+        bail!("cargo cannot read the crate at `{}` (its messages are above)", manifest.display());
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("cargo metadata is not JSON")?;
+    let mut paths = Vec::new();
+    if let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+        && let Ok(home) = home.canonicalize()
+    {
+        paths.push((home, "/cargo".to_string()));
+    }
+    for package in metadata["packages"].as_array().into_iter().flatten() {
+        let (None, Some(name), Some(version), Some(at)) = (
+            package["source"].as_str(),
+            package["name"].as_str(),
+            package["version"].as_str(),
+            package["manifest_path"].as_str(),
+        ) else {
+            continue;
+        };
+        if let Some(dir) = Path::new(at).parent() {
+            paths.push((dir.to_path_buf(), format!("/{name}-{version}")));
+        }
+    }
+    Ok(paths)
+}
+
 /// The `.wasm` file of a `compiler-artifact` message about the crate at `manifest`.
 fn component_of(line: &str, manifest: &Path) -> Option<PathBuf> {
     let message: serde_json::Value = serde_json::from_str(line).ok()?;
@@ -225,7 +293,7 @@ fn component_of(line: &str, manifest: &Path) -> Option<PathBuf> {
 /// Whether the crate at `manifest` is a workspace of its own, so its target directory is
 /// ours to choose (a workspace member builds where its workspace does).
 fn standalone(manifest: &Path) -> Result<bool> {
-    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let output = cargo_in(manifest.parent().unwrap_or(Path::new(".")))
         .args(["locate-project", "--workspace", "--message-format", "plain", "--manifest-path"])
         .arg(manifest)
         .output()

@@ -95,8 +95,8 @@ struct ReplayArgs {
 struct NewArgs {
     /// The module's name, e.g. `object-store`.
     module: String,
-    /// The catalogue checkout to add `modules/<module>/` to [default: ./catalogue if it has
-    /// modules, else the current directory].
+    /// The catalogue checkout to add `modules/<module>/` to [default: ./catalogue if there is
+    /// one, else the current directory].
     #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
     /// Start from the adopt-in-place rules for the foundation bundle's container BUNDLE-ID:
@@ -113,7 +113,7 @@ struct NewArgs {
 struct BuildArgs {
     /// Modules to build [default: every module whose manifest names its source].
     modules: Vec<String>,
-    /// The catalogue checkout [default: ./catalogue if it has modules, else the current
+    /// The catalogue checkout [default: ./catalogue if there is one, else the current
     /// directory].
     #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
@@ -135,14 +135,10 @@ struct BuildArgs {
 
 /// The catalogue a command works on when none is named: `./catalogue` in a checkout that
 /// holds one (this project's layout), else the current directory (a catalogue's own
-/// repository).
+/// repository, even before its first module).
 fn default_catalogue() -> PathBuf {
     let nested = std::path::Path::new("catalogue");
-    if nested.join("modules").is_dir() || !std::path::Path::new("modules").is_dir() {
-        nested.to_path_buf()
-    } else {
-        PathBuf::from(".")
-    }
+    if nested.is_dir() { nested.to_path_buf() } else { PathBuf::from(".") }
 }
 
 #[derive(Debug, Args)]
@@ -154,7 +150,7 @@ struct TestArgs {
     #[arg(long, short)]
     verbose: bool,
     /// The catalogue the scenarios start from (its foundation, manifests and plugins)
-    /// [default: ./catalogue if it has modules, else the current directory].
+    /// [default: ./catalogue if there is one, else the current directory].
     #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
     /// Also run each scenario with every call failed in turn, then timed out in turn.
@@ -181,7 +177,7 @@ enum MeshKind {
 struct InspectArgs {
     /// A catalogue module's name, a module's directory, or the path of an `adopt.wasm`.
     target: String,
-    /// The catalogue a module name is looked up in [default: ./catalogue if it has modules,
+    /// The catalogue a module name is looked up in [default: ./catalogue if there is one,
     /// else the current directory].
     #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
@@ -192,7 +188,7 @@ struct InspectArgs {
 #[derive(Debug, Args)]
 struct SiteArgs {
     /// The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it
-    /// [default: ./catalogue if it has modules, else the current directory].
+    /// [default: ./catalogue if there is one, else the current directory].
     #[arg(long, value_name = "DIR", default_value_os_t = default_catalogue(), hide_default_value = true)]
     catalogue: PathBuf,
     /// The foundation bundle genesis produced [default: <catalogue>/foundation.json].
@@ -345,6 +341,20 @@ impl RunArgs {
     /// The modules asked for, each a plain name, none twice [default: phase three's].
     fn modules(&self) -> Result<Vec<String>> {
         if self.modules.is_empty() {
+            // Phase three is the default only where it can be: elsewhere, say what to name.
+            let held = Catalogue::at(&self.site.catalogue).module_names().unwrap_or_default();
+            if let Some(names) = (!PHASE_THREE.iter().all(|m| held.iter().any(|h| h == m))).then_some(held) {
+                bail!(
+                    "no modules named, and the catalogue `{}` does not hold phase three's ({}) to run by default: \
+                     name the modules to run{}",
+                    self.site.catalogue.display(),
+                    PHASE_THREE.join(", "),
+                    match names.first() {
+                        Some(first) => format!(", e.g. `{first}` (it holds {})", names.join(", ")),
+                        None => " (it holds none yet)".to_string(),
+                    }
+                );
+            }
             return Ok(PHASE_THREE.iter().map(|m| m.to_string()).collect());
         }
         let mut modules: Vec<String> = Vec::with_capacity(self.modules.len());
@@ -802,7 +812,6 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
         args.modules.clone()
     };
     let sources: Vec<_> = modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?;
-    crate::build::ensure_target()?;
     let host = with_cache(
         PluginHost::new(Limits::default()).context("failed to start the plugin host")?,
         args.no_cache,

@@ -147,6 +147,15 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
             templates::adopts_in_place(module, &adopted, handover.as_ref())
         }
     };
+    if let SdkSource::Path(dir) = &request.sdk
+        && built_with().as_ref() == Some(dir)
+    {
+        notes.push(format!(
+            "the plugin takes the SDK by path from `{}`, the checkout this mesh-adopt was built from: for a \
+             catalogue others build, give `--sdk git:URL` or `--sdk VERSION`",
+            dir.display()
+        ));
+    }
     if let SdkSource::Version(version) = &request.sdk {
         notes.push(format!(
             "the plugin takes mesh-adopt-sdk {version} from the registry; give `--sdk path:DIR` or `--sdk git:URL` \

@@ -207,6 +207,17 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     if scenario.modules.is_empty() {
+        // The directory holding `scenarios/` names the module run by default, unless it is a
+        // catalogue's own (whose scenarios run several modules and must say which).
+        let beside = path.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+        let a_catalogue = beside.join("modules").is_dir() || beside.join("foundation.json").is_file();
+        if a_catalogue || mesh_adopt_runtime::options::check_module_name(&owner).is_err() {
+            bail!(
+                "the scenario `{}` names no `modules`, and it is not beside one module to run by default: say \
+                 `modules = [\"...\"]`",
+                path.display()
+            );
+        }
         scenario.modules.push(owner.clone());
     }
     if scenario.expect.strict && scenario.expect.commands.is_none() {
