@@ -236,7 +236,7 @@ fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
 
 /// The shipped catalogue's own plugins are what `mesh-adopt build` makes of their sources.
 #[test]
-fn the_shipped_catalogue_is_built_by_the_same_command() {
+fn the_shipped_catalogue_is_built_and_tested_by_the_same_commands() {
     let cache = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
         .current_dir(root())
@@ -248,6 +248,21 @@ fn the_shipped_catalogue_is_built_by_the_same_command() {
     for module in ["postgres", "nats", "mesh-vault"] {
         assert!(said.contains(&format!("ok     {module}")), "{said}");
     }
+    // And `test` with no paths finds every scenario beside each module's source.
+    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .current_dir(root())
+        .env("XDG_CACHE_HOME", cache.path())
+        .arg("test")
+        .output()
+        .unwrap();
+    let said = exited(&out, 0);
+    let shipped = std::fs::read_dir(root().join("plugins"))
+        .unwrap()
+        .filter_map(|e| std::fs::read_dir(e.unwrap().path().join("scenarios")).ok())
+        .map(|files| files.count())
+        .sum::<usize>()
+        + 1;
+    assert!(said.contains(&format!("\n{shipped} passed, 0 failed")), "{said}");
 }
 
 #[test]
