@@ -37,8 +37,8 @@ impl Cli {
     /// Whether the command speaks JSON on stdout, so an error it stops on is a line too.
     fn json(&self) -> bool {
         match &self.command {
-            Command::Check(args) | Command::Run(args) => args.json,
-            Command::Replay(args) => args.json,
+            Command::Check(args) | Command::Run(args) => args.shown.json,
+            Command::Replay(args) => args.shown.json,
             Command::Inspect(_) | Command::Test(_) | Command::New(_) | Command::Build(_) => false,
         }
     }
@@ -78,17 +78,33 @@ struct ReplayArgs {
     module: Option<String>,
     #[command(flatten)]
     site: SiteArgs,
+    #[command(flatten)]
+    shown: ShownArgs,
+}
+
+/// How `check`, `run` and `replay` show what happens, and where they keep it.
+#[derive(Debug, Args)]
+struct ShownArgs {
     /// Also print every host call the plugins make.
     #[arg(long, short)]
     verbose: bool,
     /// Print one JSON object a line instead of text, for programs: the events of
-    /// docs/events.md, ending with the replay's verdict.
+    /// docs/events.md (a replay's end with its verdict).
     #[arg(long)]
     json: bool,
-    /// Keep every event of the replay in FILE as JSON lines (docs/events.md); the file can
-    /// itself be replayed.
+    /// Keep every event (each host call with its result and duration, each line said) in
+    /// FILE as JSON lines, written as it goes (docs/events.md); secrets are redacted, and
+    /// the file can be replayed.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+}
+
+impl ShownArgs {
+    /// The output these options ask for; `real_waits` when waits are real time (a live mesh).
+    fn output(&self, real_waits: bool) -> Result<Output> {
+        let style = if self.json { Style::Json } else { Style::Human { verbose: self.verbose } };
+        Output::new(style, real_waits, self.record.as_deref())
+    }
 }
 
 #[derive(Debug, Args)]
@@ -263,18 +279,8 @@ struct RunArgs {
     modules: Vec<String>,
     #[command(flatten)]
     site: SiteArgs,
-    /// Also print every host call the plugins make.
-    #[arg(long, short)]
-    verbose: bool,
-    /// Print one JSON object a line instead of text, for programs: the events of
-    /// docs/events.md.
-    #[arg(long)]
-    json: bool,
-    /// Keep every event of the run (each host call with its result and duration, each
-    /// line said) in FILE as JSON lines, written as the run goes (docs/events.md). Secrets
-    /// are redacted.
-    #[arg(long, value_name = "FILE")]
-    record: Option<PathBuf>,
+    #[command(flatten)]
+    shown: ShownArgs,
     /// Which mesh to act on: the simulator, or a live one reached as `--config` says.
     #[arg(long, value_enum, default_value_t = MeshKind::Simulated)]
     mesh: MeshKind,
@@ -341,9 +347,12 @@ impl RunArgs {
     /// The modules asked for, each a plain name, none twice [default: phase three's].
     fn modules(&self) -> Result<Vec<String>> {
         if self.modules.is_empty() {
-            // Phase three is the default only where it can be: elsewhere, say what to name.
-            let held = Catalogue::at(&self.site.catalogue).module_names().unwrap_or_default();
-            if let Some(names) = (!PHASE_THREE.iter().all(|m| held.iter().any(|h| h == m))).then_some(held) {
+            // Phase three is the default only in a catalogue that holds it: in one that holds
+            // none of its modules, say what to name. (One missing module is named by the run.)
+            let modules = self.site.catalogue.join("modules");
+            let holds_none = !PHASE_THREE.iter().any(|m| modules.join(m).is_dir());
+            if self.site.catalogue.is_dir() && holds_none {
+                let names = Catalogue::at(&self.site.catalogue).module_names().unwrap_or_default();
                 bail!(
                     "no modules named, and the catalogue `{}` does not hold phase three's ({}) to run by default: \
                      name the modules to run{}",
@@ -401,7 +410,7 @@ impl RunArgs {
         inputs.extend(self.config.clone());
         inputs.extend(self.plan.clone());
         refuse_overwriting(
-            &[("--record", &self.record), ("--out", &self.out)],
+            &[("--record", &self.shown.record), ("--out", &self.out)],
             &inputs,
             "the configuration and the plan",
         )
@@ -615,8 +624,7 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let modules = args.modules()?;
     args.check_outputs()?;
     let options = args.site.options()?;
-    let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
-    let output = Output::new(style, args.mesh == MeshKind::Live, args.record.as_deref())?;
+    let output = args.shown.output(args.mesh == MeshKind::Live)?;
     let session = Session::open(&args.site, output)?;
     let saved_plan = args.plan.as_deref().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
@@ -702,9 +710,8 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
     let mut inputs = args.site.inputs();
     inputs.push(args.recording.clone());
     inputs.extend(args.plugin.clone());
-    refuse_overwriting(&[("--record", &args.record)], &inputs, "the recording and the plugin")?;
-    let style = if args.json { Style::Json } else { Style::Human { verbose: args.verbose } };
-    let session = Session::open(&args.site, Output::new(style, false, args.record.as_deref())?)?;
+    refuse_overwriting(&[("--record", &args.shown.record)], &inputs, "the recording and the plugin")?;
+    let session = Session::open(&args.site, args.shown.output(false)?)?;
     let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
     let options = args.site.options_over(recording.options)?;

@@ -41,30 +41,9 @@ pub enum NodeApplies {
     LosingContainer(String),
 }
 
-/// Which host call a fault applies to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// `control.carry`.
-    Carry,
-    /// `control.tell`.
-    Tell,
-    /// `machine.inspect`.
-    Inspect,
-    /// `machine.fetch`.
-    Fetch,
-}
-
-impl Op {
-    /// The import's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Carry => "carry",
-            Op::Tell => "tell",
-            Op::Inspect => "inspect",
-            Op::Fetch => "fetch",
-        }
-    }
-}
+/// Which host call a fault applies to: one of the imports that reach the mesh (`carry`,
+/// `tell`, `inspect`, `fetch`; a credential is the host's own and never faults).
+pub use crate::events::Op;
 
 /// What an injected fault does to the call.
 #[derive(Debug, Clone, PartialEq, Eq)]
