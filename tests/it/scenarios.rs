@@ -235,3 +235,16 @@ async fn messages_name_the_authors_files_never_a_copy() {
     assert!(err.contains(&format!("failed to run the scenario `{}`", unknown.path.display())), "{err}");
     assert!(err.contains("edit 1 (of `manifest:nope`): the catalogue has no module `nope`"), "{err}");
 }
+
+#[tokio::test]
+async fn the_sweep_catches_a_plugin_that_reports_success_over_a_failed_call() {
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    std::fs::copy(plugin("swallows_failures"), catalogue.path().join("modules/mesh-vault/adopt.wasm")).unwrap();
+    let file = mesh_adopt_testkit::read(&root().join("plugins/mesh-vault/scenarios/installs.toml")).unwrap();
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
+    let problems = swept.problems.join("\n");
+    // Its runs converge and break no invariant: only what it reported gives it away.
+    assert_eq!(swept.not_converged, 0, "{problems}");
+    assert!(problems.contains("(`tell push node-1`) failed: it reported success, but left the mesh"), "{problems}");
+    assert!(problems.contains("(`tell build "), "{problems}");
+}

@@ -127,6 +127,12 @@ fn cache_hit_load(c: &mut Criterion) {
         group.bench_function(module, |b| {
             b.iter_batched(|| host.forget_linked(), |()| host.load(&path).unwrap(), BatchSize::PerIteration)
         });
+        // The cache's own part: open, map, checksum and key checked, then wasmtime's load.
+        let cache = CompileCache::open(cache_dir.path()).unwrap();
+        let digest = host.describe(&path).unwrap().digest;
+        group.bench_function(format!("cache_get/{module}"), |b| {
+            b.iter_with_large_drop(|| cache.get(host.engine(), &digest).unwrap())
+        });
         let plain = cache_dir.path().join(format!("{module}.plain.cwasm"));
         std::fs::write(&plain, host.precompile(&std::fs::read(&path).unwrap()).unwrap()).unwrap();
         group.bench_function(format!("engine_floor/{module}"), |b| {

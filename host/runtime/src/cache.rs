@@ -34,7 +34,7 @@ use wasmtime::{Engine, EngineWeak};
 const CHECKSUM_BYTES: usize = 16;
 
 /// The last bytes of every entry: what tells an entry of this layout from anything else.
-const MAGIC: &[u8; 8] = b"mshadpt1";
+const MAGIC: &[u8; 8] = b"mshadpt2";
 
 /// The key's length, stored before the magic word.
 const KEY_LENGTH_BYTES: usize = 2;
@@ -45,11 +45,12 @@ const KEY_LENGTH_BYTES: usize = 2;
 /// stand in for a pinned digest.
 const KEY_MAX_BYTES: usize = 128;
 
+/// The checksum of an entry's artefact, seeded by its key so that one entry's bytes under
+/// another's trailer do not check. One pass over contiguous bytes: the streaming hasher's
+/// buffering cost a sixth more on a cache hit.
 fn keyed_checksum(key: &[u8], bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    hasher.update(key);
-    hasher.update(bytes);
-    hasher.digest128().to_le_bytes()
+    let seed = xxhash_rust::xxh3::xxh3_64(key);
+    xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed).to_le_bytes()
 }
 
 /// An entry's parts, found from its end: the precompiled artefact, the key it was written

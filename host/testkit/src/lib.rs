@@ -663,6 +663,9 @@ fn on_own_runtime<T>(work: impl std::future::Future<Output = T>) -> T {
 struct Reference {
     calls: Vec<String>,
     refused: bool,
+    /// Where the clean run leaves the mesh.
+    adopted: String,
+    /// Where it ends once run again.
     end: String,
 }
 
@@ -670,8 +673,9 @@ impl Reference {
     async fn of(host: &PluginHost, prepared: &Prepared) -> Reference {
         let clean = prepared.run(host, None).await;
         let calls = clean.mesh.calls();
+        let adopted = clean.mesh.end_state();
         prepared.run_again(host, &clean).await;
-        Reference { calls, refused: !clean.report.succeeded(), end: clean.mesh.end_state() }
+        Reference { calls, refused: !clean.report.succeeded(), adopted, end: clean.mesh.end_state() }
     }
 }
 
@@ -710,6 +714,8 @@ fn steps(calls: &[String]) -> Vec<Step> {
 /// ended.
 struct StepRun {
     faulted: RunReport,
+    /// Where the faulted run left the mesh.
+    left: String,
     again: RunReport,
     end: String,
 }
@@ -717,9 +723,21 @@ struct StepRun {
 impl StepRun {
     async fn of(host: &PluginHost, prepared: &Prepared, step: &Step) -> StepRun {
         let faulted = prepared.run(host, Some((step.index, step.effect.clone()))).await;
+        let left = faulted.mesh.end_state();
         let again = prepared.run_again(host, &faulted).await;
-        StepRun { end: faulted.mesh.end_state(), faulted: faulted.report, again: again.report }
+        StepRun { left, end: faulted.mesh.end_state(), faulted: faulted.report, again: again.report }
     }
+}
+
+/// A mesh's state without whether each module was issued a bus account: the one step the
+/// provider sequence goes on without (a module with nothing to say on the bus is refused
+/// one), so the one difference a run that reports success may leave.
+fn without_accounts(state: &str) -> String {
+    state
+        .lines()
+        .map(|line| line.split(' ').filter(|w| !w.starts_with("issued=")).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// What was wrong with one step, and whether it converged.
@@ -742,6 +760,19 @@ fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
         && !message.contains(step.words())
     {
         problems.push(format!("the refusal does not name the step: {message}"));
+    }
+    // A run that says it adopted, with a call failed under it, must have left the mesh as
+    // the clean run does: otherwise the failure was swallowed and the report is false.
+    if ran.faulted.succeeded()
+        && !reference.refused
+        && without_accounts(&ran.left) != without_accounts(&reference.adopted)
+    {
+        let lines = |text: &str| without_accounts(text).lines().map(String::from).collect::<Vec<_>>();
+        problems.push(format!(
+            "it reported success, but left the mesh other than the clean run does (the failure was not acted \
+             on):\n{}",
+            diff(&lines(&reference.adopted), &lines(&ran.left))
+        ));
     }
     if !ran.again.violations.is_empty() && problems.is_empty() {
         problems.push(format!("running again: {}", violations(&ran.again)));
