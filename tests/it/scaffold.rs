@@ -145,13 +145,23 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     assert_eq!(manifest["adopt"]["grants"]["credentials"][0], "cache-password");
 
     repo.lock_like_the_project("redis");
+    let manifest_path = repo.path().join("modules/redis/manifest.json");
+    let before = std::fs::read_to_string(&manifest_path).unwrap();
     let built = exited(&repo.mesh_adopt(&["build"]), 0);
     assert!(built.contains("placed redis"), "{built}");
     let placed = repo.path().join("modules/redis/adopt.wasm");
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(repo.path().join("modules/redis/manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["adopt"]["sha256"], sha256_of(&placed), "the build pins what it placed");
-    assert_eq!(manifest["name"], "redis", "the pin leaves the rest of the manifest as it was");
+    // The pin is one line added; the rest of the manifest is byte for byte as it was.
+    let after = std::fs::read_to_string(&manifest_path).unwrap();
+    let pin_line = format!("\n    \"sha256\": \"{}\",", sha256_of(&placed));
+    assert_eq!(after.replacen(&pin_line, "", 1), before, "{after}");
+    // Readable by whoever builds or runs the catalogue, as files the author writes are.
+    use std::os::unix::fs::PermissionsExt as _;
+    for file in [&placed, &manifest_path] {
+        assert_eq!(std::fs::metadata(file).unwrap().permissions().mode() & 0o777, 0o644, "{}", file.display());
+    }
 
     let tested = exited(&repo.mesh_adopt(&["test", "--sweep"]), 0);
     for scenario in ["redis/adopts-in-place", "redis/image-drift", "postgres/adopts-in-place", "nats/layout-name"] {
@@ -186,6 +196,11 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     let checked = exited(&repo.mesh_adopt_in(elsewhere.path(), &["build", "--check"]), 0);
     assert!(checked.contains("ok     redis"), "{checked}");
 
+    // A pin that is there and wrong fails the check, even one that leaves pins alone.
+    std::fs::write(&manifest_path, after.replace(&sha256_of(&placed), &"0".repeat(64))).unwrap();
+    let wrong = exited(&repo.mesh_adopt(&["build", "--check", "--no-pin"]), 1);
+    assert!(wrong.contains("STALE  redis"), "{wrong}");
+    std::fs::write(&manifest_path, &after).unwrap();
     // The source changes and the shipped plugin is now not what it builds to.
     let lib_rs = repo.path().join("modules/redis/plugin/src/lib.rs");
     let source = std::fs::read_to_string(&lib_rs).unwrap();
@@ -211,6 +226,26 @@ fn a_stale_pin_exits_2_and_says_how_to_mend_it() {
 }
 
 #[test]
+fn replay_tries_a_candidate_plugin_whatever_the_pin_and_exits_2_on_an_unusable_one() {
+    let repo = CatalogueRepo::new();
+    let source = ["--catalog-source", "https://git.mesh.test/c.git"];
+    exited(&repo.mesh_adopt(&[&["run", "--record", "run.jsonl"][..], &source[..]].concat()), 0);
+    let manifest_path = repo.path().join("modules/nats/manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["adopt"]["sha256"] = serde_json::Value::String("0".repeat(64));
+    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    // The catalogue's own plugin no longer matches its pin: not a divergence, bad input.
+    let out = repo.mesh_adopt(&["replay", "run.jsonl"]);
+    let said = exited(&out, 2);
+    assert!(said.contains("not replayed: a plugin could not be used"), "{said}");
+    // A candidate given on purpose is the one tried.
+    let candidate = plugin("adopt_nats").display().to_string();
+    let out = repo.mesh_adopt(&["replay", "run.jsonl", "--module", "nats", "--plugin", &candidate]);
+    let said = exited(&out, 0);
+    assert!(said.contains("the plugin made every recorded call"), "{said}");
+}
+
+#[test]
 fn a_new_plain_module_builds_and_passes_its_first_scenario_unchanged() {
     let repo = CatalogueRepo::new();
     exited(&repo.mesh_adopt(&["new", "demo-store", "--sdk", &sdk()]), 0);
@@ -232,6 +267,14 @@ fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
     assert!(said.contains("names no source to build its plugin from"), "{said}");
     assert!(said.contains("modules/nats/manifest.json"), "{said}");
     assert_eq!(sha256_of(&repo.path().join("modules/nats/adopt.wasm")), before);
+    // With no module named, a module shipped prebuilt is passed over, but a manifest that
+    // cannot be read is not: a catalogue's CI would otherwise pass it by.
+    std::fs::create_dir_all(repo.path().join("modules/broken")).unwrap();
+    std::fs::write(repo.path().join("modules/broken/manifest.json"), "{broken").unwrap();
+    let out = repo.mesh_adopt(&["build", "--check"]);
+    exited(&out, 2);
+    let said = text(&out.stderr);
+    assert!(said.contains("the `broken` module's manifest `modules/broken/manifest.json` is malformed"), "{said}");
 }
 
 /// The shipped catalogue's own plugins are what `mesh-adopt build` makes of their sources.

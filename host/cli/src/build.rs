@@ -65,12 +65,37 @@ pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<String>> {
         .with_context(|| format!("the catalogue `{}` has no `modules/` directory", catalogue.root().display()))?;
     let mut with_source = Vec::new();
     for name in names {
-        if locate(catalogue, &name).is_ok() {
-            with_source.push(name);
+        match locate(catalogue, &name) {
+            Ok(_) => with_source.push(name),
+            // Shipped prebuilt: nothing to build. Any other problem is the author's to see.
+            Err(e) if e.downcast_ref::<NoSource>().is_some() => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(with_source)
 }
+
+/// A manifest that names no source: a module shipped prebuilt, which `build` with no module
+/// named passes over.
+#[derive(Debug)]
+pub struct NoSource {
+    module: String,
+    manifest: PathBuf,
+}
+
+impl std::fmt::Display for NoSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the `{}` module's manifest `{}` names no source to build its plugin from: add `\"source\": \"DIR\"` \
+             to its `adopt` section, the plugin's crate directory relative to the manifest",
+            self.module,
+            self.manifest.display()
+        )
+    }
+}
+
+impl std::error::Error for NoSource {}
 
 /// Reads `module`'s manifest for its source, its plugin's place and its pin. A manifest that
 /// names no source, or a source that is not a crate, is refused with what to write.
@@ -91,11 +116,7 @@ pub fn locate(catalogue: &Catalogue, module: &str) -> Result<ModuleSource> {
         .with_context(|| format!("the `{module}` module's manifest `{}` is malformed", manifest_path.display()))?;
     let adopt = manifest.adopt;
     let Some(source) = adopt.source.filter(|s| !s.trim().is_empty()) else {
-        bail!(
-            "the `{module}` module's manifest `{}` names no source to build its plugin from: add `\"source\": \
-             \"DIR\"` to its `adopt` section, the plugin's crate directory relative to the manifest",
-            manifest_path.display()
-        );
+        return Err(NoSource { module: module.to_string(), manifest: manifest_path }.into());
     };
     if Path::new(&source).is_absolute() {
         bail!(
@@ -176,7 +197,7 @@ fn cargo_in(dir: &Path) -> Command {
 /// cargo home its dependencies are unpacked in, each crate built from a path) is remapped to
 /// a fixed name, so the same source and toolchain build the same bytes on any machine and a
 /// catalogue's CI can check the pin.
-pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path) -> Result<Built> {
+pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, locked: bool) -> Result<Built> {
     let dir = source.source.canonicalize().with_context(|| format!("failed to read `{}`", source.source.display()))?;
     ensure_target(&dir)?;
     let manifest = dir.join("Cargo.toml");
@@ -185,6 +206,10 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path) -> R
         .args(["build", "--release", "--target", TARGET, "--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
         .arg(&manifest);
+    if locked {
+        // A check changes nothing, the lock file included: without one, cargo says so.
+        cargo.arg("--locked");
+    }
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         // Relative to where the author ran the command, not to the crate cargo runs in.
         cargo.env("CARGO_TARGET_DIR", std::path::absolute(PathBuf::from(target))?);
@@ -314,47 +339,74 @@ fn ignore_in_git(target: &Path) {
     }
 }
 
-/// Places the built plugin beside its manifest (replacing the old one in one step) and, with
-/// `pin`, writes its digest into the manifest's `adopt.sha256`. Returns whether the manifest
-/// changed.
-pub fn place(built: &Built, pin: bool) -> Result<bool> {
-    let source = &built.source;
-    let dir = source.plugin_path.parent().context("a plugin lives in its module's directory")?;
-    let mut staged =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("failed to write in `{}`", dir.display()))?;
-    std::io::copy(&mut std::fs::File::open(&built.artefact)?, staged.as_file_mut())
-        .with_context(|| format!("failed to copy `{}`", built.artefact.display()))?;
-    staged
-        .persist(&source.plugin_path)
-        .with_context(|| format!("failed to place `{}`", source.plugin_path.display()))?;
-    if !pin || source.pin.as_deref() == Some(built.digest.as_str()) {
-        return Ok(false);
-    }
-    write_pin(&source.manifest_path, &built.digest)?;
-    Ok(true)
+/// A module's new plugin, and its manifest with the new pin, written beside the ones they
+/// replace and not yet in their place: every module is staged before any is placed, so a
+/// directory that cannot be written to stops the build with nothing changed.
+pub struct Staged<'a> {
+    built: &'a Built,
+    plugin: tempfile::NamedTempFile,
+    manifest: Option<tempfile::NamedTempFile>,
 }
 
-/// Sets `adopt.sha256` in the manifest at `path`, keeping its keys in their order.
-fn write_pin(path: &Path, digest: &str) -> Result<()> {
-    let bytes = read_bounded(path, MANIFEST_BYTES)?;
-    let mut manifest: serde_json::Value =
-        serde_json::from_slice(&bytes).with_context(|| format!("`{}` is not JSON", path.display()))?;
-    let adopt = manifest
-        .as_object_mut()
-        .context("a manifest is a JSON object")?
-        .entry("adopt")
-        .or_insert_with(|| serde_json::json!({}));
-    adopt
-        .as_object_mut()
-        .with_context(|| format!("`adopt` in `{}` is not an object", path.display()))?
-        .insert("sha256".to_string(), serde_json::Value::String(digest.to_string()));
-    let mut text = serde_json::to_string_pretty(&manifest)?;
-    text.push('\n');
-    let dir = path.parent().context("a manifest lives in its module's directory")?;
-    let mut staged = tempfile::NamedTempFile::new_in(dir)?;
-    std::io::Write::write_all(staged.as_file_mut(), text.as_bytes())?;
-    staged.persist(path).with_context(|| format!("failed to write `{}`", path.display()))?;
-    Ok(())
+/// A file written in `dir` to replace `replacing`, with its permissions (a new file's are
+/// 0644: the plugin and manifest are read by whoever builds or runs the catalogue).
+fn staged_file(dir: &Path, replacing: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let failed = || format!("failed to write in `{}`", dir.display());
+    let mut file = tempfile::Builder::new().prefix(".staged-").tempfile_in(dir).with_context(failed)?;
+    std::io::Write::write_all(file.as_file_mut(), bytes).with_context(failed)?;
+    let mode = std::fs::metadata(replacing).map_or(0o644, |m| m.permissions().mode() & 0o777);
+    file.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).with_context(failed)?;
+    Ok(file)
+}
+
+/// Stages `built`'s plugin and, with `pin` and a pin that changes, its manifest.
+pub fn stage(built: &Built, pin: bool) -> Result<Staged<'_>> {
+    let source = &built.source;
+    let dir = source.plugin_path.parent().context("a plugin lives in its module's directory")?;
+    let bytes =
+        std::fs::read(&built.artefact).with_context(|| format!("failed to read `{}`", built.artefact.display()))?;
+    let plugin = staged_file(dir, &source.plugin_path, &bytes)?;
+    let manifest = if pin && source.pin.as_deref() != Some(built.digest.as_str()) {
+        let text = String::from_utf8(read_bounded(&source.manifest_path, MANIFEST_BYTES)?)
+            .with_context(|| format!("`{}` is not UTF-8", source.manifest_path.display()))?;
+        let pinned = crate::pin::with_pin(&text, &built.digest)
+            .with_context(|| format!("failed to pin the plugin in `{}`", source.manifest_path.display()))?;
+        Some(staged_file(dir, &source.manifest_path, pinned.as_bytes())?)
+    } else {
+        None
+    };
+    Ok(Staged { built, plugin, manifest })
+}
+
+impl Staged<'_> {
+    /// Puts the plugin, then the manifest, in place; if the manifest cannot be, the old
+    /// plugin is put back, so the module is left whole either way. Returns whether the pin
+    /// changed.
+    pub fn place(self) -> Result<bool> {
+        let source = &self.built.source;
+        let dir = source.plugin_path.parent().context("a plugin lives in its module's directory")?;
+        // Kept to put back: the plugin is replaced in one rename, and never missing meanwhile.
+        let previous = self.manifest.is_some().then(|| std::fs::read(&source.plugin_path).ok()).flatten();
+        self.plugin
+            .persist(&source.plugin_path)
+            .map_err(|e| e.error)
+            .with_context(|| format!("failed to place `{}`", source.plugin_path.display()))?;
+        let Some(manifest) = self.manifest else { return Ok(false) };
+        if let Err(e) = manifest.persist(&source.manifest_path) {
+            let restored = match previous {
+                Some(bytes) => staged_file(dir, &source.plugin_path, &bytes)
+                    .and_then(|old| old.persist(&source.plugin_path).map_err(|e| e.error.into()))
+                    .is_ok(),
+                None => std::fs::remove_file(&source.plugin_path).is_ok(),
+            };
+            let left = if restored { "the old plugin was put back" } else { "the new plugin stays, unpinned" };
+            return Err(e.error).with_context(|| {
+                format!("failed to write the pin into `{}` ({left})", source.manifest_path.display())
+            });
+        }
+        Ok(true)
+    }
 }
 
 /// Compares what is placed and pinned with what the source builds to.
@@ -370,12 +422,11 @@ pub fn verdict(built: &Built, pin: bool) -> Verdict {
         }
         Some(_) => {}
     }
-    if pin {
-        match &source.pin {
-            None => wrong.push(format!("`{}` pins no sha256", source.manifest_path.display())),
-            Some(p) if p != &built.digest => wrong.push(format!("`{}` pins {p}", source.manifest_path.display())),
-            Some(_) => {}
-        }
+    match &source.pin {
+        None if pin => wrong.push(format!("`{}` pins no sha256", source.manifest_path.display())),
+        // Even unpinned builds are refused by a pin that is there and wrong.
+        Some(p) if p != &built.digest => wrong.push(format!("`{}` pins {p}", source.manifest_path.display())),
+        _ => {}
     }
     if wrong.is_empty() {
         Verdict::Matches

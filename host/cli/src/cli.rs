@@ -581,7 +581,7 @@ async fn execute(cli: Cli) -> Result<u8> {
         Command::Test(args) => test(args).await.map(as_status),
         Command::New(args) => new_module(args).map(|()| 0),
         Command::Build(args) => build_modules(args).map(as_status),
-        Command::Replay(args) => replay(args).await.map(as_status),
+        Command::Replay(args) => replay(args).await,
     }
 }
 
@@ -699,7 +699,7 @@ fn with_cache(host: PluginHost, no_cache: bool, cache: Option<&std::path::Path>)
 
 /// Replays a recording against the catalogue's plugins (or one given), and says whether and
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
-async fn replay(args: ReplayArgs) -> Result<bool> {
+async fn replay(args: ReplayArgs) -> Result<u8> {
     let recording = read_recording(&args.recording)?;
     let (modules, calls) = replayed(recording.calls, args.module.as_deref())?;
     let overrides = match (&args.plugin, modules.as_slice()) {
@@ -736,18 +736,21 @@ async fn replay(args: ReplayArgs) -> Result<bool> {
         answered: mesh.answered() as u64,
         divergence: divergence.clone(),
     });
-    output.finish(&report, &[verdict], if divergence.is_none() { 0 } else { 1 });
+    // A plugin or catalogue that cannot be used is bad input, as in a run: not a divergence.
+    let code = match (&divergence, report.exit_code()) {
+        (_, 2) => 2,
+        (None, _) => 0,
+        (Some(_), _) => 1,
+    };
+    output.finish(&report, &[verdict], code);
     match divergence {
         None => {
-            output
-                .line(&format!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered()));
-            Ok(true)
+            output.line(&format!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered()))
         }
-        Some(divergence) => {
-            output.line(&format!("\ndiverged at {divergence}"));
-            Ok(false)
-        }
+        Some(_) if code == 2 => output.line("\nnot replayed: a plugin could not be used (see above)"),
+        Some(divergence) => output.line(&format!("\ndiverged at {divergence}")),
     }
+    Ok(code)
 }
 
 /// The modules a replay runs, in the order the recording first calls them, and the calls it
@@ -828,7 +831,7 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
     let mut built = Vec::with_capacity(sources.len());
     for source in sources {
         crate::errln!("building {} from {}", source.module, source.source.display());
-        built.push(crate::build::build(&host, source, &shared_target)?);
+        built.push(crate::build::build(&host, source, &shared_target, args.check)?);
     }
     if args.check {
         let mut fresh = true;
@@ -858,8 +861,14 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
             one.digest
         );
     }
-    for one in &built {
-        let repinned = crate::build::place(one, !args.no_pin)?;
+    let staged: Vec<_> = built.iter().map(|one| crate::build::stage(one, !args.no_pin)).collect::<Result<_>>()?;
+    let mut placed: Vec<&str> = Vec::new();
+    for (one, staged) in built.iter().zip(staged) {
+        let repinned = staged.place().with_context(|| match placed.as_slice() {
+            [] => "nothing was placed".to_string(),
+            done => format!("{} placed before this; the modules after it were not", done.join(", ")),
+        })?;
+        placed.push(&one.source.module);
         let pin = match (args.no_pin, repinned) {
             (true, _) => "",
             (false, true) => ", pinned",
@@ -1005,7 +1014,7 @@ fn inspect(args: InspectArgs) -> Result<()> {
     if let Some(adopt) = adopt {
         let pin = match &adopt.sha256 {
             None => "(not pinned)".to_string(),
-            Some(pin) if pin.eq_ignore_ascii_case(&info.digest) => format!("{pin} (matches)"),
+            Some(pin) if pin.trim().eq_ignore_ascii_case(&info.digest) => format!("{} (matches)", pin.trim()),
             Some(pin) => format!("{pin} (DIFFERS: the plugin would be refused)"),
         };
         crate::outln!("pinned       {pin}");

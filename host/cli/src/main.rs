@@ -3,6 +3,7 @@
 mod build;
 mod cli;
 mod output;
+mod pin;
 mod scaffold;
 mod templates;
 

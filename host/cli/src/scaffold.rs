@@ -104,12 +104,17 @@ pub struct Scaffolded {
     pub notes: Vec<String>,
 }
 
-/// Module names are what a control plane and a crate name both accept.
+/// Module names are what a control plane, a crate name and an image name all accept: words
+/// of lowercase letters and digits joined by single `-`, starting with a letter. `target` is
+/// where builds go, which scenario search passes over.
 fn valid(module: &str) -> bool {
     !module.is_empty()
         && module.len() <= 40
+        && module != "target"
         && module.starts_with(|c: char| c.is_ascii_lowercase())
-        && module.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && module
+            .split('-')
+            .all(|word| !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
 }
 
 /// Writes `modules/<module>/` in the catalogue: `manifest.json`, the plugin's crate in
@@ -118,7 +123,10 @@ fn valid(module: &str) -> bool {
 pub fn new_module(request: &Request) -> Result<Scaffolded> {
     let module = request.module;
     if !valid(module) {
-        bail!("`{module}` is not a module name: use lowercase letters, digits and `-`, starting with a letter");
+        bail!(
+            "`{module}` is not a module name: use words of lowercase letters and digits joined by single `-`, \
+             starting with a letter (and not `target`)"
+        );
     }
     let catalogue = request.catalogue;
     if !catalogue.is_dir() {
@@ -133,15 +141,25 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
         None => templates::installed(module),
         Some(bundle_id) => {
             let adopted = templates::adopted_container(catalogue, bundle_id)?;
-            let handover = templates::handover_for(catalogue, bundle_id);
-            match &handover {
-                Some(h) => notes.push(format!(
+            let mut candidates = templates::handover_for(catalogue, bundle_id);
+            let handover = match candidates.len() {
+                1 => candidates.pop(),
+                _ => None,
+            };
+            match (&handover, candidates.as_slice()) {
+                (Some(h), _) => notes.push(format!(
                     "the plugin hands genesis credential `{}` over as the module's secret `{}`",
                     h.credential, h.secret
                 )),
-                None => notes.push(format!(
+                (None, []) => notes.push(format!(
                     "the catalogue's genesis holds no credential named `{bundle_id}-…`, so the plugin hands none \
                      over: see HANDOVER in plugin/src/lib.rs"
+                )),
+                (None, several) => notes.push(format!(
+                    "the catalogue's genesis holds several credentials for `{bundle_id}` ({}), so the plugin hands \
+                     none over: set HANDOVER in plugin/src/lib.rs to the one it needs, and list it in the manifest's \
+                     `secrets` and `adopt.grants.credentials`",
+                    several.iter().map(|h| format!("`{}`", h.credential)).collect::<Vec<_>>().join(", ")
                 )),
             }
             templates::adopts_in_place(module, &adopted, handover.as_ref())
@@ -190,7 +208,7 @@ mod tests {
 
     #[test]
     fn refuses_names_that_are_not_module_names() {
-        for bad in ["", "Postgres", "9lives", "a/b", "a b", "../x"] {
+        for bad in ["", "Postgres", "9lives", "a/b", "a b", "../x", "abc-", "a--b", "target"] {
             assert!(!valid(bad), "{bad}");
         }
         assert!(valid("object-store2"));

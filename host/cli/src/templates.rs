@@ -78,14 +78,16 @@ fn pretty(manifest: &serde_json::Value) -> String {
 }
 
 /// The Rust type a module's plugin is: `object-store` → `ObjectStore`.
+/// Suffixed, so no module name makes a keyword or an imported name (`self`, `provider`).
 fn type_name(module: &str) -> String {
-    module
+    let camel: String = module
         .split('-')
         .map(|w| {
             let mut c = w.chars();
             c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
         })
-        .collect()
+        .collect();
+    format!("{camel}Plugin")
 }
 
 /// The provider sequence's commands for `module` with the scenarios' defaults, `before_push`
@@ -194,11 +196,11 @@ pub fn adopted_container(catalogue: &Path, bundle_id: &str) -> Result<Adopted> {
     }
 }
 
-/// The genesis credential a module adopting `bundle_id` takes over: the one named
-/// `<bundle-id>-<secret>` (as `store-superuser` is the store's), when there is exactly one.
-pub fn handover_for(catalogue: &Path, bundle_id: &str) -> Option<Handover> {
+/// The genesis credentials a module adopting `bundle_id` could take over: those named
+/// `<bundle-id>-<secret>`, as `store-superuser` is the store's. Exactly one is handed over.
+pub fn handover_for(catalogue: &Path, bundle_id: &str) -> Vec<Handover> {
     let prefix = format!("{bundle_id}-");
-    let entries = std::fs::read_dir(catalogue.join("genesis/credentials")).ok()?;
+    let Ok(entries) = std::fs::read_dir(catalogue.join("genesis/credentials")) else { return Vec::new() };
     let mut found: Vec<Handover> = entries
         .flatten()
         .filter_map(|e| e.file_name().to_str().map(str::to_string))
@@ -208,7 +210,8 @@ pub fn handover_for(catalogue: &Path, bundle_id: &str) -> Option<Handover> {
             plain.then(|| Handover { credential: name.clone(), secret })
         })
         .collect();
-    (found.len() == 1).then(|| found.remove(0))
+    found.sort_by(|a, b| a.credential.cmp(&b.credential));
+    found
 }
 
 /// The manifest's view of the adopted container's volumes: each host path an access, so the
@@ -320,7 +323,7 @@ commands = []
         scenarios.push((
             "credential-missing".to_string(),
             format!(
-                r#"name = "refuses, before registering, when genesis left no `{credential}`"
+                r#"name = "cannot be used, and nothing is registered, when genesis left no `{credential}`"
 
 [mesh]
 credentials = {{}}

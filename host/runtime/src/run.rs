@@ -508,7 +508,9 @@ impl Run<'_> {
             })?;
         let pin = found.adopt.sha256.as_deref();
         let plugin = match overridden {
-            Some(path) => self.host.load_pinned(path, pin),
+            // A plugin put in the catalogue's place on purpose (a candidate build replayed
+            // against a recording, a scenario's own) is the one asked for, pinned or not.
+            Some(path) => self.host.load_pinned(path, None),
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
         }
         .map_err(|e| match e.downcast_ref::<crate::runtime::PinMismatch>() {
