@@ -19,8 +19,11 @@ setup-test: setup
 # Build every plugin: the tests' own, then each catalogue module's from the source its manifest
 # names, placed beside the manifest by `mesh-adopt build` (unpinned: here plugins are build
 # products, not shipped files).
+# The tests' plugins are built with the path mapping `mesh-adopt build` gives the catalogue's,
+# so the two builds share their dependencies instead of rebuilding them in turn.
 build-plugins: setup
-    cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml
+    cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml \
+        --config "target.wasm32-wasip2.rustflags=[\"--remap-path-prefix=$(realpath "${CARGO_HOME:-$HOME/.cargo}")=/cargo\"]"
     cargo run --quiet -- build --no-pin
 
 # Build the host.

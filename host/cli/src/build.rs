@@ -260,9 +260,10 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, lock
     Ok(Built { source, artefact, digest, size: bytes.len() as u64 })
 }
 
-/// The local directories a build of the crate at `manifest` reads source from, each with the
-/// fixed name it is remapped to: the cargo home as `/cargo`, and each crate built from a path
-/// (the plugin's own, an SDK next to a checkout) as `/<name>-<version>`.
+/// The local directories a build of the crate at `manifest` reads source from by absolute
+/// path, each with the fixed name it is remapped to: the cargo home as `/cargo`, and each
+/// crate built from a path outside the plugin's workspace (an SDK next to a checkout) as
+/// `/<name>-<version>`.
 fn remapped_paths(manifest: &Path) -> Result<Vec<(PathBuf, String)>> {
     let output = cargo_in(manifest.parent().unwrap_or(Path::new(".")))
         .args(["metadata", "--format-version", "1", "--filter-platform", TARGET, "--manifest-path"])
@@ -282,7 +283,16 @@ fn remapped_paths(manifest: &Path) -> Result<Vec<(PathBuf, String)>> {
     {
         paths.push((home, "/cargo".to_string()));
     }
+    // The workspace's own crates reach rustc by paths relative to the workspace, which say
+    // nothing of the machine: only crates from elsewhere need a fixed name. Keeping the
+    // workspace out also keeps the flags the same for every module built from one checkout
+    // (changed flags would rebuild every dependency).
+    let members: Vec<&str> =
+        metadata["workspace_members"].as_array().into_iter().flatten().filter_map(|m| m.as_str()).collect();
     for package in metadata["packages"].as_array().into_iter().flatten() {
+        if package["id"].as_str().is_some_and(|id| members.contains(&id)) {
+            continue;
+        }
         let (None, Some(name), Some(version), Some(at)) = (
             package["source"].as_str(),
             package["name"].as_str(),
