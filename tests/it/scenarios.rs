@@ -248,3 +248,20 @@ async fn the_sweep_catches_a_plugin_that_reports_success_over_a_failed_call() {
     assert!(problems.contains("(`tell push node-1`) failed: it reported success, but left the mesh"), "{problems}");
     assert!(problems.contains("(`tell build "), "{problems}");
 }
+
+#[tokio::test]
+async fn a_fault_no_call_matches_is_reported_and_an_unknown_outcome_refused() {
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = "name = \"x\"\n[[mesh.faults]]\nop = \"tell\"\nmatching = \"pushh\"\nfail = \"no\"\n\
+                    [expect]\noutcome = \"adopted\"\nstrict = false\nkept = [\"mesh-store\"]\naccepted = [\"postgres/superuser\"]\n";
+    let file = scenario_file(dir.path(), "postgres", "typo", scenario);
+    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
+    let differences = mesh_adopt_testkit::differences(&file.scenario, &ran).join("\n");
+    assert_eq!(differences, "fault 1 (`tell` matching \"pushh\") was never applied: no call matched it");
+
+    let path = dir.path().join("postgres/scenarios/exploded.toml");
+    std::fs::write(&path, "name = \"x\"\n[expect]\noutcome = \"exploded\"\nstrict = false\n").unwrap();
+    let err = mesh_adopt_testkit::read(&path).unwrap_err().to_string();
+    assert!(err.contains("expects the outcome `exploded`: say one of adopted, refused"), "{err}");
+}

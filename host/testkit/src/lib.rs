@@ -151,6 +151,9 @@ fn yes() -> bool {
     true
 }
 
+/// The outcomes a scenario can expect.
+const OUTCOMES: [&str; 5] = ["adopted", "refused", "unusable", "incomplete", "failed"];
+
 /// A scenario read from its file.
 #[derive(Debug, Clone)]
 pub struct ScenarioFile {
@@ -219,6 +222,14 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
             );
         }
         scenario.modules.push(owner.clone());
+    }
+    if !OUTCOMES.contains(&scenario.expect.outcome.as_str()) {
+        bail!(
+            "the scenario `{}` expects the outcome `{}`: say one of {}",
+            path.display(),
+            scenario.expect.outcome.escape_debug(),
+            OUTCOMES.join(", ")
+        );
     }
     if scenario.expect.strict && scenario.expect.commands.is_none() {
         bail!("the scenario `{}` lists no `expect.commands`; list them, or say `strict = false`", path.display());
@@ -529,6 +540,18 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
             lines => text.push_str(&format!("\n  said: {}", lines.join("\n        "))),
         }
         found.push(text);
+    }
+    // A fault no call matched did nothing: most often a typo in `matching`.
+    let left = ran.mesh.faults_left();
+    for (index, fault) in scenario.mesh.faults.iter().enumerate() {
+        if left.iter().any(|f| f.op.name() == fault.op && f.matching == fault.matching && f.times == fault.times) {
+            found.push(format!(
+                "fault {} (`{}` matching {:?}) was never applied: no call matched it",
+                index + 1,
+                fault.op,
+                fault.matching
+            ));
+        }
     }
     let commands: Vec<String> = ran.mesh.commands().iter().map(|c| c.join(" ")).collect();
     if let Some(expected) = &expect.commands

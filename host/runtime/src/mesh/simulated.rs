@@ -288,6 +288,12 @@ impl SimulatedMesh {
         lines.join("\n")
     }
 
+    /// The faults still to be injected, each with the times it has left: one that no call
+    /// matched is here whole, which tells a scenario's author their fault did nothing.
+    pub fn faults_left(&self) -> Vec<Fault> {
+        self.world().setup.faults.clone()
+    }
+
     /// Drops every fault still to be injected: what a rerun after a fault starts from.
     pub fn clear_faults(&self) {
         let mut world = self.world();
