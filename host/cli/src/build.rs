@@ -57,16 +57,16 @@ pub enum Verdict {
     Stale(String),
 }
 
-/// The modules of `catalogue` whose manifests name a source, sorted: what `build` builds when
-/// no module is named.
-pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<String>> {
+/// The modules of `catalogue` whose manifests name a source, sorted, each located: what
+/// `build` builds when no module is named.
+pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<ModuleSource>> {
     let names = catalogue
         .module_names()
         .with_context(|| format!("the catalogue `{}` has no `modules/` directory", catalogue.root().display()))?;
     let mut with_source = Vec::new();
     for name in names {
         match locate(catalogue, &name) {
-            Ok(_) => with_source.push(name),
+            Ok(source) => with_source.push(source),
             // Shipped prebuilt: nothing to build. Any other problem is the author's to see.
             Err(e) if e.downcast_ref::<NoSource>().is_some() => {}
             Err(e) => return Err(e),
@@ -210,16 +210,18 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, lock
         // A check changes nothing, the lock file included: without one, cargo says so.
         cargo.arg("--locked");
     }
+    let layout = CrateLayout::of(&manifest)?;
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         // Relative to where the author ran the command, not to the crate cargo runs in.
         cargo.env("CARGO_TARGET_DIR", std::path::absolute(PathBuf::from(target))?);
-    } else if standalone(&manifest)? {
+    } else if layout.standalone {
         let shared = std::path::absolute(shared_target)?;
         ignore_in_git(&shared);
         cargo.arg("--target-dir").arg(shared);
     }
     if std::env::var_os("RUSTFLAGS").is_none() && std::env::var_os("CARGO_ENCODED_RUSTFLAGS").is_none() {
-        let flags: Vec<String> = remapped_paths(&manifest)?
+        let flags: Vec<String> = layout
+            .remaps
             .into_iter()
             .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
             .collect();
@@ -260,11 +262,28 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, lock
     Ok(Built { source, artefact, digest, size: bytes.len() as u64 })
 }
 
-/// The local directories a build of the crate at `manifest` reads source from by absolute
-/// path, each with the fixed name it is remapped to: the cargo home as `/cargo`, and each
-/// crate built from a path outside the plugin's workspace (an SDK next to a checkout) as
+/// What cargo says of the crate at `manifest`, read once: whether it is a workspace of its
+/// own, so its target directory is ours to choose (a workspace member builds where its
+/// workspace does), and the local directories its build reads source from by absolute path,
+/// each with the fixed name it is remapped to: the cargo home as `/cargo`, and each crate
+/// built from a path outside the plugin's workspace (an SDK next to a checkout) as
 /// `/<name>-<version>`.
-fn remapped_paths(manifest: &Path) -> Result<Vec<(PathBuf, String)>> {
+struct CrateLayout {
+    standalone: bool,
+    remaps: Vec<(PathBuf, String)>,
+}
+
+impl CrateLayout {
+    fn of(manifest: &Path) -> Result<CrateLayout> {
+        let metadata = metadata(manifest)?;
+        let root = metadata["workspace_root"].as_str().map(|r| Path::new(r).canonicalize().ok());
+        let standalone = root.flatten().is_some_and(|root| Some(root.as_path()) == manifest.parent());
+        Ok(CrateLayout { standalone, remaps: remapped_paths(&metadata) })
+    }
+}
+
+/// `cargo metadata` of the crate at `manifest`, for the plugins' target.
+fn metadata(manifest: &Path) -> Result<serde_json::Value> {
     let output = cargo_in(manifest.parent().unwrap_or(Path::new(".")))
         .args(["metadata", "--format-version", "1", "--filter-platform", TARGET, "--manifest-path"])
         .arg(manifest)
@@ -274,7 +293,11 @@ fn remapped_paths(manifest: &Path) -> Result<Vec<(PathBuf, String)>> {
     if !output.status.success() {
         bail!("cargo cannot read the crate at `{}` (its messages are above)", manifest.display());
     }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).context("cargo metadata is not JSON")?;
+    serde_json::from_slice(&output.stdout).context("cargo metadata is not JSON")
+}
+
+/// The directories to remap in a build described by `metadata` (see [`CrateLayout`]).
+fn remapped_paths(metadata: &serde_json::Value) -> Vec<(PathBuf, String)> {
     let mut paths = Vec::new();
     if let Some(home) = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -305,7 +328,7 @@ fn remapped_paths(manifest: &Path) -> Result<Vec<(PathBuf, String)>> {
             paths.push((dir.to_path_buf(), format!("/{name}-{version}")));
         }
     }
-    Ok(paths)
+    paths
 }
 
 /// The `.wasm` file of a `compiler-artifact` message about the crate at `manifest`.
@@ -323,21 +346,6 @@ fn component_of(line: &str, manifest: &Path) -> Option<PathBuf> {
         return None;
     }
     message["filenames"].as_array()?.iter().filter_map(|f| f.as_str()).find(|f| f.ends_with(".wasm")).map(PathBuf::from)
-}
-
-/// Whether the crate at `manifest` is a workspace of its own, so its target directory is
-/// ours to choose (a workspace member builds where its workspace does).
-fn standalone(manifest: &Path) -> Result<bool> {
-    let output = cargo_in(manifest.parent().unwrap_or(Path::new(".")))
-        .args(["locate-project", "--workspace", "--message-format", "plain", "--manifest-path"])
-        .arg(manifest)
-        .output()
-        .context("failed to run cargo, which builds the plugins")?;
-    if !output.status.success() {
-        bail!("cargo cannot read `{}`: {}", manifest.display(), String::from_utf8_lossy(&output.stderr).trim());
-    }
-    let root = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
-    Ok(root.canonicalize().ok() == manifest.canonicalize().ok())
 }
 
 /// Keeps the shared build directory out of the catalogue's commits, without editing the

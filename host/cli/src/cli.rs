@@ -809,7 +809,7 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
     if !args.catalogue.is_dir() {
         bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", args.catalogue.display());
     }
-    let modules = if args.modules.is_empty() {
+    let sources = if args.modules.is_empty() {
         let found = crate::build::modules_with_source(&catalogue)?;
         if found.is_empty() {
             bail!(
@@ -819,9 +819,8 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
         }
         found
     } else {
-        args.modules.clone()
+        args.modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?
     };
-    let sources: Vec<_> = modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?;
     let host = with_cache(
         PluginHost::new(Limits::default()).context("failed to start the plugin host")?,
         args.no_cache,
