@@ -1,7 +1,7 @@
 //! The native baseline the benchmarks compare plugins with does the same work: the same
 //! commands reach the control plane, and the mesh ends in the same state.
 
-#[path = "../../host/runtime/benches/native.rs"]
+#[path = "../../host/bench/benches/native.rs"]
 mod native;
 
 use std::sync::Arc;
