@@ -16,7 +16,8 @@
 //! A hit maps the entry instead of reading it: the artefact is ELF at offset 0 (the trailer
 //! comes after it, where ELF does not look), so wasmtime maps the very file that was checked
 //! and executes from the page cache, without copying what may be many megabytes of native
-//! code (an 18 MB Python plugin) into fresh memory.
+//! code (an 18 MB Python plugin) into fresh memory. The checksum maps a big entry a window
+//! at a time, so checking it does not make the whole of it resident either.
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -30,6 +31,8 @@ use anyhow::{Context as _, Result, bail};
 
 use wasmtime::component::Component;
 use wasmtime::{Engine, EngineWeak};
+
+use crate::digests::DigestIndex;
 
 const CHECKSUM_BYTES: usize = 16;
 
@@ -46,8 +49,9 @@ const KEY_LENGTH_BYTES: usize = 2;
 const KEY_MAX_BYTES: usize = 128;
 
 /// The checksum of an entry's artefact, seeded by its key so that one entry's bytes under
-/// another's trailer do not check. One pass over contiguous bytes: the streaming hasher's
-/// buffering cost a sixth more on a cache hit.
+/// another's trailer do not check. One pass over contiguous bytes where they fit one window
+/// (the streaming hasher's buffering cost a sixth more on a cache hit); the streaming
+/// hasher computes the same value over windows of a bigger one.
 fn keyed_checksum(key: &[u8], bytes: &[u8]) -> [u8; CHECKSUM_BYTES] {
     let seed = xxhash_rust::xxh3::xxh3_64(key);
     xxhash_rust::xxh3::xxh3_128_with_seed(bytes, seed).to_le_bytes()
@@ -66,6 +70,54 @@ fn split_entry(stored: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
     let (rest, sum) = rest.split_at_checked(rest.len().checked_sub(CHECKSUM_BYTES)?)?;
     let (artefact, key) = rest.split_at_checked(rest.len().checked_sub(key_length)?)?;
     Some((artefact, key, sum))
+}
+
+/// The most of an entry mapped at once while its checksum is computed. Every page mapped
+/// counts towards the process's resident memory until it is unmapped, so a big plugin's
+/// artefact (35 MB for a Python one) is checked a window at a time, and only the pages
+/// wasmtime then touches stay resident; an artefact within one window, as every Rust
+/// plugin's is, is checked in one pass over one mapping.
+const CHECKSUM_WINDOW: u64 = 8 << 20;
+
+/// The trailer of the entry `file` of `length` bytes, read from its end: the artefact's
+/// length, the key and the checksum. `None` when it is not an entry of this layout.
+fn read_trailer(file: &fs::File, length: u64) -> Option<(u64, Vec<u8>, Vec<u8>)> {
+    use std::os::unix::fs::FileExt as _;
+    let longest = (KEY_MAX_BYTES + CHECKSUM_BYTES + KEY_LENGTH_BYTES + MAGIC.len()) as u64;
+    let tail_length = length.min(longest);
+    let mut tail = vec![0; usize::try_from(tail_length).ok()?];
+    file.read_exact_at(&mut tail, length - tail_length).ok()?;
+    let (before, key, sum) = split_entry(&tail)?;
+    let artefact_length = length - tail_length + before.len() as u64;
+    Some((artefact_length, key.to_vec(), sum.to_vec()))
+}
+
+/// The keyed checksum of the first `artefact_length` bytes of `file`, mapped a window at a
+/// time (see [`CHECKSUM_WINDOW`]).
+fn checksum_of(file: &fs::File, artefact_length: u64, key: &[u8]) -> Option<[u8; CHECKSUM_BYTES]> {
+    // SAFETY (both maps): read only and dropped before this returns. This host never writes
+    // an entry in place (each is renamed into place whole), so the file does not change
+    // under a map; only another process of this user writing into the private directory
+    // could change or cut it meanwhile.
+    // Not populated up front: the kernel maps a file's cached pages in batches as the
+    // checksum reads them, which costs less than populating and unmapping every page.
+    let map = |offset: u64, length: u64| unsafe {
+        memmap2::MmapOptions::new().offset(offset).len(usize::try_from(length).ok()?).map(file).ok()
+    };
+    if artefact_length <= CHECKSUM_WINDOW {
+        if artefact_length == 0 {
+            return Some(keyed_checksum(key, &[]));
+        }
+        return Some(keyed_checksum(key, &map(0, artefact_length)?));
+    }
+    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(xxhash_rust::xxh3::xxh3_64(key));
+    let mut offset = 0;
+    while offset < artefact_length {
+        let length = CHECKSUM_WINDOW.min(artefact_length - offset);
+        hasher.update(&map(offset, length)?);
+        offset += length;
+    }
+    Some(hasher.digest128().to_le_bytes())
 }
 
 /// A directory of precompiled plugins.
@@ -154,29 +206,18 @@ impl CompileCache {
     }
 
     /// The component for the plugin with sha256 `digest`, if a sound entry exists. The
-    /// entry is mapped, its trailer and checksum checked, and then wasmtime maps that same
-    /// open file (through `/proc/self/fd`), so what runs is what was checked.
+    /// entry's trailer and checksum are checked, and then wasmtime maps that same open file
+    /// (through `/proc/self/fd`), so what runs is what was checked.
     pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
         let Ok(file) = fs::File::open(self.entry(engine, digest)) else { return Err(Miss::Absent) };
         let length = file.metadata().map_err(|_| Miss::Absent)?.len();
-        if length < (MAGIC.len() + KEY_LENGTH_BYTES + CHECKSUM_BYTES) as u64 {
-            return Err(Miss::Corrupt);
-        }
-        // SAFETY: the map is read only and dropped before this returns. This host never
-        // writes an entry in place (each is renamed into place whole), so the file does not
-        // change under the map; only another process of this user writing into the private
-        // directory could change or cut it meanwhile.
-        // Not populated up front: the kernel maps a file's cached pages in batches as the
-        // checksum reads them, which costs less than populating and unmapping every page.
-        let mapped = unsafe { memmap2::Mmap::map(&file) }.map_err(|_| Miss::Corrupt)?;
-        let (artefact, key, sum) = split_entry(&mapped).ok_or(Miss::Corrupt)?;
-        if sum != keyed_checksum(key, artefact) {
+        let (artefact_length, key, sum) = read_trailer(&file, length).ok_or(Miss::Corrupt)?;
+        if sum != checksum_of(&file, artefact_length, &key).ok_or(Miss::Corrupt)? {
             return Err(Miss::Corrupt);
         }
         if key != self.key(engine, digest).as_bytes() {
             return Err(Miss::OtherKey);
         }
-        drop(mapped);
         // The open file itself, not the entry's name: a rename into place meanwhile (another
         // process of this host storing the same entry) cannot swap what is loaded.
         let same_file = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
@@ -185,6 +226,11 @@ impl CompileCache {
         // place; wasmtime also checks that they were produced by a compatible engine and
         // refuses them otherwise.
         unsafe { Component::deserialize_file(engine, &same_file) }.map_err(|_| Miss::Incompatible)
+    }
+
+    /// What plugin files hash to, remembered beside the entries (see [`crate::digests`]).
+    pub(crate) fn digests(&self) -> DigestIndex {
+        DigestIndex::in_cache(&self.dir)
     }
 
     /// Stores precompiled bytes for the plugin with sha256 `digest`, atomically: written
@@ -262,6 +308,22 @@ mod tests {
             let miss = cache.get(&engine, "abc").err();
             assert!(matches!(miss, Some(Miss::Corrupt)), "byte {at} of {}: {miss:?}", sound.len());
         }
+    }
+
+    #[test]
+    fn an_entry_bigger_than_a_checksum_window_is_checked_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(dir.path()).unwrap();
+        let engine = Engine::default();
+        let artefact: Vec<u8> = (0..CHECKSUM_WINDOW + CHECKSUM_WINDOW / 2).map(|i| (i % 251) as u8).collect();
+        cache.put(&engine, "big", &artefact).unwrap();
+        // The checksum holds (the bytes are just not native code) ...
+        assert_eq!(cache.get(&engine, "big").err(), Some(Miss::Incompatible));
+        // ... and a byte changed in the second window breaks it.
+        let mut stored = fs::read(cache.entry(&engine, "big")).unwrap();
+        stored[usize::try_from(CHECKSUM_WINDOW).unwrap() + 7] ^= 0x01;
+        fs::write(cache.entry(&engine, "big"), &stored).unwrap();
+        assert_eq!(cache.get(&engine, "big").err(), Some(Miss::Corrupt));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod cache;
 pub mod catalogue;
 pub mod credentials;
 mod deadline;
+mod digests;
 pub mod error;
 pub mod events;
 pub mod fleet;

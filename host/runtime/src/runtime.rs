@@ -21,6 +21,7 @@ use wasmtime_wasi::WasiCtx;
 use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Report, VERSION};
 use crate::cache::CompileCache;
 use crate::deadline::Deadline;
+use crate::digests::FileIdentity;
 use crate::error::{StopKind, StopReason, Stopped};
 use crate::grants::Phase;
 use crate::limits::Limits;
@@ -55,34 +56,9 @@ pub struct PluginHost {
     /// Digests of plugin files already read, by file identity, so a fleet that loads the
     /// same file for every site reads and hashes it once, and a plugin loaded again from the
     /// compile cache is not read at all. A file replaced or rewritten has another identity
-    /// (inode, size, modification or change time) and is read and hashed again; the change
-    /// time cannot be set back by the file's owner, so a rewrite cannot pass for the file
-    /// that was hashed.
+    /// and is read and hashed again (see [`crate::digests`], which also remembers digests
+    /// across processes beside the compile cache).
     seen: Mutex<HashMap<FileIdentity, String>>,
-}
-
-/// What tells one version of a file from another without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct FileIdentity {
-    device: u64,
-    inode: u64,
-    size: u64,
-    modified_ns: i128,
-    changed_ns: i128,
-}
-
-impl FileIdentity {
-    fn of(m: &std::fs::Metadata) -> FileIdentity {
-        use std::os::unix::fs::MetadataExt;
-        let ns = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
-        FileIdentity {
-            device: m.dev(),
-            inode: m.ino(),
-            size: m.size(),
-            modified_ns: ns(m.mtime(), m.mtime_nsec()),
-            changed_ns: ns(m.ctime(), m.ctime_nsec()),
-        }
-    }
 }
 
 /// A plugin that is not the one its manifest pins: kept typed so a caller that knows the
@@ -264,7 +240,10 @@ impl PluginHost {
         pin: Option<&str>,
     ) -> Result<Plugin> {
         let identity = metadata.map(FileIdentity::of);
-        let known = identity.and_then(|id| self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned());
+        let known = identity.and_then(|id| {
+            let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
+            seen.or_else(|| self.cache.as_ref()?.digests().recall(path, &id))
+        });
         if let Some(digest) = known {
             // This very version of the file was hashed to `digest` in this process.
             check_pin(path, &digest, pin)?;
@@ -279,6 +258,9 @@ impl PluginHost {
         let plugin = self.load_digested(path, &bytes, digest)?;
         if let Some(id) = identity {
             self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
+            if let Some(cache) = &self.cache {
+                cache.digests().remember(path, &id, &plugin.digest);
+            }
         }
         Ok(plugin)
     }
