@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// mesh-adopt-build-js [--out PATH] [PLUGIN_DIR]
+//
+// Builds a JavaScript adoption plugin into a WebAssembly component for the
+// `mesh:adopt/adopter@0.1.0` world: bundles the plugin's entry (its package.json `main`,
+// else `app.js`) with everything it imports into one ES module, then componentizes that
+// against the WIT shipped inside this package. `mesh-adopt build` runs exactly this, with
+// `--out` set, so the interface stays as it is; see the package README.
+
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const USAGE = 'usage: mesh-adopt-build-js [--out PATH] [PLUGIN_DIR]';
+const WORLD = 'adopter';
+const WIT = realpathSync(fileURLToPath(new URL('../wit/adopter.wit', import.meta.url)));
+
+function fail(message) {
+  process.stderr.write(`mesh-adopt-build-js: ${message}\n`);
+  process.exit(1);
+}
+
+function parseArgs(argv) {
+  let out;
+  let dir;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-h' || arg === '--help') {
+      process.stdout.write(
+        `${USAGE}\n\nBuilds the plugin in PLUGIN_DIR (default: the current directory) into a component for\n` +
+          `mesh:adopt/${WORLD}@0.1.0, written to PATH (default: PLUGIN_DIR/adopt.wasm). The entry is\n` +
+          'package.json `main`, else app.js.\n',
+      );
+      process.exit(0);
+    } else if (arg === '--out' || arg === '-o') {
+      if (i + 1 >= argv.length) fail(`${arg} needs a path\n${USAGE}`);
+      out = argv[++i];
+    } else if (arg.startsWith('--out=')) {
+      out = arg.slice('--out='.length);
+    } else if (arg.startsWith('-') && arg !== '-') {
+      fail(`unknown option \`${arg}\`\n${USAGE}`);
+    } else if (dir === undefined) {
+      dir = arg;
+    } else {
+      fail(`one plugin directory at a time, not \`${dir}\` and \`${arg}\`\n${USAGE}`);
+    }
+  }
+  dir = resolve(dir ?? '.');
+  return { dir, out: resolve(out ?? join(dir, 'adopt.wasm')) };
+}
+
+/** The plugin's entry: package.json `main` if it names one, else `app.js`. */
+function entryOf(dir) {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) fail(`\`${dir}\` is not a directory`);
+  let main = 'app.js';
+  const manifest = join(dir, 'package.json');
+  if (existsSync(manifest)) {
+    let pkg;
+    try {
+      pkg = JSON.parse(readFileSync(manifest, 'utf8'));
+    } catch (e) {
+      fail(`cannot read ${manifest}: ${e.message}`);
+    }
+    if (typeof pkg.main === 'string' && pkg.main !== '') main = pkg.main;
+  }
+  const entry = resolve(dir, main);
+  if (!existsSync(entry)) fail(`the plugin's entry \`${relative(process.cwd(), entry) || entry}\` does not exist`);
+  return entry;
+}
+
+/** One ES module holding the entry and all it imports but the world's own imports. */
+async function bundle(entry, into) {
+  const { build } = await import('esbuild');
+  const outfile = join(into, 'plugin.js');
+  try {
+    await build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      conditions: ['import', 'default'],
+      target: 'es2022',
+      // The world's imports (and WASI) are the component's, wired by componentize-js.
+      external: ['mesh:*', 'wasi:*'],
+      logLevel: 'error',
+      legalComments: 'none',
+    });
+  } catch {
+    // esbuild has printed its errors.
+    fail(`could not bundle ${entry}`);
+  }
+  return outfile;
+}
+
+async function main() {
+  const { dir, out } = parseArgs(process.argv.slice(2));
+  const entry = entryOf(dir);
+  const started = Date.now();
+  const work = mkdtempSync(join(tmpdir(), 'mesh-adopt-build-js-'));
+  try {
+    const source = await bundle(entry, work);
+    const { componentize } = await import('@bytecodealliance/componentize-js');
+    let component;
+    try {
+      ({ component } = await componentize({ sourcePath: source, witPath: WIT, worldName: WORLD }));
+    } catch (e) {
+      const text = e instanceof Error ? e.message : String(e);
+      fail(`componentize-js could not build ${entry}:\n${text}`);
+    }
+    try {
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, component);
+    } catch (e) {
+      fail(`cannot write ${out}: ${e.message}`);
+    }
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    process.stdout.write(`built ${out} (${component.byteLength} bytes) from ${entry} in ${seconds}s\n`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,91 @@
+/**
+ * A genesis credential handed over to the module as one of its secrets: carried to
+ * `/accepting-<secret>`, then accepted, just before the push.
+ *
+ * A server genesis raised already has its password; the mesh cannot make up that value, and a
+ * push without it would seal random bytes where the working one has to be. One
+ * {@link Handover} gives the plan its command, `check` its refusals and `adopt` its
+ * before-push step, so what the operator reviews is what runs.
+ *
+ * @module
+ */
+
+import { carrySecret, credential, HostCallError, say, tell } from './host.js';
+import { readManifest } from './manifest.js';
+import { acceptCommand } from './provider.js';
+import { refuse } from './refusal.js';
+
+/** One genesis credential to be accepted as one module secret. */
+export class Handover {
+  /**
+   * The genesis credential `credential` (granted in the manifest's
+   * `adopt.grants.credentials`) becomes the module's secret `secret` (declared in its
+   * `secrets`); `what` names it for the operator, e.g. "the store's superuser".
+   *
+   * @param {import('../index.js').Context} ctx
+   * @param {string} secret
+   * @param {string} credential
+   * @param {string} what
+   */
+  constructor(ctx, secret, credential, what) {
+    this.ctx = ctx;
+    this.secret = secret;
+    this.credential = credential;
+    this.what = what;
+  }
+
+  /** The `secret accept …` command, as the plan lists it before the push. */
+  command() {
+    return acceptCommand(this.ctx, this.secret);
+  }
+
+  /** The plan's line for it. */
+  summary() {
+    return `carry genesis credential \`${this.credential}\` in as secret \`${this.secret}\` before the push`;
+  }
+
+  /**
+   * For `check`: refuses unless the manifest declares the secret (the node would not take it
+   * otherwise) and the host can hand the credential over now. The credential is asked for,
+   * which `check` may do, so one the manifest does not grant is refused here with the host's
+   * words on how to grant it.
+   */
+  check() {
+    const module = this.ctx.module;
+    const declared = readManifest(module, this.ctx.manifest);
+    if (!declared.secrets.includes(this.secret)) {
+      const listed = declared.secrets.length === 0 ? 'none' : declared.secrets.map((s) => `\`${s}\``).join(', ');
+      throw refuse(
+        `the \`${module}\` module's manifest declares no secret \`${this.secret}\` (it declares ${listed}), so the ` +
+          `node would not accept ${this.what} as one of its secrets: add "${this.secret}" to \`secrets\` in its ` +
+          'manifest.json. Nothing has been registered',
+      );
+    }
+    this.#credential();
+  }
+
+  /**
+   * For `adopt`, as the provider sequence's before-push step: carries the credential in and
+   * accepts it, then says so.
+   */
+  deliver() {
+    const handle = this.#credential();
+    const accept = this.command();
+    carrySecret(handle, accept[accept.length - 1]);
+    tell(accept);
+    say(`accepted ${this.secret}: ${this.what}, as genesis made it`);
+  }
+
+  /** The credential's handle, or the refusal for one the host cannot hand over. */
+  #credential() {
+    try {
+      return credential(this.credential);
+    } catch (e) {
+      if (!(e instanceof HostCallError)) throw e;
+      throw refuse(
+        `${this.what} (genesis credential \`${this.credential}\`) cannot be had (${e.reason}), so the \`${this.ctx.module}\` module would have nothing ` +
+          'to open its server with, and the mesh cannot make up the one the server already has',
+      );
+    }
+  }
+}

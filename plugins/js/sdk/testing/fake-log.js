@@ -1,0 +1,5 @@
+import { host } from './fake-host.js';
+
+export const say = (line) => {
+  host.said.push(line);
+};
