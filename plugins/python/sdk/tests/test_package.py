@@ -1,0 +1,74 @@
+"""The package as a whole: its contract, its version and its export."""
+
+import tomllib
+import unittest
+from pathlib import Path
+
+import mesh_adopt
+from mesh_adopt import Plan, Plugin, Report, export, refuse
+
+from . import fake_bindings
+from .support import context, host as fake
+
+
+class Contract(unittest.TestCase):
+    def test_the_package_version_is_the_contract_version(self) -> None:
+        package = next(
+            line.strip().removeprefix("package mesh:adopt@").removesuffix(";")
+            for line in mesh_adopt.WIT.splitlines()
+            if line.strip().startswith("package mesh:adopt@")
+        )
+        self.assertEqual(package, mesh_adopt.__version__)
+        self.assertEqual(mesh_adopt.WORLD, f"mesh:adopt/adopter@{package}")
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        if pyproject.is_file():
+            self.assertEqual(tomllib.loads(pyproject.read_text())["project"]["version"], package)
+
+    def test_the_wit_is_a_real_file_in_the_package(self) -> None:
+        self.assertTrue(Path(mesh_adopt.wit_path()).is_file())
+        self.assertIn("world adopter", mesh_adopt.WIT)
+
+
+class Echo(Plugin):
+    def check(self, ctx):
+        if ctx.module == "no":
+            raise refuse("not this one")
+        return Plan(summary=[ctx.module, ctx.foundation[0].name], commands=[["push", ctx.options.node]])
+
+    def adopt(self, ctx):
+        return Report(summary=f"{ctx.module} on {ctx.options.catalog_source.repository}")
+
+
+class Raw:
+    """A context as the bindings hand it over."""
+
+    def __init__(self, module):
+        ours = context(module=module)
+        container = fake_bindings._case("BundleResource", "Container")(
+            value=type("C", (), {"id": "store", "name": "mesh-store", "image": "p", "volumes": []})()
+        )
+        self.module, self.manifest, self.foundation, self.options = module, ours.manifest, [container], ours.options
+
+
+class Export(unittest.TestCase):
+    def setUp(self) -> None:
+        fake()
+        self.world = export(Echo)()
+
+    def test_the_plan_and_the_report_cross_as_the_bindings_records(self) -> None:
+        self.assertEqual(
+            self.world.check(Raw("postgres")),
+            fake_bindings.Plan(summary=["postgres", "mesh-store"], commands=[["push", "node-1"]]),
+        )
+        self.assertEqual(
+            self.world.adopt(Raw("postgres")), fake_bindings.Report(summary="postgres on https://git.mesh.test/catalogue.git")
+        )
+
+    def test_a_refusal_crosses_as_err_refusal(self) -> None:
+        with self.assertRaises(fake_bindings.Err) as caught:
+            self.world.check(Raw("no"))
+        self.assertEqual(caught.exception.value, fake_bindings.Refusal(message="not this one"))
+
+
+if __name__ == "__main__":
+    unittest.main()
