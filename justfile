@@ -10,8 +10,22 @@ default:
 setup:
     @rustup target list --installed | grep -qx wasm32-wasip2 || rustup target add wasm32-wasip2
 
-# Install what the tests need beyond that: a NATS server for the live backend's tests.
-setup-test: setup
+# Install the toolchains JavaScript and Python plugins are built with, from the npm and
+# Python registries: componentize-js, jco and esbuild into plugins/js/node_modules (from its
+# lock file), componentize-py and the Python SDK into plugins/python/.venv. Each is done
+# again only when what it installs from has changed.
+setup-langs:
+    @[ plugins/js/node_modules/.package-lock.json -nt plugins/js/package-lock.json ] || \
+        npm ci --prefix plugins/js --no-audit --no-fund --loglevel=error
+    @[ -x plugins/python/.venv/bin/python ] || python3 -m venv plugins/python/.venv
+    @[ -z "$(find plugins/python/requirements.txt plugins/python/sdk -newer plugins/python/.venv/.installed -not -path '*/__pycache__*' 2>/dev/null; [ -e plugins/python/.venv/.installed ] || echo new)" ] || \
+        (plugins/python/.venv/bin/pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./plugins/python/sdk \
+        && plugins/python/.venv/bin/pip install --quiet --disable-pip-version-check -r plugins/python/requirements.txt \
+        && touch plugins/python/.venv/.installed)
+
+# Install what the tests need beyond that: a NATS server for the live backend's tests, and
+# the other languages' toolchains for the conformance suite.
+setup-test: setup setup-langs
     @command -v nats-server >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server)
 
 ### build
@@ -41,6 +55,8 @@ demo: build
 # Run every test: the plugins' own, then the host's against the real plugins.
 test: setup-test build-plugins
     cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
+    npm test --prefix plugins/js --silent
+    cd plugins/python/sdk && ../.venv/bin/python -m unittest --quiet
     just sdk-package
     cargo test --quiet
     just embed-check
@@ -64,7 +80,7 @@ embed-check:
 
 # Benchmarks: criterion (compile, load, host call, phase three vs native, sweep), the fleet, then `mesh-adopt test --sweep`.
 bench: build-plugins
-    cargo bench --bench adoption
+    cargo bench -p mesh-adopt-bench --bench adoption
     cargo build --quiet --release --example fleet
     for n in 1 100 1000; do for run in 1 2 3; do ./target/release/examples/fleet $n 64; done; done
     cargo build --quiet --release

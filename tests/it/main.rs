@@ -6,6 +6,7 @@
 mod cache;
 mod check_phase;
 mod cli;
+mod conformance;
 mod events;
 mod fleet;
 mod fuzz;

@@ -257,6 +257,37 @@ fn a_new_plain_module_builds_and_passes_its_first_scenario_unchanged() {
     assert!(tested.contains("1 passed, 0 failed"), "{tested}");
 }
 
+/// `new --lang js` and `--lang python` write a plugin that `build` makes with its language's
+/// toolchain (installed for the plugin from npm, or into a virtual environment made in it)
+/// and that passes its first scenario unchanged; what the toolchain installs stays out of
+/// the catalogue's commits.
+fn a_new_module_in(language: &str, module: &str, sdk: &str) {
+    let repo = CatalogueRepo::new();
+    let sdk = format!("path:{}", root().join(sdk).display());
+    let made = exited(&repo.mesh_adopt(&["new", module, "--lang", language, "--sdk", &sdk]), 0);
+    assert!(made.contains(&format!("created modules/{module}/plugin/")), "{made}");
+    let built = exited(&repo.mesh_adopt(&["build", module]), 0);
+    assert!(built.contains(&format!("placed {module}")) && built.contains("pinned"), "{built}");
+    let tested = exited(&repo.mesh_adopt(&["test", &format!("modules/{module}")]), 0);
+    assert!(tested.contains(&format!("ok    {module}/installs")), "{tested}");
+    assert!(tested.contains("1 passed, 0 failed"), "{tested}");
+    let untracked = repo.git(&["status", "--porcelain", "--untracked-files=all"]);
+    for product in ["node_modules", ".venv", "__pycache__", "target/"] {
+        assert!(!untracked.contains(product), "{product} would be committed:\n{untracked}");
+    }
+    assert!(untracked.contains(&format!("modules/{module}/plugin/")), "{untracked}");
+}
+
+#[test]
+fn a_new_javascript_module_builds_and_passes_its_first_scenario_unchanged() {
+    a_new_module_in("js", "demo-js", "plugins/js/sdk");
+}
+
+#[test]
+fn a_new_python_module_builds_and_passes_its_first_scenario_unchanged() {
+    a_new_module_in("python", "demo-py", "plugins/python/sdk");
+}
+
 #[test]
 fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
     let repo = CatalogueRepo::new();

@@ -2,12 +2,19 @@
 //! on this host before it is placed, then placed beside the manifest and pinned in it.
 //! `--check` builds the same way and only compares, for a catalogue's CI.
 //!
+//! A source is a Rust crate, a JavaScript package or a Python project, told by the project
+//! file it holds; each is built by its own toolchain ([`cargo`], [`node`], [`python`]) and
+//! every build ends the same way: loaded on this host, then staged and placed.
+//!
 //! Every module asked for is built and loaded before any is placed, so a build that fails
 //! half-way through a catalogue leaves every module as it was.
 
-use std::io::{BufRead as _, BufReader};
+mod cargo;
+mod node;
+mod python;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{Context as _, Result, bail};
 
@@ -16,8 +23,70 @@ use mesh_adopt_runtime::catalogue::{
 };
 use mesh_adopt_runtime::runtime::PluginHost;
 
-/// The target every plugin is built for.
-pub const TARGET: &str = "wasm32-wasip2";
+/// The languages a plugin's source can be in, each told by the project file at its root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    /// A crate (`Cargo.toml`) built by cargo for wasm32-wasip2 against the Rust SDK.
+    Rust,
+    /// A package (`package.json`) built by componentize-js against the JavaScript SDK.
+    JavaScript,
+    /// A project (`pyproject.toml`) built by componentize-py against the Python SDK.
+    Python,
+}
+
+impl Language {
+    /// Every language, in the order a refusal lists them.
+    pub const ALL: [Language; 3] = [Language::Rust, Language::JavaScript, Language::Python];
+
+    /// The project file that marks a source as this language's.
+    pub fn project_file(self) -> &'static str {
+        match self {
+            Language::Rust => "Cargo.toml",
+            Language::JavaScript => "package.json",
+            Language::Python => "pyproject.toml",
+        }
+    }
+
+    /// The language's name, as `--lang` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Rust => "rust",
+            Language::JavaScript => "js",
+            Language::Python => "python",
+        }
+    }
+
+    /// Reads `--lang`.
+    pub fn parse(name: &str) -> Result<Language> {
+        match name {
+            "rust" | "rs" => Ok(Language::Rust),
+            "js" | "javascript" => Ok(Language::JavaScript),
+            "python" | "py" => Ok(Language::Python),
+            other => bail!("--lang is rust, js or python, not `{other}`"),
+        }
+    }
+
+    /// The language of the source in `dir`: the one whose project file it holds. None, or
+    /// more than one, is refused: a build must never guess, or one language's toolchain
+    /// would overwrite the plugin another's made.
+    fn of_source(dir: &Path) -> std::result::Result<Language, String> {
+        let found: Vec<Language> = Language::ALL.into_iter().filter(|l| dir.join(l.project_file()).is_file()).collect();
+        let files = |languages: &[Language]| {
+            languages.iter().map(|l| format!("`{}`", l.project_file())).collect::<Vec<_>>().join(", ")
+        };
+        match found.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(format!(
+                "holds none of {}: `mesh-adopt build` builds a Rust crate, a JavaScript package or a Python project",
+                files(&Language::ALL)
+            )),
+            several => Err(format!(
+                "holds {}, so its language is not one: keep the one project file of the plugin's language there",
+                files(several)
+            )),
+        }
+    }
+}
 
 /// One module's plugin as its manifest describes it: where its source is and where the
 /// build goes.
@@ -27,8 +96,10 @@ pub struct ModuleSource {
     pub module: String,
     /// Its manifest, which names the source and holds the pin.
     pub manifest_path: PathBuf,
-    /// The source's crate directory (holding `Cargo.toml`).
+    /// The source's directory (holding its language's project file).
     pub source: PathBuf,
+    /// The language the source is in.
+    pub language: Language,
     /// Where the plugin is placed: the manifest's `adopt.plugin`, beside it.
     pub plugin_path: PathBuf,
     /// The sha256 the manifest pins, if it pins one.
@@ -40,7 +111,7 @@ pub struct ModuleSource {
 pub struct Built {
     /// What was built.
     pub source: ModuleSource,
-    /// The component cargo made.
+    /// The component the toolchain made.
     pub artefact: PathBuf,
     /// Its sha256, hex.
     pub digest: String,
@@ -126,15 +197,15 @@ pub fn locate(catalogue: &Catalogue, module: &str) -> Result<ModuleSource> {
         );
     }
     let source_dir = lexically_normal(&dir.join(&source));
-    if !source_dir.join("Cargo.toml").is_file() {
-        bail!(
-            "the `{module}` module's source `{}` (its manifest's `adopt.source`) holds no Cargo.toml: `mesh-adopt \
-             build` builds a plugin's crate with cargo",
+    let language = Language::of_source(&source_dir).map_err(|why| {
+        anyhow::anyhow!(
+            "the `{module}` module's source `{}` (its manifest's `adopt.source`) {why}",
             source_dir.display()
-        );
-    }
+        )
+    })?;
     Ok(ModuleSource {
         module: module.to_string(),
+        language,
         plugin_path: dir.join(&adopt.plugin),
         source: source_dir,
         manifest_path,
@@ -159,100 +230,34 @@ pub fn lexically_normal(path: &Path) -> PathBuf {
     if normal.as_os_str().is_empty() { PathBuf::from(".") } else { normal }
 }
 
-/// Adds the wasm32-wasip2 target to the toolchain that builds in `dir` (a catalogue's
-/// `rust-toolchain.toml` chooses it) when rustup manages it and lacks the target. Without
-/// rustup, cargo's own error says what is missing.
-pub fn ensure_target(dir: &Path) -> Result<()> {
-    let Ok(installed) = Command::new("rustup").args(["target", "list", "--installed"]).current_dir(dir).output() else {
-        return Ok(());
-    };
-    if String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.trim() == TARGET) {
-        return Ok(());
-    }
-    crate::errln!("adding the {TARGET} target (rustup target add {TARGET})");
-    let status = Command::new("rustup")
-        .args(["target", "add", TARGET])
-        .current_dir(dir)
-        .status()
-        .context("failed to run rustup")?;
-    if !status.success() {
-        bail!("`rustup target add {TARGET}` failed ({status}); plugins are built for {TARGET}");
-    }
-    Ok(())
-}
-
-/// cargo, run in `dir` so that the toolchain a catalogue pins there is the one that builds.
-fn cargo_in(dir: &Path) -> Command {
-    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cargo.current_dir(dir);
-    cargo
-}
-
-/// Builds `source`'s crate as a component and loads it on `host` (so a plugin of another
-/// world, or none, is refused before it is placed; the compiled form is cached for the runs
-/// that follow). A crate of its own shares `shared_target` with the catalogue's other modules,
-/// so their common dependencies compile once.
-///
-/// Unless the author sets their own `RUSTFLAGS`, every local path the build could embed (the
-/// cargo home its dependencies are unpacked in, each crate built from a path) is remapped to
-/// a fixed name, so the same source and toolchain build the same bytes on any machine and a
-/// catalogue's CI can check the pin.
+/// Builds `source` with its language's toolchain and loads the build on `host` (so a plugin
+/// of another world, or none, is refused before it is placed; the compiled form is cached
+/// for the runs that follow). Builds go under `shared_target`, the catalogue's one build
+/// directory: cargo's target directory, and a directory per language for the others.
+/// `locked` builds from lock files only and writes none.
 pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, locked: bool) -> Result<Built> {
-    let dir = source.source.canonicalize().with_context(|| format!("failed to read `{}`", source.source.display()))?;
-    ensure_target(&dir)?;
-    let manifest = dir.join("Cargo.toml");
-    let mut cargo = cargo_in(&dir);
-    cargo
-        .args(["build", "--release", "--target", TARGET, "--message-format", "json-render-diagnostics"])
-        .arg("--manifest-path")
-        .arg(&manifest);
-    if locked {
-        // A check changes nothing, the lock file included: without one, cargo says so.
-        cargo.arg("--locked");
-    }
-    let layout = CrateLayout::of(&manifest)?;
-    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
-        // Relative to where the author ran the command, not to the crate cargo runs in.
-        cargo.env("CARGO_TARGET_DIR", std::path::absolute(PathBuf::from(target))?);
-    } else if layout.standalone {
-        let shared = std::path::absolute(shared_target)?;
-        ignore_in_git(&shared);
-        cargo.arg("--target-dir").arg(shared);
-    }
-    if std::env::var_os("RUSTFLAGS").is_none() && std::env::var_os("CARGO_ENCODED_RUSTFLAGS").is_none() {
-        let flags: Vec<String> = layout
-            .remaps
-            .into_iter()
-            .map(|(from, to)| format!("--remap-path-prefix={}={to}", from.display()))
-            .collect();
-        let flags = serde_json::to_string(&flags)?;
-        cargo.arg("--config").arg(format!("target.{TARGET}.rustflags={flags}"));
-    }
-    let mut child = cargo
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .context("failed to run cargo, which builds the plugins")?;
-    let mut artefact = None;
-    for line in BufReader::new(child.stdout.take().expect("stdout is piped")).lines() {
-        let line = line.context("failed to read cargo's messages")?;
-        if let Some(wasm) = component_of(&line, &manifest) {
-            artefact = Some(wasm);
+    let artefact = match source.language {
+        Language::Rust => cargo::build(&source, shared_target, locked)?,
+        language => {
+            let out = std::path::absolute(shared_target.join(language.name()).join(format!("{}.wasm", source.module)))?;
+            ignore_in_git(shared_target);
+            std::fs::create_dir_all(out.parent().expect("a file in a directory"))
+                .with_context(|| format!("failed to create `{}`", out.display()))?;
+            // A build that fails must not leave the last one to be taken for its output.
+            let _ = std::fs::remove_file(&out);
+            match language {
+                Language::JavaScript => node::build(&source, &out, locked)?,
+                _ => python::build(&source, &out, locked)?,
+            }
+            if !out.is_file() {
+                bail!(
+                    "the {} toolchain reported success but wrote no component to `{}`",
+                    language.name(),
+                    out.display()
+                );
+            }
+            out
         }
-    }
-    let status = child.wait().context("failed to wait for cargo")?;
-    if !status.success() {
-        bail!(
-            "cargo failed to build the `{}` module's plugin from `{}` (its messages are above)",
-            source.module,
-            source.source.display()
-        );
-    }
-    let Some(artefact) = artefact else {
-        bail!(
-            "`{}` built no WebAssembly library: a plugin's crate says `crate-type = [\"cdylib\"]` under `[lib]`",
-            manifest.display()
-        );
     };
     let bytes = std::fs::read(&artefact).with_context(|| format!("failed to read `{}`", artefact.display()))?;
     let digest = sha256_hex(&bytes);
@@ -262,90 +267,24 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, lock
     Ok(Built { source, artefact, digest, size: bytes.len() as u64 })
 }
 
-/// What cargo says of the crate at `manifest`, read once: whether it is a workspace of its
-/// own, so its target directory is ours to choose (a workspace member builds where its
-/// workspace does), and the local directories its build reads source from by absolute path,
-/// each with the fixed name it is remapped to: the cargo home as `/cargo`, and each crate
-/// built from a path outside the plugin's workspace (an SDK next to a checkout) as
-/// `/<name>-<version>`.
-struct CrateLayout {
-    standalone: bool,
-    remaps: Vec<(PathBuf, String)>,
+/// The nearest `relative` path at or above `dir`: where a package manager or a virtual
+/// environment put a tool for the project in `dir` (a workspace's is above its members).
+fn find_up(dir: &Path, relative: &str) -> Option<PathBuf> {
+    dir.ancestors().map(|at| at.join(relative)).find(|candidate| candidate.is_file())
 }
 
-impl CrateLayout {
-    fn of(manifest: &Path) -> Result<CrateLayout> {
-        let metadata = metadata(manifest)?;
-        let root = metadata["workspace_root"].as_str().map(|r| Path::new(r).canonicalize().ok());
-        let standalone = root.flatten().is_some_and(|root| Some(root.as_path()) == manifest.parent());
-        Ok(CrateLayout { standalone, remaps: remapped_paths(&metadata) })
+/// Runs a toolchain's command, its output shown as it comes (on stderr, beside the build's
+/// own progress, so the command's stdout stays the list of what was placed).
+fn run_tool(mut command: Command, what: &str) -> Result<()> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let status = command
+        .stdout(std::process::Stdio::from(std::io::stderr()))
+        .status()
+        .with_context(|| format!("failed to run `{program}`, which {what}"))?;
+    if !status.success() {
+        bail!("`{program}` failed ({status}); it {what}, and its messages are above");
     }
-}
-
-/// `cargo metadata` of the crate at `manifest`, for the plugins' target.
-fn metadata(manifest: &Path) -> Result<serde_json::Value> {
-    let output = cargo_in(manifest.parent().unwrap_or(Path::new(".")))
-        .args(["metadata", "--format-version", "1", "--filter-platform", TARGET, "--manifest-path"])
-        .arg(manifest)
-        .stderr(Stdio::inherit())
-        .output()
-        .context("failed to run cargo, which builds the plugins")?;
-    if !output.status.success() {
-        bail!("cargo cannot read the crate at `{}` (its messages are above)", manifest.display());
-    }
-    serde_json::from_slice(&output.stdout).context("cargo metadata is not JSON")
-}
-
-/// The directories to remap in a build described by `metadata` (see [`CrateLayout`]).
-fn remapped_paths(metadata: &serde_json::Value) -> Vec<(PathBuf, String)> {
-    let mut paths = Vec::new();
-    if let Some(home) = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
-        && let Ok(home) = home.canonicalize()
-    {
-        paths.push((home, "/cargo".to_string()));
-    }
-    // The workspace's own crates reach rustc by paths relative to the workspace, which say
-    // nothing of the machine: only crates from elsewhere need a fixed name. Keeping the
-    // workspace out also keeps the flags the same for every module built from one checkout
-    // (changed flags would rebuild every dependency).
-    let members: Vec<&str> =
-        metadata["workspace_members"].as_array().into_iter().flatten().filter_map(|m| m.as_str()).collect();
-    for package in metadata["packages"].as_array().into_iter().flatten() {
-        if package["id"].as_str().is_some_and(|id| members.contains(&id)) {
-            continue;
-        }
-        let (None, Some(name), Some(version), Some(at)) = (
-            package["source"].as_str(),
-            package["name"].as_str(),
-            package["version"].as_str(),
-            package["manifest_path"].as_str(),
-        ) else {
-            continue;
-        };
-        if let Some(dir) = Path::new(at).parent() {
-            paths.push((dir.to_path_buf(), format!("/{name}-{version}")));
-        }
-    }
-    paths
-}
-
-/// The `.wasm` file of a `compiler-artifact` message about the crate at `manifest`.
-fn component_of(line: &str, manifest: &Path) -> Option<PathBuf> {
-    let message: serde_json::Value = serde_json::from_str(line).ok()?;
-    if message["reason"] != "compiler-artifact" {
-        return None;
-    }
-    let built_from = Path::new(message["manifest_path"].as_str()?);
-    if built_from.canonicalize().ok()? != manifest {
-        return None;
-    }
-    let kinds = message["target"]["crate_types"].as_array()?;
-    if !kinds.iter().any(|k| k == "cdylib") {
-        return None;
-    }
-    message["filenames"].as_array()?.iter().filter_map(|f| f.as_str()).find(|f| f.ends_with(".wasm")).map(PathBuf::from)
+    Ok(())
 }
 
 /// Keeps the shared build directory out of the catalogue's commits, without editing the

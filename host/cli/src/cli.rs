@@ -123,6 +123,10 @@ struct NewArgs {
     /// SDK this mesh-adopt was built with, by path, when it is on this machine].
     #[arg(long, value_name = "SPEC")]
     sdk: Option<String>,
+    /// The plugin's language: `rust` (a crate), `js` (an npm package, built by
+    /// componentize-js) or `python` (a project, built by componentize-py).
+    #[arg(long, value_name = "LANG", default_value = "rust")]
+    lang: String,
 }
 
 #[derive(Debug, Args)]
@@ -776,11 +780,13 @@ fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String
 
 /// Writes a new module into a catalogue and says what it wrote and what to run next.
 fn new_module(args: NewArgs) -> Result<()> {
+    let language = crate::build::Language::parse(&args.lang)?;
     let request = crate::scaffold::Request {
         module: &args.module,
         catalogue: &args.catalogue,
         adopts: args.adopts.as_deref(),
-        sdk: crate::scaffold::SdkSource::parse(args.sdk.as_deref())?,
+        language,
+        sdk: crate::scaffold::SdkSource::parse(args.sdk.as_deref(), language)?,
     };
     let made = crate::scaffold::new_module(&request)?;
     for file in &made.files {

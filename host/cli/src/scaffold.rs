@@ -1,11 +1,13 @@
-//! `mesh-adopt new`: a new module in a catalogue checkout — its manifest, its plugin's crate
-//! and its scenarios side by side in `modules/<module>/` — which builds and passes as written,
-//! for an author to grow from. Nothing outside that directory is touched.
+//! `mesh-adopt new`: a new module in a catalogue checkout — its manifest, its plugin's source
+//! (a Rust crate, a JavaScript package or a Python project) and its scenarios side by side in
+//! `modules/<module>/` — which builds and passes as written, for an author to grow from.
+//! Nothing outside that directory is touched.
 
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
+use crate::build::Language;
 use crate::templates;
 
 /// What to make.
@@ -16,11 +18,14 @@ pub struct Request<'a> {
     pub catalogue: &'a Path,
     /// The foundation bundle's container the module adopts in place, if it does.
     pub adopts: Option<&'a str>,
-    /// Where the plugin's crate takes the SDK from.
+    /// The language the plugin is written in.
+    pub language: Language,
+    /// Where the plugin takes the SDK from.
     pub sdk: SdkSource,
 }
 
-/// Where a plugin's crate takes `mesh-adopt-sdk` from: the three ways cargo can.
+/// Where a plugin takes its language's SDK from: a checkout, a git repository or a version
+/// from the language's registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SdkSource {
     /// A checkout of the SDK's crate on this machine.
@@ -31,10 +36,20 @@ pub enum SdkSource {
     Version(String),
 }
 
-/// The SDK this binary was built beside, when built from a checkout that is still there.
-fn built_with() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins/sdk");
-    dir.join("Cargo.toml").is_file().then(|| dir.canonicalize().ok()).flatten()
+/// The SDK of `language` this binary was built beside, when built from a checkout that is
+/// still there.
+fn built_with(language: Language) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../plugins").join(sdk_dir(language));
+    dir.join(language.project_file()).is_file().then(|| dir.canonicalize().ok()).flatten()
+}
+
+/// Where each language's SDK lives in this repository, from `plugins/`.
+fn sdk_dir(language: Language) -> &'static str {
+    match language {
+        Language::Rust => "sdk",
+        Language::JavaScript => "js/sdk",
+        Language::Python => "python/sdk",
+    }
 }
 
 /// The SDK's version: the contract's, which this host implements.
@@ -43,22 +58,34 @@ pub fn sdk_version() -> &'static str {
 }
 
 impl SdkSource {
-    /// Reads `--sdk`: `path:DIR`, `git:URL` or a version; without it, the SDK this binary
-    /// was built beside, else the contract's version.
-    pub fn parse(spec: Option<&str>) -> Result<SdkSource> {
+    /// Reads `--sdk` for a plugin in `language`: `path:DIR`, `git:URL` or a version; without
+    /// it, the SDK this binary was built beside, else the contract's version.
+    pub fn parse(spec: Option<&str>, language: Language) -> Result<SdkSource> {
         let Some(spec) = spec else {
-            return Ok(built_with().map_or_else(|| SdkSource::Version(sdk_version().to_string()), SdkSource::Path));
+            return Ok(built_with(language)
+                .map_or_else(|| SdkSource::Version(sdk_version().to_string()), SdkSource::Path));
         };
         if let Some(dir) = spec.strip_prefix("path:") {
             let dir = PathBuf::from(dir);
-            if !dir.join("Cargo.toml").is_file() {
-                bail!("--sdk path:{}: there is no crate there (no Cargo.toml)", dir.display());
+            if !dir.join(language.project_file()).is_file() {
+                bail!(
+                    "--sdk path:{}: there is no {} SDK there (no {})",
+                    dir.display(),
+                    language.name(),
+                    language.project_file()
+                );
             }
             return Ok(SdkSource::Path(dir.canonicalize()?));
         }
         if let Some(url) = spec.strip_prefix("git:") {
-            if url.is_empty() || url.contains(['"', '\\', '\n']) {
+            if url.is_empty() || url.contains(['"', '\\', '\n', ' ', '#']) {
                 bail!("--sdk git:URL needs a repository URL");
+            }
+            if language == Language::JavaScript {
+                bail!(
+                    "--sdk git:URL cannot name the JavaScript SDK: npm takes no package from a directory inside a \
+                     git repository; give `--sdk path:DIR` (a checkout's plugins/js/sdk) or a version"
+                );
             }
             return Ok(SdkSource::Git(url.to_string()));
         }
@@ -70,16 +97,29 @@ impl SdkSource {
         Ok(SdkSource::Version(spec.to_string()))
     }
 
-    /// The dependency's value in the crate at `crate_dir` (which exists): a path relative to
-    /// it, so the catalogue can move as a whole.
-    fn dependency(&self, crate_dir: &Path) -> Result<String> {
-        Ok(match self {
-            SdkSource::Path(dir) => {
-                let from = crate_dir.canonicalize()?;
-                format!("{{ path = {:?} }}", relative(&from, dir).display().to_string())
+    /// The dependency on the SDK as `language`'s project in `plugin_dir` (which exists)
+    /// writes it: a path relative to it, so the catalogue can move as a whole.
+    fn dependency(&self, language: Language, plugin_dir: &Path) -> Result<String> {
+        let relative_path = |dir: &Path| -> Result<String> {
+            Ok(relative(&plugin_dir.canonicalize()?, dir).display().to_string())
+        };
+        Ok(match (language, self) {
+            (Language::Rust, SdkSource::Path(dir)) => format!("{{ path = {:?} }}", relative_path(dir)?),
+            (Language::Rust, SdkSource::Git(url)) => format!("{{ git = {url:?} }}"),
+            (Language::Rust, SdkSource::Version(version)) => format!("{version:?}"),
+            (Language::JavaScript, SdkSource::Path(dir)) => format!("file:{}", relative_path(dir)?),
+            (Language::JavaScript, SdkSource::Git(_)) => unreachable!("refused by `parse`"),
+            (Language::JavaScript, SdkSource::Version(version)) => version.clone(),
+            // A requirements.txt line: pip reads a path there from the directory it runs in,
+            // which `mesh-adopt build` makes the plugin's.
+            (Language::Python, SdkSource::Path(dir)) => {
+                let path = relative_path(dir)?;
+                if path.starts_with('.') { path } else { format!("./{path}") }
             }
-            SdkSource::Git(url) => format!("{{ git = {url:?} }}"),
-            SdkSource::Version(version) => format!("{version:?}"),
+            (Language::Python, SdkSource::Git(url)) => {
+                format!("mesh-adopt-sdk @ git+{url}#subdirectory=plugins/{}", sdk_dir(language))
+            }
+            (Language::Python, SdkSource::Version(version)) => format!("mesh-adopt-sdk=={version}"),
         })
     }
 }
@@ -136,6 +176,15 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
     if module_dir.exists() {
         bail!("`{}` already exists; nothing was written", module_dir.display());
     }
+    if request.adopts.is_some() && request.language != Language::Rust {
+        bail!(
+            "--adopts starts from Rust adopt-in-place rules only; for a {} plugin, start with `mesh-adopt new \
+             {module} --lang {}` and adopt with the SDK's foundation helpers (docs/writing-a-plugin.md); nothing \
+             was written",
+            request.language.name(),
+            request.language.name()
+        );
+    }
     let mut notes = Vec::new();
     let documents = match request.adopts {
         None => templates::installed(module),
@@ -165,37 +214,49 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
             templates::adopts_in_place(module, &adopted, handover.as_ref())
         }
     };
+    let language = request.language;
     if let SdkSource::Path(dir) = &request.sdk
-        && built_with().as_ref() == Some(dir)
+        && built_with(language).as_ref() == Some(dir)
     {
+        let others = if language == Language::JavaScript { "`--sdk VERSION`" } else { "`--sdk git:URL` or `--sdk VERSION`" };
         notes.push(format!(
             "the plugin takes the SDK by path from `{}`, the checkout this mesh-adopt was built from: for a \
-             catalogue others build, give `--sdk git:URL` or `--sdk VERSION`",
+             catalogue others build, give {others}",
             dir.display()
         ));
     }
     if let SdkSource::Version(version) = &request.sdk {
+        let (package, registry) = match language {
+            Language::Rust => ("mesh-adopt-sdk", "crates.io"),
+            Language::JavaScript => ("@mesh-adopt/sdk", "npm"),
+            Language::Python => ("mesh-adopt-sdk", "PyPI"),
+        };
         notes.push(format!(
-            "the plugin takes mesh-adopt-sdk {version} from the registry; give `--sdk path:DIR` or `--sdk git:URL` \
-             for a checkout"
+            "the plugin takes {package} {version} from {registry}; give `--sdk path:DIR` for a checkout of it"
         ));
     }
 
     let plugin_dir = module_dir.join("plugin");
-    std::fs::create_dir_all(plugin_dir.join("src"))
-        .with_context(|| format!("failed to create `{}`", plugin_dir.display()))?;
+    std::fs::create_dir_all(&plugin_dir).with_context(|| format!("failed to create `{}`", plugin_dir.display()))?;
     std::fs::create_dir_all(module_dir.join("scenarios"))?;
-    let dependency = request.sdk.dependency(&plugin_dir)?;
+    let dependency = request.sdk.dependency(language, &plugin_dir)?;
+    let version = match &request.sdk {
+        SdkSource::Version(version) => version.as_str(),
+        _ => sdk_version(),
+    };
     let mut files = Vec::new();
     let mut write = |path: PathBuf, text: &str| -> Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("failed to create `{}`", dir.display()))?;
+        }
         std::fs::write(&path, text).with_context(|| format!("failed to write `{}`", path.display()))?;
         files.push(path);
         Ok(())
     };
     write(module_dir.join("manifest.json"), &documents.manifest)?;
-    write(plugin_dir.join("Cargo.toml"), &templates::cargo_toml(module, &dependency))?;
-    write(plugin_dir.join(".gitignore"), "/target/\n")?;
-    write(plugin_dir.join("src/lib.rs"), &documents.lib_rs)?;
+    for (name, text) in templates::plugin_files(language, module, &dependency, version, &documents) {
+        write(plugin_dir.join(name), &text)?;
+    }
     for (name, text) in &documents.scenarios {
         write(module_dir.join("scenarios").join(format!("{name}.toml")), text)?;
     }
@@ -219,7 +280,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("modules/cache")).unwrap();
         let request =
-            Request { module: "cache", catalogue: dir.path(), adopts: None, sdk: SdkSource::Version("0.1.0".into()) };
+            Request {
+                module: "cache",
+                catalogue: dir.path(),
+                adopts: None,
+                language: Language::Rust,
+                sdk: SdkSource::Version("0.1.0".into()),
+            };
         let err = new_module(&request).unwrap_err();
         assert!(err.to_string().contains("already exists"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path().join("modules/cache")).unwrap().count(), 0);
@@ -233,10 +300,31 @@ mod tests {
 
     #[test]
     fn reads_each_way_of_naming_the_sdk() {
-        assert_eq!(SdkSource::parse(Some("0.1.0")).unwrap(), SdkSource::Version("0.1.0".into()));
-        assert_eq!(SdkSource::parse(Some("git:https://x/y.git")).unwrap(), SdkSource::Git("https://x/y.git".into()));
+        let rust = Language::Rust;
+        assert_eq!(SdkSource::parse(Some("0.1.0"), rust).unwrap(), SdkSource::Version("0.1.0".into()));
+        let git = SdkSource::parse(Some("git:https://x/y.git"), rust).unwrap();
+        assert_eq!(git, SdkSource::Git("https://x/y.git".into()));
         for bad in ["", "latest", "path:/nowhere/at/all", "git:", "1..2"] {
-            assert!(SdkSource::parse(Some(bad)).is_err(), "{bad}");
+            assert!(SdkSource::parse(Some(bad), rust).is_err(), "{bad}");
         }
+        // npm cannot take a package from a directory of a git repository.
+        let js = SdkSource::parse(Some("git:https://x/y.git"), Language::JavaScript).unwrap_err();
+        assert!(js.to_string().contains("npm takes no package"), "{js}");
+    }
+
+    #[test]
+    fn each_language_names_the_sdk_its_own_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let plugin = dir.path().join("modules/cache/plugin");
+        std::fs::create_dir_all(&plugin).unwrap();
+        let sdk = SdkSource::Path(dir.path().join("sdk"));
+        assert_eq!(sdk.dependency(Language::JavaScript, &plugin).unwrap(), "file:../../../sdk");
+        assert_eq!(sdk.dependency(Language::Python, &plugin).unwrap(), "../../../sdk");
+        let git = SdkSource::Git("https://x/y.git".into());
+        assert_eq!(
+            git.dependency(Language::Python, &plugin).unwrap(),
+            "mesh-adopt-sdk @ git+https://x/y.git#subdirectory=plugins/python/sdk"
+        );
+        assert_eq!(SdkSource::Version("0.1.0".into()).dependency(Language::Python, &plugin).unwrap(), "mesh-adopt-sdk==0.1.0");
     }
 }

@@ -1,11 +1,14 @@
-//! The files `mesh-adopt new` writes: a module installed by the provider sequence, or one
-//! that adopts a container genesis raised, each with scenarios that pass as written.
+//! The files `mesh-adopt new` writes: a module installed by the provider sequence (in Rust,
+//! JavaScript or Python), or one that adopts a container genesis raised (in Rust), each with
+//! scenarios that pass as written.
 
 use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
 use mesh_adopt_runtime::catalogue::{Foundation, FoundationResource};
+
+use crate::build::Language;
 
 /// A new module's documents, before they are written.
 pub struct Documents {
@@ -39,7 +42,7 @@ pub struct Handover {
 
 /// The crate's `Cargo.toml`: a workspace of its own (so it builds the same wherever the
 /// catalogue is checked out), with the release profile that keeps plugins small.
-pub fn cargo_toml(module: &str, sdk: &str) -> String {
+fn cargo_toml(module: &str, sdk: &str) -> String {
     format!(
         r#"[package]
 name = "adopt-{module}"
@@ -67,6 +70,65 @@ strip = true
 panic = "abort"
 "#
     )
+}
+
+/// The JavaScript plugin's files, with `{{module}}`, `{{type}}` and `{{sdk}}` to fill in:
+/// kept in `plugins/js/template/`, where the conformance suite's SDK sits beside them.
+const JS_TEMPLATE: [(&str, &str); 4] = [
+    ("package.json", include_str!("../../../plugins/js/template/package.json")),
+    ("app.js", include_str!("../../../plugins/js/template/app.js")),
+    // npm installs a `file:` SDK as a package, with its own dependencies (componentize-js),
+    // instead of linking to it.
+    (".npmrc", include_str!("../../../plugins/js/template/.npmrc")),
+    (".gitignore", include_str!("../../../plugins/js/template/.gitignore")),
+];
+
+/// The Python plugin's files (see [`JS_TEMPLATE`]); its requirements.txt is written here.
+const PYTHON_TEMPLATE: [(&str, &str); 2] = [
+    ("pyproject.toml", include_str!("../../../plugins/python/template/pyproject.toml")),
+    ("app.py", include_str!("../../../plugins/python/template/app.py")),
+];
+
+/// A template's text for `module`, its plugin type and its SDK dependency.
+fn filled(template: &str, module: &str, sdk: &str) -> String {
+    template.replace("{{module}}", module).replace("{{type}}", &type_name(module)).replace("{{sdk}}", sdk)
+}
+
+/// The plugin's files in `language`, by path in its directory: the project file with the
+/// SDK as `dependency` (of `version`), and the source. A Rust plugin's source is
+/// `documents.lib_rs`; the others install the module by the provider sequence.
+pub fn plugin_files(
+    language: Language,
+    module: &str,
+    dependency: &str,
+    version: &str,
+    documents: &Documents,
+) -> Vec<(&'static str, String)> {
+    match language {
+        Language::Rust => vec![
+            ("Cargo.toml", cargo_toml(module, dependency)),
+            (".gitignore", "/target/\n".to_string()),
+            ("src/lib.rs", documents.lib_rs.clone()),
+        ],
+        Language::JavaScript => {
+            JS_TEMPLATE.iter().map(|(name, text)| (*name, filled(text, module, dependency))).collect()
+        }
+        Language::Python => {
+            let mut files: Vec<_> = PYTHON_TEMPLATE
+                .iter()
+                .map(|(name, text)| (*name, filled(text, module, &format!("mesh-adopt-sdk=={version}"))))
+                .collect();
+            files.push((
+                "requirements.txt",
+                format!(
+                    "# What `mesh-adopt build` installs into this plugin's `.venv` to build it; pip reads a path\n\
+                     # here from this directory.\n{dependency}\n"
+                ),
+            ));
+            files.push((".gitignore", ".venv/\n__pycache__/\n".to_string()));
+            files
+        }
+    }
 }
 
 /// A manifest as `mesh-adopt build` writes one back when it pins the plugin, so the pin is

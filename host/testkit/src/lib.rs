@@ -183,10 +183,16 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<ScenarioFile>> {
     files.iter().map(|p| read(p)).collect()
 }
 
+/// Directories toolchains fill with build products and other projects' files, never a
+/// plugin author's scenarios: cargo's `target`, npm's `node_modules`, a Python `.venv`.
+fn is_build_directory(dir: &Path) -> bool {
+    dir.file_name().is_some_and(|name| ["target", "node_modules", ".venv", "__pycache__"].iter().any(|n| name == *n))
+}
+
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
         let path = entry?.path();
-        if path.is_dir() && !path.ends_with("target") {
+        if path.is_dir() && !is_build_directory(&path) {
             collect(&path, files)?;
         } else if path.extension().is_some_and(|e| e == "toml")
             && path.parent().is_some_and(|p| p.ends_with("scenarios"))
