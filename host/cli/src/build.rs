@@ -259,12 +259,60 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, lock
             out
         }
     };
-    let bytes = std::fs::read(&artefact).with_context(|| format!("failed to read `{}`", artefact.display()))?;
+    let mut artefact = artefact;
+    let mut bytes = std::fs::read(&artefact).with_context(|| format!("failed to read `{}`", artefact.display()))?;
+    // A toolchain whose builds differ run to run marks each with what it was built from: a
+    // placed plugin built from the same source is this build, kept as it is, so neither a
+    // rebuild nor a check in another checkout sees a change where there is none.
+    if let Some(identity) = source_identity(&bytes).map(str::to_string)
+        && let Ok(placed) = std::fs::read(&source.plugin_path)
+        && source_identity(&placed) == Some(identity.as_str())
+    {
+        crate::errln!("{} is built from the same source as the placed plugin ({identity}): kept", source.module);
+        artefact = source.plugin_path.clone();
+        bytes = placed;
+    }
     let digest = sha256_hex(&bytes);
     host.load_pinned(&artefact, Some(&digest)).with_context(|| {
         format!("the `{}` module's build `{}` does not load on this host", source.module, artefact.display())
     })?;
     Ok(Built { source, artefact, digest, size: bytes.len() as u64 })
+}
+
+/// The name of the custom section the JavaScript and Python SDKs' build commands add to a
+/// component: `sha256:<hex>` of everything it was built from.
+pub const SOURCE_SECTION: &str = "mesh-adopt:source";
+
+/// What `component` says it was built from: its last [`SOURCE_SECTION`], if it has one.
+/// Reads only the top level's section headers; anything that is not a well-formed binary
+/// has none.
+pub fn source_identity(component: &[u8]) -> Option<&str> {
+    /// An unsigned LEB128 of at most 32 bits at the start of `bytes`, and what follows it.
+    fn leb128(bytes: &[u8]) -> Option<(usize, &[u8])> {
+        let mut value: u64 = 0;
+        for (at, byte) in bytes.iter().enumerate().take(5) {
+            value |= u64::from(byte & 0x7f) << (7 * at);
+            if byte & 0x80 == 0 {
+                return Some((usize::try_from(u32::try_from(value).ok()?).ok()?, &bytes[at + 1..]));
+            }
+        }
+        None
+    }
+    let mut rest = component.strip_prefix(b"\0asm")?.get(4..)?;
+    let mut found = None;
+    while let Some((&id, after_id)) = rest.split_first() {
+        let (size, after_size) = leb128(after_id)?;
+        let (content, after) = after_size.split_at_checked(size)?;
+        if id == 0 {
+            let (name_length, named) = leb128(content)?;
+            let (name, payload) = named.split_at_checked(name_length)?;
+            if name == SOURCE_SECTION.as_bytes() {
+                found = std::str::from_utf8(payload).ok().filter(|p| p.starts_with("sha256:"));
+            }
+        }
+        rest = after;
+    }
+    found
 }
 
 /// The nearest `relative` path at or above `dir`: where a package manager or a virtual
@@ -396,3 +444,53 @@ pub fn verdict(built: &Built, pin: bool) -> Verdict {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A component's preamble, then sections of (id, content).
+    fn binary(sections: &[(u8, Vec<u8>)]) -> Vec<u8> {
+        let mut bytes = b"\0asm\x0d\0\x01\0".to_vec();
+        for (id, content) in sections {
+            bytes.push(*id);
+            let mut size = content.len();
+            loop {
+                let byte = (size & 0x7f) as u8;
+                size >>= 7;
+                bytes.push(if size == 0 { byte } else { byte | 0x80 });
+                if size == 0 {
+                    break;
+                }
+            }
+            bytes.extend(content);
+        }
+        bytes
+    }
+
+    fn custom(name: &str, payload: &str) -> (u8, Vec<u8>) {
+        let mut content = vec![name.len() as u8];
+        content.extend(name.as_bytes());
+        content.extend(payload.as_bytes());
+        (0, content)
+    }
+
+    #[test]
+    fn reads_the_source_section_wherever_it_is_among_the_sections() {
+        let identity = format!("sha256:{}", "ab".repeat(32));
+        let big = (1, vec![7; 300]);
+        let component = binary(&[big.clone(), custom("name", "x"), custom(SOURCE_SECTION, &identity), big]);
+        assert_eq!(source_identity(&component), Some(identity.as_str()));
+        assert_eq!(source_identity(&binary(&[custom("name", "x")])), None);
+    }
+
+    #[test]
+    fn a_binary_cut_short_or_not_wasm_has_none() {
+        let component = binary(&[custom(SOURCE_SECTION, "sha256:00")]);
+        assert!(source_identity(&component).is_some());
+        assert_eq!(source_identity(&component[..component.len() - 1]), None);
+        assert_eq!(source_identity(b"not wasm"), None);
+        assert_eq!(source_identity(&binary(&[custom(SOURCE_SECTION, "md5:00")])), None);
+    }
+}
+

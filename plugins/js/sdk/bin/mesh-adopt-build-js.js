@@ -4,13 +4,24 @@
 // Builds a JavaScript adoption plugin into a WebAssembly component for the
 // `mesh:adopt/adopter@0.1.0` world: bundles the plugin's entry (its package.json `main`,
 // else `app.js`) with everything it imports into one ES module, then componentizes that
-// against the WIT shipped inside this package. `mesh-adopt build` runs exactly this, with
-// `--out` set, so the interface stays as it is; see the package README.
+// against the WIT shipped inside this package, and marks the component with the identity of
+// those inputs (the `mesh-adopt:source` section, see source-identity.js). `mesh-adopt build`
+// runs exactly this, with `--out` set, so the interface stays as it is; see the package README.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import {
+  BundleError,
+  bundle,
+  markComponent,
+  packageVersion,
+  sdkVersion,
+  sourceIdentity,
+  writeAtomically,
+} from './source-identity.js';
 
 const USAGE = 'usage: mesh-adopt-build-js [--out PATH] [PLUGIN_DIR]';
 const WORLD = 'adopter';
@@ -69,55 +80,41 @@ function entryOf(dir) {
   return entry;
 }
 
-/** One ES module holding the entry and all it imports but the world's own imports. */
-async function bundle(entry, into) {
-  const { build } = await import('esbuild');
-  const outfile = join(into, 'plugin.js');
-  try {
-    await build({
-      entryPoints: [entry],
-      outfile,
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      conditions: ['import', 'default'],
-      target: 'es2022',
-      // The world's imports (and WASI) are the component's, wired by componentize-js.
-      external: ['mesh:*', 'wasi:*'],
-      logLevel: 'error',
-      legalComments: 'none',
-    });
-  } catch {
-    // esbuild has printed its errors.
-    fail(`could not bundle ${entry}`);
-  }
-  return outfile;
-}
-
 async function main() {
   const { dir, out } = parseArgs(process.argv.slice(2));
   const entry = entryOf(dir);
   const started = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'mesh-adopt-build-js-'));
   try {
-    const source = await bundle(entry, work);
+    let source;
+    try {
+      source = await bundle(entry, dir, work);
+    } catch (e) {
+      if (e instanceof BundleError) fail(e.message);
+      throw e;
+    }
+    const identity = sourceIdentity({
+      source: source.bytes,
+      wit: readFileSync(WIT),
+      componentizeJs: packageVersion('@bytecodealliance/componentize-js'),
+      sdk: sdkVersion(),
+    });
     const { componentize } = await import('@bytecodealliance/componentize-js');
     let component;
     try {
-      ({ component } = await componentize({ sourcePath: source, witPath: WIT, worldName: WORLD }));
+      ({ component } = await componentize({ sourcePath: source.path, witPath: WIT, worldName: WORLD }));
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
       fail(`componentize-js could not build ${entry}:\n${text}`);
     }
+    const marked = markComponent(component, identity);
     try {
-      mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, component);
+      writeAtomically(out, marked);
     } catch (e) {
       fail(`cannot write ${out}: ${e.message}`);
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    process.stdout.write(`built ${out} (${component.byteLength} bytes) from ${entry} in ${seconds}s\n`);
+    process.stdout.write(`built ${out} (${marked.byteLength} bytes, source ${identity}) from ${entry} in ${seconds}s\n`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
