@@ -13,9 +13,16 @@ fn cached_host(dir: &Path) -> PluginHost {
     PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(dir).unwrap())
 }
 
+/// The compiled entries in the cache directory (beside them: each entry's lock file, and the
+/// plugin files' digests).
+fn entries(dir: &Path) -> Vec<std::path::PathBuf> {
+    let all = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+    all.filter(|p| p.extension().is_some_and(|e| e == "cwasm")).collect()
+}
+
 /// The one entry in the cache directory.
 fn entry(dir: &Path) -> std::path::PathBuf {
-    let entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let entries = entries(dir);
     assert_eq!(entries.len(), 1, "{entries:?}");
     entries[0].clone()
 }
@@ -70,7 +77,7 @@ async fn an_entry_copied_over_another_plugins_is_a_miss_and_the_pinned_plugin_ru
     let host = cached_host(dir.path());
     let real = host.load(&plugin("adopt_postgres")).unwrap();
     let other = host.load(&plugin("tells_off_plan")).unwrap();
-    let entries: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    let entries = entries(dir.path());
     let named = |digest: &str| entries.iter().find(|p| p.to_string_lossy().contains(digest)).unwrap().clone();
     // The other plugin's native code is copied over the real plugin's entry.
     std::fs::copy(named(&other.digest), named(&real.digest)).unwrap();
@@ -105,3 +112,28 @@ fn a_plugin_file_rewritten_in_place_is_hashed_again_and_held_to_its_pin() {
     let refused = host.load_pinned(&file, Some(&pinned)).err().expect("a rewritten plugin is held to its pin");
     assert!(refused.to_string().contains("the manifest pins"), "{refused:#}");
 }
+
+#[test]
+fn hosts_loading_one_cold_plugin_together_leave_one_sound_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two hosts stand for two processes sharing the cache; two threads on one host for two
+    // runs of one process. Each waits for whichever compile came first.
+    let (first, second) = (cached_host(dir.path()), cached_host(dir.path()));
+    let digests: Vec<String> = std::thread::scope(|s| {
+        let loads = [&first, &second, &first].map(|host| s.spawn(move || host.load(&plugin("adopt_nats")).unwrap().digest));
+        loads.into_iter().map(|load| load.join().unwrap()).collect()
+    });
+    assert!(digests.windows(2).all(|pair| pair[0] == pair[1]), "{digests:?}");
+    let written = entry(dir.path());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // What was written loads in a third host without compiling again: it is not rewritten.
+    let before = std::fs::metadata(&written).unwrap().modified().unwrap();
+    cached_host(dir.path()).load(&plugin("adopt_nats")).unwrap();
+    assert_eq!(std::fs::metadata(&written).unwrap().modified().unwrap(), before);
+}
+

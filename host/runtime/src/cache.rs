@@ -23,7 +23,7 @@ use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -226,6 +226,18 @@ impl CompileCache {
         // place; wasmtime also checks that they were produced by a compatible engine and
         // refuses them otherwise.
         unsafe { Component::deserialize_file(engine, &same_file) }.map_err(|_| Miss::Incompatible)
+    }
+
+    /// Holds the entry's lock file until dropped: a process about to compile a plugin takes
+    /// it, so another process compiling the same plugin meanwhile waits and then finds the
+    /// entry written. `None` when the lock cannot be had (a read-only directory), when
+    /// compiling without it is still right.
+    pub(crate) fn lock_entry(&self, engine: &Engine, digest: &str) -> Option<fs::File> {
+        let mut path = self.entry(engine, digest).into_os_string();
+        path.push(".lock");
+        let file = fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(path).ok()?;
+        file.lock().ok()?;
+        Some(file)
     }
 
     /// What plugin files hash to, remembered beside the entries (see [`crate::digests`]).

@@ -53,6 +53,9 @@ pub struct PluginHost {
     linked: Mutex<HashMap<String, AdopterPre<RunState>>>,
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
+    /// A gate per plugin being compiled, by sha256, so that runs asking for the same cold
+    /// plugin together compile it once.
+    compiling: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     /// Digests of plugin files already read, by file identity, so a fleet that loads the
     /// same file for every site reads and hashes it once, and a plugin loaded again from the
     /// compile cache is not read at all. A file replaced or rewritten has another identity
@@ -186,6 +189,7 @@ impl PluginHost {
             linked: Mutex::new(HashMap::new()),
             cache: None,
             seen: Mutex::new(HashMap::new()),
+            compiling: Mutex::new(HashMap::new()),
         })
     }
 
@@ -289,6 +293,14 @@ impl PluginHost {
     }
 
     fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
+        if let Some(plugin) = self.load_known(path, &digest)? {
+            return Ok(plugin);
+        }
+        // One compile per plugin: a caller that finds another thread (or, through the cache,
+        // another process) compiling it waits for that compile and takes its result.
+        let gate = self.compiling.lock().unwrap_or_else(|p| p.into_inner()).entry(digest.clone()).or_default().clone();
+        let _compiling_here = gate.lock().unwrap_or_else(|p| p.into_inner());
+        let _compiling_anywhere = self.cache.as_ref().and_then(|cache| cache.lock_entry(&self.engine, &digest));
         if let Some(plugin) = self.load_known(path, &digest)? {
             return Ok(plugin);
         }
