@@ -89,6 +89,11 @@ bench: build-plugins
         /usr/bin/time -f "$build: %e s wall, %U s user, %S s system" ./target/$build/mesh-adopt test --sweep | tail -1; \
     done; done
 
+# What a plugin costs in each language, in one run: size, cold compile, warm whole-process run.
+bench-langs: setup-langs build-plugins
+    cargo build --quiet --release
+    host/bench/languages.sh
+
 # Formatting and clippy, host and plugins, warnings as errors.
 lint:
     cargo fmt --all --check
