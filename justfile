@@ -76,7 +76,9 @@ sdk-package:
 # The runtime embeds without the command's dependencies, and the embedding example adopts phase three.
 embed-check:
     @! cargo tree --offline -p mesh-adopt-embed-example -e normal,build --prefix none | grep -E '^(clap|indicatif|ureq|toml) ' || (echo "the embedding example's tree holds a command-line dependency"; exit 1)
-    cargo run --quiet -p mesh-adopt-embed-example
+    @# Built beside the command, so both take one set of features and share one build of wasmtime.
+    cargo build --quiet -p mesh-adopt -p mesh-adopt-embed-example
+    ./target/debug/mesh-adopt-embed-example
 
 # Benchmarks: criterion (compile, load, host call, phase three vs native, sweep), the fleet, then `mesh-adopt test --sweep`.
 bench: build-plugins
