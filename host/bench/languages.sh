@@ -37,7 +37,8 @@ EOF
     timed() {
         local start end rss
         start=$(date +%s%N)
-        rss=$( { XDG_CACHE_HOME=$cache /usr/bin/time -f '%M' "${run[@]}" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+        XDG_CACHE_HOME=$cache /usr/bin/time -f '%M' -o "$work/rss" "${run[@]}" >/dev/null 2>&1
+        rss=$(tail -1 "$work/rss")
         end=$(date +%s%N)
         echo "$(( (end - start) / 1000000 )) $rss"
     }
