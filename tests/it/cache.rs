@@ -10,7 +10,7 @@ use mesh_adopt_runtime::runtime::PluginHost;
 use crate::support::plugin;
 
 fn cached_host(dir: &Path) -> PluginHost {
-    PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(dir).unwrap())
+    PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(dir).unwrap()).unwrap()
 }
 
 /// The compiled entries in the cache directory (beside them: each entry's lock file, and the
@@ -120,7 +120,8 @@ fn hosts_loading_one_cold_plugin_together_leave_one_sound_entry() {
     // runs of one process. Each waits for whichever compile came first.
     let (first, second) = (cached_host(dir.path()), cached_host(dir.path()));
     let digests: Vec<String> = std::thread::scope(|s| {
-        let loads = [&first, &second, &first].map(|host| s.spawn(move || host.load(&plugin("adopt_nats")).unwrap().digest));
+        let loads =
+            [&first, &second, &first].map(|host| s.spawn(move || host.load(&plugin("adopt_nats")).unwrap().digest));
         loads.into_iter().map(|load| load.join().unwrap()).collect()
     });
     assert!(digests.windows(2).all(|pair| pair[0] == pair[1]), "{digests:?}");
@@ -137,3 +138,23 @@ fn hosts_loading_one_cold_plugin_together_leave_one_sound_entry() {
     assert_eq!(std::fs::metadata(&written).unwrap().modified().unwrap(), before);
 }
 
+/// A plugin compiled with the functions another plugin's compile left (the standard library,
+/// serde, the SDK) is the very native code a host without a cache compiles from it.
+#[test]
+fn a_plugin_compiled_from_functions_compiled_before_is_the_same_native_code() {
+    let dir = tempfile::tempdir().unwrap();
+    cached_host(dir.path()).load(&plugin("adopt_postgres")).unwrap();
+    let bytes = std::fs::read(plugin("adopt_nats")).unwrap();
+    let host = cached_host(dir.path());
+    let reusing = host.precompile(&bytes).unwrap();
+    let reused = host.functions_reused().unwrap();
+    assert!(reused.reused * 4 > reused.looked_up, "{reused:?}: a good part of the functions are shared");
+    let afresh = PluginHost::new(Limits::default()).unwrap().precompile(&bytes).unwrap();
+    assert!(reusing == afresh, "the native code differs from a compile afresh");
+    // Once compiled, its own functions are found too (all but the few Cranelift cannot
+    // store).
+    let again = cached_host(dir.path());
+    again.precompile(&bytes).unwrap();
+    let found = again.functions_reused().unwrap();
+    assert!(found.reused > reused.reused && found.reused * 10 > found.looked_up * 9, "{found:?} after {reused:?}");
+}

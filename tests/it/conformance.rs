@@ -4,23 +4,17 @@
 //! Each language's plugins are built by `mesh-adopt build` from the manifests' `adopt.source`,
 //! with the toolchains `just setup-langs` installs.
 //!
-//! The compile cache is shared by every run of this suite (in cargo's temporary directory),
-//! so each big component is compiled once, not once per test run.
+//! The compile cache is the suite's shared one ([`shared_compile_cache`]).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::root;
-
-/// The cache the suite's runs share.
-fn shared_cache() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("conformance-cache")
-}
+use crate::support::{root, shared_compile_cache};
 
 /// `mesh-adopt ARGS` with the suite's cache.
 fn mesh_adopt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", shared_cache())
+        .env("XDG_CACHE_HOME", shared_compile_cache())
         .args(args)
         .output()
         .unwrap()
@@ -53,7 +47,8 @@ fn catalogue_in(language: &str) -> tempfile::TempDir {
         let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
         let source = root().join("plugins").join(language).join(module);
         assert!(source.is_dir(), "`{}` is missing", source.display());
-        manifest["adopt"]["source"] = relative(&module_dir.canonicalize().unwrap(), &source).display().to_string().into();
+        manifest["adopt"]["source"] =
+            relative(&module_dir.canonicalize().unwrap(), &source).display().to_string().into();
         std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
         // What the Rust build left there must not pass for this language's.
         std::fs::remove_file(module_dir.join("adopt.wasm")).unwrap();
@@ -109,10 +104,8 @@ fn conforms(language: &str) {
     }
     let (report, passed) = sweep(catalogue.path());
     assert!(passed, "the {language} plugins do not pass the shipped scenarios:\n{report}");
-    let shipped: usize = shipped_scenarios(catalogue.path())
-        .iter()
-        .map(|dir| std::fs::read_dir(dir).unwrap().count())
-        .sum();
+    let shipped: usize =
+        shipped_scenarios(catalogue.path()).iter().map(|dir| std::fs::read_dir(dir).unwrap().count()).sum();
     assert!(report.contains(&format!("\n{shipped} passed, 0 failed")), "{report}");
     assert_eq!(sweep_line(&report), rust_sweep(), "the {language} plugins' sweep differs from the Rust plugins'");
 }

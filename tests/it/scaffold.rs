@@ -3,20 +3,22 @@
 //! through the binary, in a directory outside the project with its own `git init`, the SDK
 //! taken as a package by path.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use sha2::Digest as _;
 
-use crate::support::{plugin, root};
+use crate::support::{plugin, root, shared_compile_cache};
 
 /// A catalogue repository outside the project: the shipped foundation with a `cache`
 /// container genesis raised beside the store, the store's credential and the cache's, and
 /// phase three's modules as shipped (their plugins prebuilt, their scenarios beside them).
 struct CatalogueRepo {
     dir: tempfile::TempDir,
-    /// The compile cache of the author's machine, outside the repository.
-    cache: tempfile::TempDir,
+    /// The compile cache of the author's machine, outside the repository: the repository's
+    /// own, or the suite's.
+    cache: PathBuf,
+    _own_cache: Option<tempfile::TempDir>,
 }
 
 impl CatalogueRepo {
@@ -55,9 +57,21 @@ impl CatalogueRepo {
                 std::fs::copy(&scenario, module_dir.join("scenarios").join(scenario.file_name().unwrap())).unwrap();
             }
         }
-        let repo = CatalogueRepo { dir, cache: tempfile::tempdir().unwrap() };
+        let repo = CatalogueRepo::in_dir(dir);
         repo.git(&["init", "--quiet"]);
         repo
+    }
+
+    /// The repository in `dir` as it is, with a compile cache of its own.
+    fn in_dir(dir: tempfile::TempDir) -> CatalogueRepo {
+        let own = tempfile::tempdir().unwrap();
+        CatalogueRepo { dir, cache: own.path().to_path_buf(), _own_cache: Some(own) }
+    }
+
+    /// The repository, compiling into the suite's shared cache: for a big JavaScript or
+    /// Python plugin, whose compile then reuses the functions the others' compiles left.
+    fn sharing_compiles(self) -> CatalogueRepo {
+        CatalogueRepo { cache: shared_compile_cache(), _own_cache: None, ..self }
     }
 
     fn path(&self) -> &Path {
@@ -86,7 +100,7 @@ impl CatalogueRepo {
     fn mesh_adopt_in(&self, dir: &Path, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
             .current_dir(dir)
-            .env("XDG_CACHE_HOME", self.cache.path())
+            .env("XDG_CACHE_HOME", &self.cache)
             .env("CARGO_TARGET_DIR", root().join("plugins/target"))
             .args(args)
             .output()
@@ -266,7 +280,7 @@ fn a_new_plain_module_builds_and_passes_its_first_scenario_unchanged() {
 /// current, though the toolchain never builds the same bytes twice: both languages' builds
 /// mark their source the same way, so one language's second build (the cheaper) shows it.
 fn a_new_module_in(language: &str, module: &str, sdk: &str, check_again: bool) {
-    let repo = CatalogueRepo::new();
+    let repo = CatalogueRepo::new().sharing_compiles();
     let sdk = format!("path:{}", root().join(sdk).display());
     let made = exited(&repo.mesh_adopt(&["new", module, "--lang", language, "--sdk", &sdk]), 0);
     assert!(made.contains(&format!("created modules/{module}/plugin/")), "{made}");
@@ -353,7 +367,7 @@ fn the_shipped_catalogue_is_built_and_tested_by_the_same_commands() {
 fn a_fresh_catalogue_repository_takes_its_first_module_and_says_what_to_run() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(root().join("catalogue/foundation.json"), dir.path().join("foundation.json")).unwrap();
-    let repo = CatalogueRepo { dir, cache: tempfile::tempdir().unwrap() };
+    let repo = CatalogueRepo::in_dir(dir);
     // No `modules/` yet: the current directory is the catalogue all the same.
     let made = exited(&repo.mesh_adopt(&["new", "first", "--sdk", &sdk()]), 0);
     assert!(made.contains("created modules/first/manifest.json"), "{made}");

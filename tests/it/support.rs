@@ -28,6 +28,14 @@ pub fn plugin(crate_name: &str) -> PathBuf {
     path
 }
 
+/// The compile cache the suite's runs of big JavaScript and Python plugins share (in cargo's
+/// temporary directory): each is compiled once, not once per run of the suite, and each
+/// compile reuses the functions of the language's engine or interpreter that the others
+/// compiled.
+pub fn shared_compile_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-cache")
+}
+
 /// One engine for the whole test binary, so each plugin compiles once.
 pub fn host() -> &'static PluginHost {
     static HOST: OnceLock<PluginHost> = OnceLock::new();

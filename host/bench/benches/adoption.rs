@@ -119,7 +119,8 @@ fn cold_compile(c: &mut Criterion) {
 /// deserializing the same precompiled artefact from a plain file, what no cache can beat.
 fn cache_hit_load(c: &mut Criterion) {
     let cache_dir = tempfile::tempdir().unwrap();
-    let host = PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(cache_dir.path()).unwrap());
+    let host =
+        PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(cache_dir.path()).unwrap()).unwrap();
     let mut group = c.benchmark_group("cache_hit_load");
     for (module, crate_name) in PLUGINS {
         let path = built(crate_name);
@@ -147,7 +148,8 @@ fn load_and_instantiate(c: &mut Criterion) {
     let rt = runtime();
     let fixture = Fixture::new();
     let cache_dir = tempfile::tempdir().unwrap();
-    let host = PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(cache_dir.path()).unwrap());
+    let host =
+        PluginHost::new(Limits::default()).unwrap().with_cache(CompileCache::open(cache_dir.path()).unwrap()).unwrap();
     let mut group = c.benchmark_group("load_instantiate");
     for (module, crate_name) in PLUGINS {
         let path = built(crate_name);

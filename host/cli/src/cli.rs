@@ -638,11 +638,7 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let output = &session.output;
     let command = if mode == Mode::Check { events::Command::Check } else { events::Command::Run };
     output.start(command, &modules, &options, mesh.as_ref());
-    let host = with_cache(
-        PluginHost::new(args.limits()).context("failed to start the plugin host")?,
-        args.no_cache,
-        args.cache.as_deref(),
-    )?;
+    let host = host_with_cache(args.limits(), args.no_cache, args.cache.as_deref())?;
     output.line(&format!(
         "{} {} on {}",
         if mode == Mode::Check { "checking" } else { "adopting" },
@@ -682,22 +678,24 @@ fn live_config(path: Option<&std::path::Path>) -> Result<LiveConfig> {
     }
 }
 
-/// Adds the compile cache the arguments ask for. An explicit `--cache` that cannot be used
-/// is an error; the default one only a warning, since running without it is only slower.
-fn with_cache(host: PluginHost, no_cache: bool, cache: Option<&std::path::Path>) -> Result<PluginHost> {
+/// The plugin host under `limits`, with the compile cache the arguments ask for. An
+/// explicit `--cache` that cannot be used is an error; the default one only a warning, since
+/// running without it is only slower.
+fn host_with_cache(limits: Limits, no_cache: bool, cache: Option<&std::path::Path>) -> Result<PluginHost> {
+    let started = |host: Result<PluginHost>| host.context("failed to start the plugin host");
     if no_cache {
-        return Ok(host);
+        return started(PluginHost::new(limits));
     }
     if let Some(dir) = cache {
-        return Ok(host.with_cache(CompileCache::open(dir)?));
+        return started(PluginHost::cached(limits, CompileCache::open(dir)?));
     }
     match CompileCache::default_dir().map(|dir| CompileCache::open(&dir)) {
-        Some(Ok(cache)) => Ok(host.with_cache(cache)),
+        Some(Ok(cache)) => started(PluginHost::cached(limits, cache)),
         Some(Err(e)) => {
             crate::errln!("warning: compiling without a cache: {e:#}");
-            Ok(host)
+            started(PluginHost::new(limits))
         }
-        None => Ok(host),
+        None => started(PluginHost::new(limits)),
     }
 }
 
@@ -827,11 +825,7 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
     } else {
         args.modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?
     };
-    let host = with_cache(
-        PluginHost::new(Limits::default()).context("failed to start the plugin host")?,
-        args.no_cache,
-        args.cache.as_deref(),
-    )?;
+    let host = host_with_cache(Limits::default(), args.no_cache, args.cache.as_deref())?;
     let shared_target = args.catalogue.join("target");
     let mut built = Vec::with_capacity(sources.len());
     for source in sources {
@@ -921,11 +915,7 @@ async fn test(args: TestArgs) -> Result<bool> {
     }
     // A plugin author runs the scenarios after every change: compiling the unchanged plugins
     // again each time would be most of a quick run.
-    let host = with_cache(
-        PluginHost::new(Limits::default()).context("failed to start the plugin host")?,
-        args.no_cache,
-        args.cache.as_deref(),
-    )?;
+    let host = host_with_cache(Limits::default(), args.no_cache, args.cache.as_deref())?;
     let (mut passed, mut failed) = (0, 0);
     let mut totals = scenario::SweepResult::default();
     for file in &files {

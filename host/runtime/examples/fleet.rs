@@ -34,7 +34,7 @@ async fn main() -> anyhow::Result<()> {
     let foundation = Foundation::load(&dir.join("foundation.json"))?;
     let credentials = Arc::new(Credentials::open(&dir.join("genesis/credentials")));
     let cache = tempfile::tempdir()?;
-    let host = Arc::new(PluginHost::new(Limits::default())?.with_cache(CompileCache::open(cache.path())?));
+    let host = Arc::new(PluginHost::new(Limits::default())?.with_cache(CompileCache::open(cache.path())?)?);
     // Warm the cache and the linked plugins, as an operator's second run would find them.
     let catalogue = Arc::new(Catalogue::at(&dir));
     for module in PHASE_THREE {

@@ -180,9 +180,14 @@ impl CompileCache {
             .map(|base| base.join("mesh-adopt"))
     }
 
+    /// The cache's directory.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The engine's compatibility hash (wasmtime's version, target and settings), computed
     /// once per engine.
-    fn engine_hash(&self, engine: &Engine) -> u64 {
+    pub(crate) fn engine_hash(&self, engine: &Engine) -> u64 {
         let mut memo = self.engine_hash.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((known, hash)) = &*memo
             && known.upgrade().is_some_and(|known| Engine::same(&known, engine))

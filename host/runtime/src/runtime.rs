@@ -23,6 +23,7 @@ use crate::cache::CompileCache;
 use crate::deadline::Deadline;
 use crate::digests::FileIdentity;
 use crate::error::{StopKind, StopReason, Stopped};
+use crate::functions::{FunctionStore, FunctionsReused};
 use crate::grants::Phase;
 use crate::limits::Limits;
 use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
@@ -53,6 +54,9 @@ pub struct PluginHost {
     linked: Mutex<HashMap<String, AdopterPre<RunState>>>,
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
+    /// The functions Cranelift compiled before, beside the cache: what a new plugin's
+    /// compile reuses.
+    functions: Option<Arc<FunctionStore>>,
     /// A gate per plugin being compiled, by sha256, so that runs asking for the same cold
     /// plugin together compile it once.
     compiling: Mutex<HashMap<String, Arc<Mutex<()>>>>,
@@ -141,7 +145,15 @@ pub struct Adopted {
 impl PluginHost {
     /// Builds the engine (epoch interruption on, a ticker thread driving it) and the linker.
     pub fn new(limits: Limits) -> Result<PluginHost> {
+        Self::assemble(limits, None)
+    }
+
+    /// The host, compiling with `functions` as Cranelift's incremental cache when given.
+    fn assemble(limits: Limits, functions: Option<Arc<FunctionStore>>) -> Result<PluginHost> {
         let mut config = Config::new();
+        if let Some(functions) = &functions {
+            config.enable_incremental_compilation(functions.clone())?;
+        }
         config.epoch_interruption(true);
         // A plugin run instantiates, runs for a millisecond and is dropped: pooling its
         // memory and stack saves an mmap and munmap of each per run.
@@ -188,6 +200,7 @@ impl PluginHost {
             limits,
             linked: Mutex::new(HashMap::new()),
             cache: None,
+            functions,
             seen: Mutex::new(HashMap::new()),
             compiling: Mutex::new(HashMap::new()),
         })
@@ -204,10 +217,27 @@ impl PluginHost {
         &self.limits
     }
 
-    /// Keeps compiled plugins in `cache` and loads them from it.
-    pub fn with_cache(mut self, cache: CompileCache) -> PluginHost {
-        self.cache = Some(cache);
-        self
+    /// A host that keeps compiled plugins in `cache` and loads them from it; a plugin
+    /// compiled afresh reuses every function compiled before with this cache (see
+    /// [`crate::functions`]).
+    pub fn cached(limits: Limits, cache: CompileCache) -> Result<PluginHost> {
+        let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
+        let mut host = Self::assemble(limits, Some(functions.clone()))?;
+        functions.serve(cache.engine_hash(&host.engine));
+        host.cache = Some(cache);
+        Ok(host)
+    }
+
+    /// This host's limits with `cache` (see [`PluginHost::cached`]): the engine is built
+    /// again, with the cache's functions in its compiler.
+    pub fn with_cache(self, cache: CompileCache) -> Result<PluginHost> {
+        Self::cached(self.limits, cache)
+    }
+
+    /// How many functions this host's compiles looked up among those compiled before, and
+    /// how many they reused; `None` without a cache.
+    pub fn functions_reused(&self) -> Option<FunctionsReused> {
+        self.functions.as_ref().map(|functions| functions.reused())
     }
 
     /// Forgets the plugins linked in this process, so the next load reads the cache (or
@@ -221,7 +251,11 @@ impl PluginHost {
         if !bytes.starts_with(b"\0asm") {
             bail!("it is not WebAssembly (no `\\0asm` header)");
         }
-        self.engine.precompile_component(bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+        let compiled = self.engine.precompile_component(bytes);
+        if let Some(functions) = &self.functions {
+            functions.write_pack();
+        }
+        compiled.map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
