@@ -493,4 +493,3 @@ mod tests {
         assert_eq!(source_identity(&binary(&[custom(SOURCE_SECTION, "md5:00")])), None);
     }
 }
-

@@ -62,8 +62,9 @@ impl SdkSource {
     /// it, the SDK this binary was built beside, else the contract's version.
     pub fn parse(spec: Option<&str>, language: Language) -> Result<SdkSource> {
         let Some(spec) = spec else {
-            return Ok(built_with(language)
-                .map_or_else(|| SdkSource::Version(sdk_version().to_string()), SdkSource::Path));
+            return Ok(
+                built_with(language).map_or_else(|| SdkSource::Version(sdk_version().to_string()), SdkSource::Path)
+            );
         };
         if let Some(dir) = spec.strip_prefix("path:") {
             let dir = PathBuf::from(dir);
@@ -100,9 +101,8 @@ impl SdkSource {
     /// The dependency on the SDK as `language`'s project in `plugin_dir` (which exists)
     /// writes it: a path relative to it, so the catalogue can move as a whole.
     fn dependency(&self, language: Language, plugin_dir: &Path) -> Result<String> {
-        let relative_path = |dir: &Path| -> Result<String> {
-            Ok(relative(&plugin_dir.canonicalize()?, dir).display().to_string())
-        };
+        let relative_path =
+            |dir: &Path| -> Result<String> { Ok(relative(&plugin_dir.canonicalize()?, dir).display().to_string()) };
         Ok(match (language, self) {
             (Language::Rust, SdkSource::Path(dir)) => format!("{{ path = {:?} }}", relative_path(dir)?),
             (Language::Rust, SdkSource::Git(url)) => format!("{{ git = {url:?} }}"),
@@ -218,7 +218,8 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
     if let SdkSource::Path(dir) = &request.sdk
         && built_with(language).as_ref() == Some(dir)
     {
-        let others = if language == Language::JavaScript { "`--sdk VERSION`" } else { "`--sdk git:URL` or `--sdk VERSION`" };
+        let others =
+            if language == Language::JavaScript { "`--sdk VERSION`" } else { "`--sdk git:URL` or `--sdk VERSION`" };
         notes.push(format!(
             "the plugin takes the SDK by path from `{}`, the checkout this mesh-adopt was built from: for a \
              catalogue others build, give {others}",
@@ -279,14 +280,13 @@ mod tests {
     fn writes_nothing_over_an_existing_module() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("modules/cache")).unwrap();
-        let request =
-            Request {
-                module: "cache",
-                catalogue: dir.path(),
-                adopts: None,
-                language: Language::Rust,
-                sdk: SdkSource::Version("0.1.0".into()),
-            };
+        let request = Request {
+            module: "cache",
+            catalogue: dir.path(),
+            adopts: None,
+            language: Language::Rust,
+            sdk: SdkSource::Version("0.1.0".into()),
+        };
         let err = new_module(&request).unwrap_err();
         assert!(err.to_string().contains("already exists"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path().join("modules/cache")).unwrap().count(), 0);
@@ -325,6 +325,9 @@ mod tests {
             git.dependency(Language::Python, &plugin).unwrap(),
             "mesh-adopt-sdk @ git+https://x/y.git#subdirectory=plugins/python/sdk"
         );
-        assert_eq!(SdkSource::Version("0.1.0".into()).dependency(Language::Python, &plugin).unwrap(), "mesh-adopt-sdk==0.1.0");
+        assert_eq!(
+            SdkSource::Version("0.1.0".into()).dependency(Language::Python, &plugin).unwrap(),
+            "mesh-adopt-sdk==0.1.0"
+        );
     }
 }
