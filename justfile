@@ -33,12 +33,14 @@ setup-test: setup setup-langs
 # Build every plugin: the tests' own, then each catalogue module's from the source its manifest
 # names, placed beside the manifest by `mesh-adopt build` (unpinned: here plugins are build
 # products, not shipped files).
-# The tests' plugins are built with the path mapping `mesh-adopt build` gives the catalogue's,
-# so the two builds share their dependencies instead of rebuilding them in turn.
-build-plugins: setup
+build-plugins: setup build-test-plugins
+    cargo run --quiet -- build --no-pin
+
+# The tests' plugins, built with the path mapping `mesh-adopt build` gives the catalogue's, so
+# the two builds share their dependencies instead of rebuilding them in turn.
+build-test-plugins:
     cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml \
         --config "target.wasm32-wasip2.rustflags=[\"--remap-path-prefix=$(realpath "${CARGO_HOME:-$HOME/.cargo}")=/cargo\"]"
-    cargo run --quiet -- build --no-pin
 
 # Build the host.
 build: build-plugins
@@ -53,7 +55,17 @@ demo: build
 ### check
 
 # Run every test: the plugins' own, then the host's against the real plugins.
-test: setup-test build-plugins
+# What the tests need is built side by side so that both cores stay busy: the toolchains
+# download while the plugins compile, and the plugins' unit tests compile beside the host
+# and its tests, which one cargo invocation builds together (a `cargo build` then a
+# `cargo test` would leave a core idle through each one's longest crate).
+test: setup
+    @just setup-langs & langs=$!; just build-test-plugins; built=$?; wait $langs && [ $built = 0 ]
+    @just setup-test
+    @cargo test --quiet --no-run & host=$!; \
+        cargo test --quiet --no-run --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu; \
+        built=$?; wait $host && [ $built = 0 ]
+    cargo run --quiet -- build --no-pin
     cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
     npm test --prefix plugins/js --silent
     cd plugins/python/sdk && ../.venv/bin/python -m unittest --quiet
