@@ -19,12 +19,51 @@ export const WORLD = 'mesh:adopt/adopter@0.1.0';
  * rather than as a reasoned "no".
  */
 function run(plugin, method, ctx) {
+  let value;
   try {
-    return { tag: 'ok', val: plugin[method](ctx) };
+    value = shaped(method, plugin[method](ctx));
   } catch (e) {
     if (e instanceof Refusal) return { tag: 'err', val: e.toRecord() };
-    throw e;
+    return trap(e);
   }
+  return { tag: 'ok', val: value };
+}
+
+const isLines = (value) => Array.isArray(value) && value.every((line) => typeof line === 'string');
+
+/**
+ * `method`'s result, or a `TypeError` naming what it should have been: a string summary
+ * would otherwise reach the host as a plan line per character, and a Promise as nothing.
+ */
+function shaped(method, value) {
+  if (typeof value?.then === 'function') {
+    throw new TypeError(`\`${method}\` returned a Promise: \`check\` and \`adopt\` are synchronous, as every host call is`);
+  }
+  if (method === 'check') {
+    if (!isLines(value?.summary)) {
+      throw new TypeError(`\`check\` must return { summary: string[], commands: string[][] }; its summary is ${JSON.stringify(value?.summary)}`);
+    }
+    if (!Array.isArray(value.commands) || !value.commands.every(isLines)) {
+      throw new TypeError(`\`check\` must return { summary: string[], commands: string[][] }; its commands are ${JSON.stringify(value.commands)}`);
+    }
+  } else if (typeof value?.summary !== 'string') {
+    throw new TypeError(`\`adopt\` must return { summary: string }; its summary is ${JSON.stringify(value?.summary)}`);
+  }
+  return value;
+}
+
+/**
+ * Makes `error` trap the plugin. componentize-js turns whatever an export throws into its
+ * `err` side, so a bug thrown from `check` would reach the host as a refusal in the bug's
+ * words. What an export returns is read outside that catch: a value whose first field
+ * throws `error` when read ends the call there, uncaught, and the engine prints it with its
+ * stack to stderr, which the host shows with the stop.
+ */
+function trap(error) {
+  const thrown = () => {
+    throw error;
+  };
+  return { tag: 'ok', val: { get summary() { return thrown(); }, get commands() { return thrown(); } } };
 }
 
 /**

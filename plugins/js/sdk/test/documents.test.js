@@ -82,8 +82,21 @@ test('refusals are the err side of the export, bugs stay bugs', () => {
   });
   assert.deepEqual(exported.check({}), { tag: 'ok', val: { summary: [], commands: [] } });
   assert.deepEqual(exported.adopt({}), { tag: 'err', val: { message: 'no' } });
+  // A bug is not a refusal: the value handed back throws it when the bindings read it,
+  // outside their catch, so the plugin traps with the bug's own error.
   const buggy = exportPlugin({ check: () => null.x, adopt: () => ({}) });
-  assert.throws(() => buggy.check({}), TypeError);
+  const trapped = buggy.check({});
+  assert.equal(trapped.tag, 'ok');
+  assert.throws(() => trapped.val.summary, TypeError);
+  assert.throws(() => buggy.adopt({}).val.summary, /`adopt` must return \{ summary: string \}; its summary is undefined/);
+});
+
+test('a result of the wrong shape traps naming the shape it should have', () => {
+  const exported = (check) => exportPlugin({ check, adopt: () => ({ summary: 'done' }) });
+  const read = (result) => () => result.val.summary;
+  assert.throws(read(exported(() => ({ summary: 'one line', commands: [] })).check({})), /its summary is "one line"/);
+  assert.throws(read(exported(() => ({ summary: [], commands: ['a b'] })).check({})), /its commands are \["a b"\]/);
+  assert.throws(read(exported(async () => ({ summary: [], commands: [] })).check({})), /returned a Promise/);
 });
 
 test('the packaged WIT is the contract the SDK version names', () => {

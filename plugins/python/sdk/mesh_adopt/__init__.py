@@ -29,6 +29,10 @@ What several modules do around that sequence has a helper each, made so that ``c
 from __future__ import annotations
 
 import abc
+import linecache
+# Imported here so it is in the component's snapshot: the interpreter imports it to print an
+# exception that escapes an export, and an import then would ask the filesystem.
+import traceback  # noqa: F401
 from importlib import resources
 from typing import Any, Union
 
@@ -107,6 +111,42 @@ class Plugin(abc.ABC):
         """Adopts the module."""
 
 
+def _is_lines(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(line, str) for line in value)
+
+
+def _shaped_plan(planned: Any) -> Plan:
+    """``check``'s result, refused with a ``TypeError`` (a bug, which traps) unless it is a
+    :class:`Plan` of lines and commands: a string summary would otherwise become a plan line
+    per character."""
+    if not isinstance(planned, Plan):
+        raise TypeError(f"`check` returned {type(planned).__name__}, not a mesh_adopt.Plan")
+    if not _is_lines(planned.summary):
+        raise TypeError(f"a Plan's `summary` is a list of lines (list[str]), not {planned.summary!r}")
+    if not isinstance(planned.commands, (list, tuple)) or not all(_is_lines(c) for c in planned.commands):
+        raise TypeError(f"a Plan's `commands` is a list of commands (list[list[str]]), not {planned.commands!r}")
+    return planned
+
+
+def _shaped_report(done: Any) -> Report:
+    """``adopt``'s result, refused with a ``TypeError`` unless it is a :class:`Report` of one
+    line."""
+    if not isinstance(done, Report):
+        raise TypeError(f"`adopt` returned {type(done).__name__}, not a mesh_adopt.Report")
+    if not isinstance(done.summary, str):
+        raise TypeError(f"a Report's `summary` is one line (str), not {done.summary!r}")
+    return done
+
+
+def _tracebacks_without_source() -> None:
+    """Makes a traceback print without reading source files. An exception that escapes an
+    export is printed (to stderr, which the host shows) before the plugin traps; reading the
+    source lines for it would ask the filesystem, which the sandbox does not give, and the
+    host would report that call instead of the exception."""
+    linecache.checkcache = lambda filename=None: None  # type: ignore[assignment]
+    linecache.updatecache = lambda filename, module_globals=None: []  # type: ignore[assignment]
+
+
 def export(plugin: Union[type[Plugin], Plugin]) -> type:
     """The ``WitWorld`` class componentize-py looks for in the app module, running ``plugin``
     (a :class:`Plugin` subclass or instance): ``WitWorld = export(Postgres)``.
@@ -114,11 +154,14 @@ def export(plugin: Union[type[Plugin], Plugin]) -> type:
     It converts the bindings' context into the SDK's :class:`Context`, the plugin's
     :class:`Plan` and :class:`Report` back, and a :class:`Refusal` into the contract's
     ``refusal``. It also imports the generated bindings while the app is pre-initialised, since
-    the sandbox gives no filesystem to import them from later. Any other exception is a bug in the plugin and traps, so the host reports the
-    plugin stopped rather than a made-up refusal.
+    the sandbox gives no filesystem to import them from later. Any other exception is a bug in
+    the plugin and traps, so the host reports the plugin stopped rather than a made-up refusal,
+    with the exception and its traceback (file and line, without source) on stderr; so does a
+    result that is not a :class:`Plan` or :class:`Report` of the right shape.
     """
     instance = plugin() if isinstance(plugin, type) else plugin
     _bindings.preload()
+    _tracebacks_without_source()
 
     class WitWorld:
         """The world's exports, delegating to the exported plugin."""
@@ -129,7 +172,7 @@ def export(plugin: Union[type[Plugin], Plugin]) -> type:
                 planned = instance.check(_bindings.context(ctx))
             except Refusal as refusal:
                 raise _bindings.refusal(refusal.message) from None
-            return _bindings.plan(planned)
+            return _bindings.plan(_shaped_plan(planned))
 
         def adopt(self, ctx: Any) -> Any:
             """The contract's ``adopt``."""
@@ -137,7 +180,7 @@ def export(plugin: Union[type[Plugin], Plugin]) -> type:
                 done = instance.adopt(_bindings.context(ctx))
             except Refusal as refusal:
                 raise _bindings.refusal(refusal.message) from None
-            return _bindings.report(done)
+            return _bindings.report(_shaped_report(done))
 
     WitWorld.__qualname__ = WitWorld.__name__ = "WitWorld"
     WitWorld.plugin = instance  # type: ignore[attr-defined]

@@ -70,5 +70,58 @@ class Export(unittest.TestCase):
         self.assertEqual(caught.exception.value, fake_bindings.Refusal(message="not this one"))
 
 
+class Misshapen(Plugin):
+    """Results of the wrong shape, as a plugin's bug would make them."""
+
+    def __init__(self, planned=None, done=None):
+        self.planned, self.done = planned, done
+
+    def check(self, ctx):
+        return self.planned
+
+    def adopt(self, ctx):
+        return self.done
+
+
+class Bugs(unittest.TestCase):
+    def setUp(self) -> None:
+        fake()
+
+    def test_a_result_of_the_wrong_shape_is_a_type_error_naming_the_shape(self) -> None:
+        for planned, said in [
+            (Plan(summary="one line", commands=[]), "a Plan's `summary` is a list of lines (list[str]), not 'one line'"),
+            (Plan(summary=[], commands=["push node-1"]), "a Plan's `commands` is a list of commands"),
+            ("a plan", "`check` returned str, not a mesh_adopt.Plan"),
+        ]:
+            with self.assertRaises(TypeError) as caught:
+                export(Misshapen(planned=planned))().check(Raw("postgres"))
+            self.assertIn(said, str(caught.exception))
+        for done, said in [
+            ("done", "`adopt` returned str, not a mesh_adopt.Report"),
+            (Report(summary=["done"]), "a Report's `summary` is one line (str), not ['done']"),
+        ]:
+            with self.assertRaises(TypeError) as caught:
+                export(Misshapen(done=done))().adopt(Raw("postgres"))
+            self.assertIn(said, str(caught.exception))
+
+    def test_a_traceback_is_printed_without_reading_source_files(self) -> None:
+        import linecache
+        import traceback
+
+        saved = linecache.checkcache, linecache.updatecache
+        try:
+            export(Echo)
+            try:
+                {}["missing-key"]
+            except KeyError as e:
+                printed = "".join(traceback.format_exception(e))
+            self.assertIn("KeyError: 'missing-key'", printed)
+            self.assertIn(__file__, printed)
+            self.assertNotIn('{}["missing-key"]', printed, "the source line was read")
+        finally:
+            linecache.checkcache, linecache.updatecache = saved
+            linecache.clearcache()
+
+
 if __name__ == "__main__":
     unittest.main()
