@@ -131,9 +131,13 @@ pub enum Verdict {
 /// The modules of `catalogue` whose manifests name a source, sorted, each located: what
 /// `build` builds when no module is named.
 pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<ModuleSource>> {
-    let names = catalogue
-        .module_names()
-        .with_context(|| format!("the catalogue `{}` has no `modules/` directory", catalogue.root().display()))?;
+    let names = catalogue.module_names().with_context(|| {
+        format!(
+            "the catalogue `{}` has no `modules/` directory: run `mesh-adopt build` from the catalogue's top \
+                 directory, or pass `--catalogue DIR`",
+            catalogue.root().display()
+        )
+    })?;
     let mut with_source = Vec::new();
     for name in names {
         match locate(catalogue, &name) {
@@ -179,7 +183,11 @@ pub fn locate(catalogue: &Catalogue, module: &str) -> Result<ModuleSource> {
             "the catalogue `{}` has no module `{module}` (no `{}`); it has {}",
             catalogue.root().display(),
             manifest_path.display(),
-            catalogue.module_names().map_or_else(|| "no modules".to_string(), |names| names.join(", "))
+            catalogue.module_names().map_or_else(
+                || "no modules: run `mesh-adopt build` from the catalogue's top directory, or pass `--catalogue DIR`"
+                    .to_string(),
+                |names| names.join(", ")
+            )
         );
     }
     let bytes = read_bounded(&manifest_path, MANIFEST_BYTES)?;
@@ -319,6 +327,12 @@ pub fn source_identity(component: &[u8]) -> Option<&str> {
 /// environment put a tool for the project in `dir` (a workspace's is above its members).
 fn find_up(dir: &Path, relative: &str) -> Option<PathBuf> {
     dir.ancestors().map(|at| at.join(relative)).find(|candidate| candidate.is_file())
+}
+
+/// Whether `file` was changed after `than` was (a file missing on either side: no).
+fn newer(file: &Path, than: &Path) -> bool {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    matches!((modified(file), modified(than)), (Some(file), Some(than)) if file > than)
 }
 
 /// Runs a toolchain's command, its output shown as it comes (on stderr, beside the build's

@@ -907,6 +907,15 @@ fn default_scenario_paths(catalogue: &std::path::Path) -> Vec<PathBuf> {
 async fn test(args: TestArgs) -> Result<bool> {
     let paths = if args.paths.is_empty() { default_scenario_paths(&args.catalogue) } else { args.paths.clone() };
     let files = scenario::discover(&paths)?;
+    if files.is_empty() && args.paths.is_empty() {
+        bail!(
+            "no scenarios beside the modules of the catalogue `{}` (none in a `scenarios/` directory beside a \
+             module's manifest or its plugin's source, nor in `{}`): run `mesh-adopt test` from the catalogue's \
+             top directory, or pass `--catalogue DIR` or the scenarios' paths",
+            args.catalogue.display(),
+            args.catalogue.join("scenarios").display()
+        );
+    }
     if files.is_empty() {
         bail!(
             "no scenarios under {}",

@@ -12,10 +12,21 @@ use super::ModuleSource;
 /// Where a virtual environment has the SDK's build command.
 const TOOL: &str = "bin/mesh-adopt-build-py";
 
+/// Written in an environment `build` made once its requirements are installed: older than
+/// requirements.txt, they are installed again.
+const INSTALLED: &str = ".venv/.mesh-adopt-installed";
+
 /// Builds `source`'s project into the component `out`.
 pub fn build(source: &ModuleSource, out: &Path, _locked: bool) -> Result<()> {
     let dir = source.source.canonicalize().with_context(|| format!("failed to read `{}`", source.source.display()))?;
+    let made_here = dir.join(INSTALLED);
     let tool = match installed_tool(&dir) {
+        Some(tool) if tool.starts_with(dir.join(".venv")) && made_here.is_file() => {
+            if super::newer(&dir.join("requirements.txt"), &made_here) {
+                install_requirements(&dir, &dir.join(".venv"))?;
+            }
+            tool
+        }
         Some(tool) => tool,
         None => {
             let venv = make_environment(&dir)?;
@@ -57,12 +68,22 @@ fn make_environment(dir: &Path) -> Result<PathBuf> {
     let venv = dir.join(".venv");
     crate::errln!("making the Python plugin's environment {} (pip install -r requirements.txt)", venv.display());
     let mut python = Command::new(std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into()));
-    python.args(["-m", "venv"]).arg(&venv).current_dir(dir);
+    // The pip a Python release bundles can be too old for what requirements.txt says (a
+    // `git+file:///` requirement, for one): the environment gets the current pip.
+    python.args(["-m", "venv", "--upgrade-deps"]).arg(&venv).current_dir(dir);
     super::run_tool(python, "makes a Python plugin's virtual environment")?;
     // A build product, like a Rust plugin's target directory.
     let _ = std::fs::write(venv.join(".gitignore"), "# Made by `mesh-adopt build`.\n*\n");
+    install_requirements(dir, &venv)?;
+    Ok(venv)
+}
+
+/// Installs `dir`'s requirements.txt into the environment `venv` that `build` made, and
+/// notes when, so a changed requirements.txt is installed again.
+fn install_requirements(dir: &Path, venv: &Path) -> Result<()> {
     let mut pip = Command::new(venv.join("bin/pip"));
     pip.args(["install", "--quiet", "--disable-pip-version-check", "-r", "requirements.txt"]).current_dir(dir);
     super::run_tool(pip, "installs a Python plugin's requirements")?;
-    Ok(venv)
+    let _ = std::fs::write(dir.join(INSTALLED), "");
+    Ok(())
 }

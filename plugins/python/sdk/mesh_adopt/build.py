@@ -72,9 +72,10 @@ SOURCE_SECTION = "mesh-adopt:source"
 _DESCRIPTION_HEADER = b"mesh-adopt source identity v1 (python)\n"
 
 #: Directories in a plugin left out of its identity: bytecode caches, which Python rewrites
-#: on import, and a virtual environment or a repository's metadata, which are not its source
-#: and would make the identity differ between checkouts of one source.
-_SKIPPED_DIRECTORIES = frozenset({"__pycache__", ".venv", ".git"})
+#: on import, and every hidden directory (a virtual environment, a repository's metadata, the
+#: caches of mypy, pytest or ruff), which are not its source and would make the identity differ
+#: between checkouts of one source.
+_SKIPPED_DIRECTORIES = frozenset({"__pycache__"})
 
 #: Files left out of the identity by their ending: bytecode, and earlier builds' components
 #: (an ``adopt.wasm`` left beside the plugin by an earlier build).
@@ -203,7 +204,9 @@ def _files_under(root: Path) -> Iterator[tuple[str, Path]]:
     :func:`bundled_files` leaves out; walked in sorted order so the result never depends on
     the order the file system lists them in."""
     for directory, subdirectories, names in os.walk(root):
-        subdirectories[:] = sorted(d for d in subdirectories if d not in _SKIPPED_DIRECTORIES)
+        subdirectories[:] = sorted(
+            d for d in subdirectories if d not in _SKIPPED_DIRECTORIES and not d.startswith(".")
+        )
         for name in sorted(names):
             path = Path(directory) / name
             if name.endswith(_SKIPPED_SUFFIXES) or not path.is_file():
@@ -273,6 +276,9 @@ def _environment() -> dict[str, str]:
     """The environment componentize-py runs in: this one, with ``VIRTUAL_ENV`` naming the
     environment the SDK is installed in, so componentize-py adds its ``site-packages``."""
     env = dict(os.environ)
+    # componentize-py is a Rust program: with this set, every error it reports would carry a
+    # backtrace of its own code rather than just the author's mistake.
+    env.pop("RUST_BACKTRACE", None)
     if sys.prefix != sys.base_prefix:
         env["VIRTUAL_ENV"] = sys.prefix
     return env

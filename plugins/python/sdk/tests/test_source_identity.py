@@ -124,6 +124,9 @@ class Identity(unittest.TestCase):
         (self.plugin / "__pycache__").mkdir()
         (self.plugin / "__pycache__" / "app.cpython-311.pyc").write_bytes(b"\x00")
         (self.plugin / "adopt.wasm").write_bytes(EMPTY_COMPONENT)
+        for tool in [".mypy_cache", ".pytest_cache", ".ruff_cache"]:
+            (self.plugin / tool).mkdir()
+            (self.plugin / tool / "cache.json").write_text("{}")
         self.assertEqual(self.identity(), before)
 
     def test_another_checkout_of_the_same_files_has_the_same_one(self) -> None:
