@@ -58,7 +58,7 @@ pub struct PluginHost {
     /// compile reuses.
     functions: Option<Arc<FunctionStore>>,
     /// A gate per plugin being compiled, by sha256, so that runs asking for the same cold
-    /// plugin together compile it once.
+    /// plugin together compile it once; removed when that compile ends.
     compiling: Mutex<HashMap<String, Arc<Mutex<()>>>>,
     /// Digests of plugin files already read, by file identity, so a fleet that loads the
     /// same file for every site reads and hashes it once, and a plugin loaded again from the
@@ -339,9 +339,15 @@ impl PluginHost {
             return Ok(plugin);
         }
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
-        let component =
-            self.compile_and_store(&digest, bytes).map_err(|e| self.name_the_limit(e)).with_context(named)?;
-        self.finish_load(path, digest, &component)
+        let loaded = self
+            .compile_and_store(&digest, bytes)
+            .map_err(|e| self.name_the_limit(e))
+            .with_context(named)
+            .and_then(|component| self.finish_load(path, digest.clone(), &component));
+        // Callers already waiting hold the gate itself; later ones find the plugin linked
+        // (or, failing, compile again under a gate of their own).
+        self.compiling.lock().unwrap_or_else(|p| p.into_inner()).remove(&digest);
+        loaded
     }
 
     /// Checks a component's world, links it, and keeps it as linked in this process.
