@@ -300,6 +300,32 @@ fn a_new_module_in(language: &str, module: &str, sdk: &str, check_again: bool) {
         assert!(!untracked.contains(product), "{product} would be committed:\n{untracked}");
     }
     assert!(untracked.contains(&format!("modules/{module}/plugin/")), "{untracked}");
+    // A bug is not a refusal: an exception leaving `check` stops the plugin, and the report
+    // shows the exception as the plugin printed it, not a filesystem call or a refusal.
+    let (app, planning, bug, printed) = match language {
+        "js" => (
+            "app.js",
+            "  check(ctx) {\n",
+            "  check(ctx) {\n    throw new TypeError('a bug in check');\n",
+            "a bug in check",
+        ),
+        _ => (
+            "app.py",
+            "        return Plan(\n",
+            "        raise KeyError(\"a bug in check\")\n        return Plan(\n",
+            "KeyError: 'a bug in check'",
+        ),
+    };
+    let app = repo.path().join("modules").join(module).join("plugin").join(app);
+    let source = std::fs::read_to_string(&app).unwrap();
+    assert!(source.contains(planning), "{source}");
+    std::fs::write(&app, source.replacen(planning, bug, 1)).unwrap();
+    exited(&repo.mesh_adopt(&["build", module]), 0);
+    let out = repo.mesh_adopt(&["check", module, "--catalog-source", "https://git.example/catalogue.git"]);
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("unusable") && said.contains("its stderr:") && said.contains(printed), "{said}");
+    assert!(!said.contains("filesystem"), "{said}");
 }
 
 #[test]
