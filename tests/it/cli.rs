@@ -524,3 +524,15 @@ fn a_wait_of_nothing_or_a_fraction_of_a_second_is_refused() {
         assert!(text(&out.stderr).contains("whole number of seconds"), "{wait}: {}", text(&out.stderr));
     }
 }
+
+#[test]
+fn a_scenario_whose_sweep_finds_a_problem_is_not_counted_passed() {
+    let dir = catalogue();
+    std::fs::copy(plugin("swallows_failures"), dir.path().join("modules/mesh-vault/adopt.wasm")).unwrap();
+    let scenario = crate::support::root().join("plugins/mesh-vault/scenarios/installs.toml");
+    let out = mesh_adopt(dir.path(), &["test", "--sweep", scenario.to_str().unwrap()]);
+    let said = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}{}", text(&out.stderr));
+    assert!(said.starts_with("FAIL  ") && said.contains("it reported success, but left the mesh"), "{said}");
+    assert!(said.contains("\n0 passed, 1 failed\n"), "{said}");
+}

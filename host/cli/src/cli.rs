@@ -930,7 +930,13 @@ async fn test(args: TestArgs) -> Result<bool> {
     for file in &files {
         let ran = scenario::run(&host, &args.catalogue, file, None).await?;
         let differences = scenario::differences(&file.scenario, &ran);
-        if differences.is_empty() {
+        // The sweep drives its runs on threads of its own, one a core, and waits for them. A
+        // scenario whose sweep found a problem has not passed, whatever its clean run did.
+        let swept = match args.sweep {
+            true => Some(tokio::task::block_in_place(|| scenario::sweep(&host, &args.catalogue, file))?),
+            false => None,
+        };
+        if differences.is_empty() && swept.as_ref().is_none_or(|swept| swept.problems.is_empty()) {
             passed += 1;
             crate::outln!("ok    {:<40} {}", file.label, file.scenario.name);
         } else {
@@ -943,9 +949,7 @@ async fn test(args: TestArgs) -> Result<bool> {
         if args.verbose {
             show_scenario_run(&ran);
         }
-        if args.sweep {
-            // The sweep drives its runs on threads of its own, one a core, and waits for them.
-            let swept = tokio::task::block_in_place(|| scenario::sweep(&host, &args.catalogue, file))?;
+        if let Some(swept) = swept {
             crate::outln!(
                 "      swept {} steps: {} survived, {} did not converge",
                 swept.steps,
