@@ -56,15 +56,19 @@ demo: build
 
 # Run every test: the plugins' own, then the host's against the real plugins.
 # What the tests need is built side by side so that both cores stay busy: the toolchains
-# download while the plugins compile, and the plugins' unit tests compile beside the host
-# and its tests, which one cargo invocation builds together (a `cargo build` then a
-# `cargo test` would leave a core idle through each one's longest crate).
+# download while the plugins, the plugins' unit tests, and the host and its tests compile,
+# the host and its tests in one cargo invocation (a `cargo build` then a `cargo test` would
+# leave a core idle through each one's longest crate). The builds use separate directories
+# (the plugins' for wasm32-wasip2 in release, for the host target in debug; the host's), so
+# none waits on another's lock.
 test: setup
-    @just setup-langs & langs=$!; just build-test-plugins; built=$?; wait $langs && [ $built = 0 ]
+    @just setup-langs & langs=$!; \
+        just build-test-plugins & plugins=$!; \
+        cargo test --quiet --no-run --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu & units=$!; \
+        cargo test --quiet --no-run; host=$?; \
+        wait $langs; langs=$?; wait $plugins; plugins=$?; wait $units; units=$?; \
+        [ "$langs$plugins$units$host" = 0000 ]
     @just setup-test
-    @cargo test --quiet --no-run & host=$!; \
-        cargo test --quiet --no-run --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu; \
-        built=$?; wait $host && [ $built = 0 ]
     cargo run --quiet -- build --no-pin
     cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
     npm test --prefix plugins/js --silent
