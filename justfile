@@ -62,9 +62,9 @@ demo: build
 # (the plugins' for wasm32-wasip2 in release, for the host target in debug; the host's), so
 # none waits on another's lock.
 test: setup
-    @just setup-langs & langs=$!; \
-        just build-test-plugins & plugins=$!; \
-        cargo test --quiet --no-run --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu & units=$!; \
+    @nice -n 19 just setup-langs & langs=$!; \
+        nice -n 19 just build-test-plugins & plugins=$!; \
+        nice -n 19 cargo test --quiet --no-run --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu & units=$!; \
         cargo test --quiet --no-run; host=$?; \
         wait $langs; langs=$?; wait $plugins; plugins=$?; wait $units; units=$?; \
         [ "$langs$plugins$units$host" = 0000 ]
