@@ -55,30 +55,38 @@ demo: build
 ### check
 
 # Run every test: the plugins' own, then the host's against the real plugins.
-# What the tests need is built side by side so that both cores stay busy: the toolchains
-# download while the plugins, the plugins' unit tests, and the host and its tests compile,
-# the host and its tests in one cargo invocation (a `cargo build` then a `cargo test` would
-# leave a core idle through each one's longest crate). The builds use separate directories
-# (the plugins' for wasm32-wasip2 in release, for the host target in debug; the host's), so
-# none waits on another's lock.
+# The host and its tests build in one cargo invocation (a `cargo build` then a `cargo test`
+# would leave a core idle through each one's longest crate), and everything else the tests
+# need runs beside it at the lowest priority, in the cores' gaps: the toolchains' downloads
+# and the other SDKs' tests, the wasm plugins, the Rust SDK's tests and its packaging. The
+# host's build is the longest and holds the tests back, so it is never the one kept waiting.
+# The builds use separate directories (the plugins' for wasm32-wasip2 in release, for the
+# host target in debug; the host's), so none waits on another's lock.
 test: setup
-    @nice -n 19 just setup-langs & langs=$!; \
+    @nice -n 19 just test-langs & langs=$!; \
         nice -n 19 just build-test-plugins & plugins=$!; \
-        nice -n 19 cargo test --quiet --no-run --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu & units=$!; \
+        nice -n 19 just test-sdk & sdk=$!; \
         cargo test --quiet --no-run; host=$?; \
-        wait $langs; langs=$?; wait $plugins; plugins=$?; wait $units; units=$?; \
-        [ "$langs$plugins$units$host" = 0000 ]
+        wait $langs; langs=$?; wait $plugins; plugins=$?; wait $sdk; sdk=$?; \
+        [ "$langs$plugins$sdk$host" = 0000 ]
     @just setup-test
     cargo run --quiet -- build --no-pin
-    cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
-    npm test --prefix plugins/js --silent
-    cd plugins/python/sdk && ../.venv/bin/python -m unittest --quiet
-    just sdk-package
     cargo test --quiet
     just embed-check
 
+# The JavaScript and Python SDKs' unit tests, with the toolchains they are built with.
+test-langs: setup-langs
+    npm test --prefix plugins/js --silent
+    cd plugins/python/sdk && ../.venv/bin/python -m unittest --quiet
+
+# The Rust SDK's and the manifest crate's unit tests (for the host target), then the two
+# packaged as a catalogue gets them.
+test-sdk:
+    cargo test --quiet --manifest-path plugins/Cargo.toml -p mesh-adopt-manifest -p mesh-adopt-sdk --target {{arch()}}-unknown-linux-gnu
+    just sdk-package
+
 # Package the SDK with the manifest crate it depends on, as a catalogue gets them, and build
-# each package. Offline: the plugins' build has fetched every dependency. For the host target,
+# each package. Offline: the SDK's unit tests have fetched every dependency. For the host target,
 # so the verifying build reuses what the SDK's unit tests compiled. Dirty trees allowed, so it
 # runs while editing; the packages land in plugins/target/package.
 # Cargo takes a packaged crate of an unchanged version for unchanged: it keeps the manifest
