@@ -37,6 +37,20 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
 }
 
 #[tokio::test]
+async fn a_wrong_outcome_and_a_missing_message_show_the_message_once() {
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    let mut file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
+    file.scenario.expect.outcome = "refused".into();
+    file.scenario.expect.messages = vec!["a line no plugin says".into()];
+    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
+    let differences = mesh_adopt_testkit::differences(&file.scenario, &ran).join("\n");
+    assert!(differences.starts_with("outcome: expected refused, got adopted: "), "{differences}");
+    assert!(differences.contains("message: no \"a line no plugin says\" in the adopted message"), "{differences}");
+    assert!(differences.contains("\n  adopted: (above)"), "{differences}");
+    assert!(!differences.contains("  adopted: mesh-store"), "{differences}");
+}
+
+#[tokio::test]
 async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
     let catalogue = example_catalogue(&plugin("ignores_accept_failure"));
     let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();

@@ -540,7 +540,15 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
         // expectation.
         let fragments: Vec<String> = missing.iter().map(|f| format!("{f:?}")).collect();
         let mut text = format!("message: no {} in the {outcome} message or the lines said", fragments.join(", no "));
-        text.push_str(&format!("\n  {outcome}: {}", if message.is_empty() { "(no message)" } else { &message }));
+        // A wrong outcome has already shown its message.
+        let shown = if outcome != expect.outcome {
+            "(above)"
+        } else if message.is_empty() {
+            "(no message)"
+        } else {
+            &message
+        };
+        text.push_str(&format!("\n  {outcome}: {shown}"));
         match said.as_slice() {
             [] => text.push_str("\n  said: (nothing)"),
             lines => text.push_str(&format!("\n  said: {}", lines.join("\n        "))),
