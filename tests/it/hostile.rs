@@ -3,7 +3,7 @@
 //! and each must be stopped with a clear error, having changed nothing it had no right to.
 
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, Op};
-use mesh_adopt_runtime::run::Mode;
+use mesh_adopt_runtime::run::{Mode, ModuleOutcome};
 use serde_json::json;
 
 use mesh_adopt_runtime::StopKind;
@@ -352,6 +352,22 @@ async fn a_secret_value_a_plugin_never_asked_for_is_still_redacted_and_fails_the
     assert!(!said.contains(SUPERUSER), "{said}");
     assert_mentions(&said, &["the password is <secret store-superuser>"]);
     assert!(ran.broken().contains(&"secret-never-shown"), "{:?}", ran.report.violations);
+}
+
+#[tokio::test]
+async fn a_secret_shown_while_checking_stops_the_run_before_any_effect() {
+    // postgres comes first and is fine; mesh-vault's check says a secret it should not know.
+    let mut mesh = TestMesh::new().with_plugin("mesh-vault", "says_from_its_manifest");
+    mesh.manifest("mesh-vault")["hostile-say-in-check"] = json!(format!("the password is {SUPERUSER}"));
+    let ran = mesh.run_modules(&["postgres", "mesh-vault"], Mode::Adopt).await;
+    untouched(&ran);
+    assert_eq!(ran.broken(), ["secret-never-shown"], "{:?}", ran.report.violations);
+    assert_eq!(ran.report.violations.len(), 1, "{:?}", ran.report.violations);
+    for (module, outcome) in &ran.report.modules {
+        let ModuleOutcome::NotRun { because } = outcome else { panic!("{module}: {outcome:?}") };
+        assert_mentions(because, &["preflight caught a secret shown", "`mesh-vault`", "nothing was adopted"]);
+        assert!(!because.contains(SUPERUSER), "{because}");
+    }
 }
 
 #[tokio::test]

@@ -297,6 +297,15 @@ fn a_new_module_in(language: &str, module: &str, sdk: &str, check_again: bool) {
         let checked = exited(&repo.mesh_adopt(&["build", "--check", module]), 0);
         assert!(checked.contains(&format!("ok     {module:<16} sha256 {placed}")), "{checked}");
     }
+    if language == "python" {
+        // Requirements changed since the environment was made: a check installs nothing.
+        let requirements = repo.path().join("modules").join(module).join("plugin/requirements.txt");
+        std::fs::write(&requirements, std::fs::read(&requirements).unwrap()).unwrap();
+        let out = repo.mesh_adopt(&["build", "--check", module]);
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(said.contains("a check installs nothing") && said.contains("requirements.txt"), "{said}");
+    }
     let untracked = repo.git(&["status", "--porcelain", "--untracked-files=all"]);
     for product in ["node_modules", ".venv", "__pycache__", "target/"] {
         assert!(!untracked.contains(product), "{product} would be committed:\n{untracked}");

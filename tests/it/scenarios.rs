@@ -50,6 +50,44 @@ async fn a_wrong_outcome_and_a_missing_message_show_the_message_once() {
     assert!(!differences.contains("  adopted: mesh-store"), "{differences}");
 }
 
+/// A scenario of a misbehaving plugin that expects the invariant it breaks passes, and its
+/// sweep counts that breach as the scenario's, not as the fault's.
+#[tokio::test]
+async fn a_scenario_that_expects_a_broken_invariant_passes_and_survives_its_sweep() {
+    // The example catalogue's genesis superuser (`catalogue/genesis/credentials/`).
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    let vault = catalogue.path().join("modules/mesh-vault");
+    std::fs::copy(plugin("says_from_its_manifest"), vault.join("adopt.wasm")).unwrap();
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(vault.join("manifest.json")).unwrap()).unwrap();
+    manifest["hostile-say"] = "the password is genesis-demo-superuser-7f3a9c2e".into();
+    std::fs::write(vault.join("manifest.json"), serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let path = catalogue.path().join("leaks.toml");
+    std::fs::write(
+        &path,
+        "name = \"the vault says the superuser\"\nmodules = [\"postgres\", \"mesh-vault\"]\n[expect]\n\
+         outcome = \"adopted\"\nstrict = false\nkept = [\"mesh-store\"]\naccepted = [\"postgres/superuser\"]\n\
+         broken = [\"secret-never-shown\"]\n",
+    )
+    .unwrap();
+    let file = mesh_adopt_testkit::read(&path).unwrap();
+    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
+    let differences = mesh_adopt_testkit::differences(&file.scenario, &ran);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
+    assert!(swept.steps >= 10, "{swept:?}");
+    assert_eq!(swept.survived, swept.steps, "{:?}", swept.problems);
+    // Expecting none, the same run fails naming the invariant and how it broke.
+    let mut expecting_none = file.clone();
+    expecting_none.scenario.expect.broken.clear();
+    let differences = mesh_adopt_testkit::differences(&expecting_none.scenario, &ran).join("\n");
+    assert!(differences.starts_with("invariants broken: expected [], got [\"secret-never-shown\"]"), "{differences}");
+    assert!(
+        differences.contains("\n  invariant `secret-never-shown` broken: the `mesh-vault` plugin"),
+        "{differences}"
+    );
+}
+
 #[tokio::test]
 async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
     let catalogue = example_catalogue(&plugin("ignores_accept_failure"));

@@ -297,13 +297,19 @@ impl Run<'_> {
             (Some(saved), true) => saved.first_difference(&preflight.saved),
             _ => None,
         };
+        // A secret value a plugin showed while checking is a problem found before any effect,
+        // like a refusal: nothing moves.
+        let shown = self.secrets_shown();
         let mut violations = self.mesh.audit().violations;
-        if mode == Mode::Adopt && problems.is_empty() && stale.is_none() {
+        if mode == Mode::Adopt && problems.is_empty() && stale.is_none() && shown.is_empty() {
             violations = self.adopt_all(&mut outcomes, loaded).await;
         } else if mode == Mode::Adopt {
-            let because = match stale {
-                Some(difference) => format!("the saved plan does not apply: {difference}; nothing was adopted"),
-                None => format!("preflight found problems in {}; nothing was adopted", problems.join(", ")),
+            let because = match (stale, shown.first()) {
+                (Some(difference), _) => format!("the saved plan does not apply: {difference}; nothing was adopted"),
+                (None, Some(secret)) if problems.is_empty() => {
+                    format!("preflight caught a secret shown: {}; nothing was adopted", secret.detail)
+                }
+                _ => format!("preflight found problems in {}; nothing was adopted", problems.join(", ")),
             };
             for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
                 *outcome = ModuleOutcome::NotRun { because: because.clone() };
@@ -589,16 +595,21 @@ impl Run<'_> {
         }
     }
 
-    /// One violation for each secret value caught on its way out during the run.
+    /// One violation for each secret value caught on its way out during the run, and each kind
+    /// of place it was caught in.
     fn secrets_shown(&self) -> Vec<Violation> {
-        self.transcript
-            .secrets_shown()
-            .into_iter()
-            .map(|(shown_by, secret, place)| Violation {
+        let mut shown: Vec<Violation> = Vec::new();
+        for (shown_by, secret, place) in self.transcript.secrets_shown() {
+            let violation = Violation {
                 invariant: "secret-never-shown",
                 detail: format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"),
-            })
-            .collect()
+            };
+            // The same value in the same kind of place is one breach, however often it shows.
+            if !shown.contains(&violation) {
+                shown.push(violation);
+            }
+        }
+        shown
     }
 
     /// The mesh's invariants plus the host's own two: a refusal in `check` comes before any

@@ -524,7 +524,11 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
         Some(ModuleOutcome::Unusable(unusable)) => ("unusable", unusable.message.clone()),
         Some(ModuleOutcome::Incomplete { summary, .. }) => ("incomplete", summary.clone()),
         Some(other) => (other.word(), other.shown()),
-        None => ("nothing run", String::new()),
+        // Preflight stopped the run before any module adopted: why, as every module says it.
+        None => match ran.report.modules.first() {
+            Some((_, ModuleOutcome::NotRun { because })) => ("not run", because.clone()),
+            _ => ("nothing run", String::new()),
+        },
     };
     if outcome != expect.outcome {
         found.push(format!("outcome: expected {}, got {outcome}: {message}", expect.outcome));
@@ -592,9 +596,17 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     if expect.accepted != accepted {
         found.push(format!("accepted: expected {:?}, got {accepted:?}", expect.accepted));
     }
-    let broken: Vec<String> = ran.report.violations.iter().map(|v| v.invariant.to_string()).collect();
+    // Which invariants broke, each once: a plugin that breaks one twice (in preflight and
+    // again in adopt) broke it.
+    let mut broken: Vec<&str> = Vec::new();
+    for violation in &ran.report.violations {
+        if !broken.contains(&violation.invariant) {
+            broken.push(violation.invariant);
+        }
+    }
     if expect.broken != broken {
-        found.push(format!("invariants broken: expected {:?}, got {:?}", expect.broken, ran.report.violations));
+        let how: Vec<String> = ran.report.violations.iter().map(|v| format!("\n  {v}")).collect();
+        found.push(format!("invariants broken: expected {:?}, got {broken:?}{}", expect.broken, how.concat()));
     }
     found
 }
@@ -700,6 +712,9 @@ fn on_own_runtime<T>(work: impl std::future::Future<Output = T>) -> T {
 struct Reference {
     calls: Vec<String>,
     refused: bool,
+    /// The invariants the clean run broke: a scenario of a misbehaving plugin expects them,
+    /// so under a fault they are not the fault's doing.
+    broken: Vec<&'static str>,
     /// Where the clean run leaves the mesh.
     adopted: String,
     /// Where it ends once run again.
@@ -712,7 +727,8 @@ impl Reference {
         let calls = clean.mesh.calls();
         let adopted = clean.mesh.end_state();
         prepared.run_again(host, &clean).await;
-        Reference { calls, refused: !clean.report.succeeded(), adopted, end: clean.mesh.end_state() }
+        let broken = clean.report.violations.iter().map(|v| v.invariant).collect();
+        Reference { calls, refused: !clean.report.succeeded(), broken, adopted, end: clean.mesh.end_state() }
     }
 }
 
@@ -788,8 +804,8 @@ struct Verdict {
 /// nothing else was wrong: it follows from what was); and it converged to the clean end.
 fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
     let mut problems = Vec::new();
-    if !ran.faulted.violations.is_empty() {
-        problems.push(violations(&ran.faulted));
+    if let Some(broken) = violations(reference, &ran.faulted) {
+        problems.push(broken);
     }
     let refusal = ran.faulted.modules.iter().find_map(|(_, o)| o.problem());
     if let Some(message) = refusal
@@ -811,8 +827,10 @@ fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
             diff(&lines(&reference.adopted), &lines(&ran.left))
         ));
     }
-    if !ran.again.violations.is_empty() && problems.is_empty() {
-        problems.push(format!("running again: {}", violations(&ran.again)));
+    if let Some(broken) = violations(reference, &ran.again)
+        && problems.is_empty()
+    {
+        problems.push(format!("running again: {broken}"));
     }
     let converged = ran.end == reference.end;
     if !converged {
@@ -825,9 +843,15 @@ fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
     Verdict { problems, converged }
 }
 
-/// A run's broken invariants, in one line.
-fn violations(report: &RunReport) -> String {
-    report.violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+/// The invariants a run broke that the clean run did not, in one line, if it broke any.
+fn violations(reference: &Reference, report: &RunReport) -> Option<String> {
+    let new: Vec<String> = report
+        .violations
+        .iter()
+        .filter(|v| !reference.broken.contains(&v.invariant))
+        .map(ToString::to_string)
+        .collect();
+    (!new.is_empty()).then(|| new.join("; "))
 }
 
 impl SweepResult {

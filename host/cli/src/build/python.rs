@@ -16,13 +16,22 @@ const TOOL: &str = "bin/mesh-adopt-build-py";
 /// requirements.txt, they are installed again.
 const INSTALLED: &str = ".venv/.mesh-adopt-installed";
 
-/// Builds `source`'s project into the component `out`.
-pub fn build(source: &ModuleSource, out: &Path, _locked: bool) -> Result<()> {
+/// Builds `source`'s project into the component `out`. A locked build (`--check`) builds
+/// with the environment as it is: it installs nothing the requirements gained since.
+pub fn build(source: &ModuleSource, out: &Path, locked: bool) -> Result<()> {
     let dir = source.source.canonicalize().with_context(|| format!("failed to read `{}`", source.source.display()))?;
     let made_here = dir.join(INSTALLED);
     let tool = match installed_tool(&dir) {
         Some(tool) if tool.starts_with(dir.join(".venv")) && made_here.is_file() => {
             if super::newer(&dir.join("requirements.txt"), &made_here) {
+                if locked {
+                    bail!(
+                        "`{}` changed after the plugin's environment `{}` was made, and a check installs nothing: run \
+                         `mesh-adopt build` to install it, then check",
+                        dir.join("requirements.txt").display(),
+                        dir.join(".venv").display()
+                    );
+                }
                 install_requirements(&dir, &dir.join(".venv"))?;
             }
             tool
