@@ -298,18 +298,19 @@ impl Run<'_> {
             _ => None,
         };
         // A secret value a plugin showed while checking is a problem found before any effect,
-        // like a refusal: nothing moves.
-        let shown = self.secrets_shown();
+        // like a refusal: nothing moves. (Looked for only when nothing else stops the run.)
+        let clear = mode == Mode::Adopt && problems.is_empty() && stale.is_none();
+        let shown = if clear { self.secrets_shown() } else { Vec::new() };
         let mut violations = self.mesh.audit().violations;
-        if mode == Mode::Adopt && problems.is_empty() && stale.is_none() && shown.is_empty() {
+        if clear && shown.is_empty() {
             violations = self.adopt_all(&mut outcomes, loaded).await;
         } else if mode == Mode::Adopt {
             let because = match (stale, shown.first()) {
                 (Some(difference), _) => format!("the saved plan does not apply: {difference}; nothing was adopted"),
-                (None, Some(secret)) if problems.is_empty() => {
+                (None, Some(secret)) => {
                     format!("preflight caught a secret shown: {}; nothing was adopted", secret.detail)
                 }
-                _ => format!("preflight found problems in {}; nothing was adopted", problems.join(", ")),
+                (None, None) => format!("preflight found problems in {}; nothing was adopted", problems.join(", ")),
             };
             for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
                 *outcome = ModuleOutcome::NotRun { because: because.clone() };
