@@ -36,7 +36,7 @@ pub fn invalid(line: &Value) -> Option<String> {
 }
 
 /// One stream read and checked: every line JSON, valid against the schema, and read back
-/// through the event types as exactly the line it is; the first a `run` event of schema 1,
+/// through the event types as exactly the line it is; the first a `run` event of the current schema,
 /// the last an `end` or `interrupted` event.
 struct Stream {
     values: Vec<Value>,
@@ -371,10 +371,10 @@ fn replay_refuses_a_recording_of_another_schema_or_none() {
     let dir = example_catalogue(&plugin("adopt_postgres"));
     let (_, _, record) = streamed(dir.path(), &["run", "--catalog-source", DEMO_SOURCE]);
 
-    let future = edited_recording(&record, "future.jsonl", |lines| lines[0]["schema"] = json!(2));
+    let future = edited_recording(&record, "future.jsonl", |lines| lines[0]["schema"] = json!(3));
     let stderr = replay_error(dir.path(), &future);
     assert!(stderr.contains(&format!("line 1 of the recording `{}`", future.display())), "{stderr}");
-    assert!(stderr.contains("is in schema 2: this mesh-adopt reads only schema 1"), "{stderr}");
+    assert!(stderr.contains("is in schema 3: this mesh-adopt reads only schema 2"), "{stderr}");
 
     let older = edited_recording(&record, "older.jsonl", |lines| {
         lines[0].as_object_mut().unwrap().remove("schema");

@@ -12,7 +12,8 @@ use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions};
 
 /// Runs `crate_name` as the postgres plugin on the tight host.
 async fn run_hostile(crate_name: &str, edit: impl FnOnce(&mut TestMesh)) -> Ran {
-    let mut mesh = TestMesh::new().with_plugin("postgres", crate_name);
+    // Hostile plugins run as `postgres` without its hand-over: what each shows is the sandbox's.
+    let mut mesh = TestMesh::new().with_plugin("postgres", crate_name).handover_undeclared();
     mesh.tight = true;
     edit(&mut mesh);
     mesh.run_modules(&["postgres"], Mode::Adopt).await
@@ -329,6 +330,7 @@ async fn a_secret_the_mesh_echoes_never_reaches_the_plugin() {
 #[test]
 fn plugin_text_reaches_the_terminal_with_every_escape_made_visible() {
     let dir = crate::support::example_catalogue(&crate::support::plugin("forges_the_screen"));
+    crate::support::undeclare_handover_in(dir.path());
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
         .env("XDG_CACHE_HOME", dir.path().join("cache"))
         .args(["run", "postgres", "--catalog-source", "https://git.mesh.test/c.git", "--catalogue"])

@@ -55,7 +55,11 @@ async fn every_problem_is_listed_not_only_the_first() {
 
 #[tokio::test]
 async fn a_tell_off_the_plan_is_denied_naming_the_command_expected() {
-    let ran = TestMesh::new().with_plugin("postgres", "tells_off_plan").run_modules(&["postgres"], Mode::Adopt).await;
+    let ran = TestMesh::new()
+        .with_plugin("postgres", "tells_off_plan")
+        .handover_undeclared()
+        .run_modules(&["postgres"], Mode::Adopt)
+        .await;
     assert_mentions(
         ran.refusal("postgres"),
         &["`tell push node-1` is not the plan's next command", "`tell module add /postgres-module.json` next"],
@@ -65,7 +69,11 @@ async fn a_tell_off_the_plan_is_denied_naming_the_command_expected() {
 
 #[tokio::test]
 async fn an_adopt_that_returns_before_its_plan_is_told_is_incomplete() {
-    let ran = TestMesh::new().with_plugin("postgres", "skips_its_plan").run_modules(&["postgres"], Mode::Adopt).await;
+    let ran = TestMesh::new()
+        .with_plugin("postgres", "skips_its_plan")
+        .handover_undeclared()
+        .run_modules(&["postgres"], Mode::Adopt)
+        .await;
     let Some(ModuleOutcome::Incomplete { left, .. }) = ran.report.outcome("postgres") else {
         panic!("postgres was {:?}", ran.report.outcome("postgres"))
     };

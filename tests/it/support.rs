@@ -44,6 +44,25 @@ pub fn host() -> &'static PluginHost {
 
 /// A copy of the example catalogue (foundation, manifests, genesis credentials) with
 /// freshly built plugins beside its manifests, `postgres_plugin` as the postgres module's.
+/// Takes the superuser's hand-over out of a postgres manifest's `adopts`: for a test plugin
+/// that runs as `postgres` to show something else and leaves the hand-over out of its plan on
+/// purpose, which the rule `credential-never-replaced` would otherwise stop in preflight.
+pub fn undeclare_handover(manifest: &mut Value) {
+    for adoption in manifest["adopts"].as_array_mut().into_iter().flatten() {
+        let adoption = adoption.as_object_mut().unwrap();
+        adoption.remove("credential");
+        adoption.remove("secret");
+    }
+}
+
+/// [`undeclare_handover`] on the postgres manifest of a catalogue on disk.
+pub fn undeclare_handover_in(catalogue: &Path) {
+    let path = catalogue.join("modules/postgres/manifest.json");
+    let mut manifest = read_json(&path);
+    undeclare_handover(&mut manifest);
+    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+}
+
 pub fn example_catalogue(postgres_plugin: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let from = root().join("catalogue");
@@ -148,6 +167,12 @@ impl TestMesh {
     /// The foundation resource with `id`, to edit.
     pub fn foundation_resource(&mut self, id: &str) -> &mut Value {
         self.foundation["resources"].as_array_mut().unwrap().iter_mut().find(|r| r["id"] == id).unwrap()
+    }
+
+    /// [`undeclare_handover`] on this mesh's postgres manifest.
+    pub fn handover_undeclared(mut self) -> TestMesh {
+        undeclare_handover(self.manifest("postgres"));
+        self
     }
 
     /// Runs `module` with another plugin.

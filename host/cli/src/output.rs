@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use mesh_adopt_runtime::events::{self, Op, SCHEMA};
 use mesh_adopt_runtime::mesh::ContainerChange;
-use mesh_adopt_runtime::run::{ModuleOutcome, RunOptions, RunReport};
+use mesh_adopt_runtime::run::{ModuleOutcome, RulesChecked, RunOptions, RunReport};
 use mesh_adopt_runtime::screen::visible;
 use mesh_adopt_runtime::transcript::{Event, Transcript};
 
@@ -124,6 +124,7 @@ impl Output {
                 }
                 lines.join("\n")
             }
+            Event::Predicted { prediction, complete } => effect_lines(prediction, *complete, verbose),
             Event::SayCut { module, dropped_after } => {
                 format!("      {module:>10} │ (said more than {dropped_after} lines: stopped, the rest dropped)")
             }
@@ -377,6 +378,70 @@ macro_rules! outln {
     ($($arg:tt)*) => { $crate::output::emit(&format!($($arg)*)) };
 }
 
+/// The predicted effect under the plans: one line a container (and a secret), or with `-v`
+/// every push with each container it applies and why.
+fn effect_lines(prediction: &mesh_adopt_runtime::effect::Prediction, complete: bool, verbose: bool) -> String {
+    let mut lines = Vec::new();
+    let secret_line = |s: &mesh_adopt_runtime::effect::SecretEffect| {
+        let what = if s.accepted { "accepted before the push" } else { "sealed fresh by the node" };
+        format!("      {:>10} │ effect: secret {} {what}", s.module, visible(&s.secret))
+    };
+    if verbose {
+        for (index, push) in prediction.pushes.iter().enumerate() {
+            lines.push(format!(
+                "      {:>10} │ effect: push {} (plan command {})",
+                push.module,
+                index + 1,
+                push.command + 1
+            ));
+            for touch in &push.containers {
+                lines.push(format!(
+                    "      {:>10} │ effect:   {} {} ({})",
+                    push.module,
+                    visible(&touch.container),
+                    visible(&touch.effect.to_string()),
+                    why(touch)
+                ));
+            }
+            lines.extend(push.secrets.iter().map(secret_line));
+        }
+    } else {
+        for touch in prediction.changes() {
+            lines.push(format!(
+                "      {:>10} │ effect: {} {}",
+                touch.module,
+                visible(&touch.container),
+                visible(&touch.effect.to_string())
+            ));
+        }
+        lines.extend(prediction.pushes.iter().flat_map(|p| &p.secrets).map(secret_line));
+    }
+    if !complete {
+        lines.push(
+            "            │ effect: (predicted from images only: this mesh does not show volumes or the control plane's modules)"
+                .to_string(),
+        );
+    }
+    if lines.is_empty() {
+        lines.push("            │ effect: no push".to_string());
+    }
+    lines.join("\n")
+}
+
+/// Why the node does what it does to a container: its push rule, in words.
+fn why(touch: &mesh_adopt_runtime::effect::Touch) -> String {
+    use mesh_adopt_runtime::effect::ContainerEffect;
+    let module = &touch.module;
+    match &touch.effect {
+        ContainerEffect::Kept { .. } => format!("`{module}`'s spec is the one running"),
+        ContainerEffect::Recreated { volumes, .. } => {
+            format!("`{module}`'s spec differs from the running one; raised on {}", visible(&volumes.join(", ")))
+        }
+        ContainerEffect::Created { .. } => format!("no container of that name runs; `{module}` raises it"),
+        ContainerEffect::Removed => "taken away".to_string(),
+    }
+}
+
 /// `m:ss` of mesh time, so the operator sees how long each step took on the mesh's clock.
 fn clock(at: Duration) -> String {
     let s = at.as_secs();
@@ -414,7 +479,12 @@ fn print_summary(report: &RunReport) {
         }
     }
     if report.violations.is_empty() {
-        crate::outln!("  invariants   all held");
+        let how = match report.rules {
+            RulesChecked::Verified => "all held: predicted before any push, then checked on what the node did",
+            RulesChecked::Predicted => "predicted to hold; nothing checked what the node did after a push",
+            RulesChecked::NotPredicted => "not checked: preflight stopped before the effect was predicted",
+        };
+        crate::outln!("  rules        {how}");
     } else {
         for violation in &report.violations {
             crate::outln!("  BROKEN       {}", visible(&violation.to_string()));

@@ -298,6 +298,20 @@ fn accesses(volumes: &[String]) -> (Vec<String>, Vec<(String, String)>) {
     (mounts, accesses)
 }
 
+/// The manifest's `adopts` entry for a module keeping `adopted` in place as its `server`.
+fn adoption(adopted: &Adopted, handover: Option<&Handover>) -> serde_json::Value {
+    let mut adoption = serde_json::json!({
+        "foundation": adopted.bundle_id,
+        "container": "server",
+        "how": "kept",
+    });
+    if let Some(h) = handover {
+        adoption["credential"] = h.credential.clone().into();
+        adoption["secret"] = h.secret.clone().into();
+    }
+    adoption
+}
+
 /// A module that adopts the container genesis raised as `adopted`, in place: refused unless
 /// the manifest's server is that container (name and image), its credential handed over
 /// before the push, and the container waited for after it.
@@ -315,6 +329,9 @@ pub fn adopts_in_place(module: &str, adopted: &Adopted, handover: Option<&Handov
         }],
         "accesses": accesses.iter().map(|(id, path)| serde_json::json!({"id": id, "path": path})).collect::<Vec<_>>(),
         "secrets": handover.map(|h| h.secret.clone()).into_iter().collect::<Vec<_>>(),
+        // What the host predicts the push from and holds every module to: this module keeps
+        // the container genesis raised, and hands its credential over before the push.
+        "adopts": [adoption(adopted, handover)],
         "adopt": {
             "plugin": "adopt.wasm",
             "world": mesh_adopt_runtime::WORLD,

@@ -9,7 +9,8 @@ use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
 pub use mesh_adopt_manifest::{
-    Access, AdoptSection, Grants, ManifestResource, ModuleManifest, PLUGIN_FILE, ParseError, mounts,
+    Access, AdoptSection, AdoptedAs, Adoption, Grants, ManifestResource, ModuleManifest, PLUGIN_FILE, ParseError,
+    mounts,
 };
 
 /// The module's manifest.
@@ -81,6 +82,8 @@ pub struct CatalogueModule {
     pub adopt: AdoptSection,
     /// The secrets the manifest declares; the only ones the plugin may have accepted.
     pub secrets: Vec<String>,
+    /// The whole manifest as parsed: what the run predicts the module's push from.
+    pub parsed: ModuleManifest,
 }
 
 impl Catalogue {
@@ -222,8 +225,9 @@ fn entry(
         manifest,
         plugin_path,
         plugin_file,
-        adopt: parsed.adopt,
-        secrets: parsed.secrets,
+        adopt: parsed.adopt.clone(),
+        secrets: parsed.secrets.clone(),
+        parsed,
     })
 }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 /// whenever a line this program writes would not be valid against the previous version's
 /// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
 /// version N can rely on every line of a version-N stream.
-pub const SCHEMA: u32 = 1;
+pub const SCHEMA: u32 = 2;
 
 /// One line of `--json` or `--record`. The `event` field names the kind, so a reader can
 /// dispatch on it without guessing from the fields present.
@@ -27,6 +27,8 @@ pub enum Event {
     Run(RunEvent),
     /// The plan a module's `check` made in preflight, which its `adopt` is held to.
     Plan(PlanEvent),
+    /// What preflight predicts the phase's pushes will do to the mesh, push by push.
+    Effect(EffectEvent),
     /// A line a plugin said for the operator.
     Say(SayEvent),
     /// A plugin ran out of say lines; what it said after was dropped.
@@ -529,6 +531,8 @@ pub struct SummaryEvent {
     pub changes: Vec<Change>,
     /// The invariants found broken; any fails the run.
     pub violations: Vec<ViolationRecord>,
+    /// How far the rules of the mesh were checked: `not_predicted`, `predicted` or `verified`.
+    pub rules: String,
 }
 
 /// One module's line in the summary.
@@ -574,6 +578,49 @@ pub enum Change {
         /// The container's name.
         container: String,
     },
+}
+
+/// What preflight predicts every push of the phase does, from the foundation, the manifests,
+/// the plans and the mesh's state, by the node's push rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EffectEvent {
+    /// Each push, in the order the plans make them.
+    pub pushes: Vec<PushRecord>,
+    /// Whether the mesh showed everything the prediction rests on (containers' volumes, the
+    /// control plane's modules); a live mesh shows images only.
+    pub complete: bool,
+}
+
+/// One push and what the node does with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushRecord {
+    /// The module whose plan pushes.
+    pub module: String,
+    /// Every container of every prepared module, as the node applies them.
+    pub containers: Vec<ContainerRecord>,
+    /// Every module secret the push settles.
+    pub secrets: Vec<SecretRecord>,
+}
+
+/// One container at one push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerRecord {
+    /// The module whose manifest raises it.
+    pub module: String,
+    /// What happens to it.
+    #[serde(flatten)]
+    pub change: Change,
+}
+
+/// One module secret at one push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecretRecord {
+    /// The module declaring it.
+    pub module: String,
+    /// The secret.
+    pub secret: String,
+    /// `true`: accepted before the push; `false`: the node seals fresh bytes.
+    pub accepted: bool,
 }
 
 /// An invariant found broken.

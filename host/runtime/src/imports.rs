@@ -140,7 +140,7 @@ impl RunState {
             ))
         } else {
             let allowed = self.env.permissions.allow(self.phase, grant);
-            match allowed.and_then(|()| self.accepts_its_own(grant)).and_then(|()| self.follow_plan(grant)) {
+            match allowed.and_then(|()| self.uses_its_own_carries(grant)).and_then(|()| self.follow_plan(grant)) {
                 Err(why) => Err(HostError::Denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
                     self.deadline.in_call(Some(format!("`{} {detail}`", kind.name())));
@@ -215,20 +215,27 @@ impl RunState {
         self.cap_reached.clone()
     }
 
-    /// A module accepts only a secret it carried itself, in this call: the `/accepting-*`
-    /// paths are the control plane's, shared by every module, so without this one module
-    /// could hand its credential to another that was never granted it.
-    fn accepts_its_own(&self, grant: Call<'_>) -> Result<(), String> {
+    /// A module accepts only a secret it carried itself, and registers only the manifest it
+    /// carried itself, in this call: the control plane's paths are shared by every module and
+    /// outlive a run, so without this one module could hand its credential to another that was
+    /// never granted it, or register what an earlier run left there.
+    fn uses_its_own_carries(&self, grant: Call<'_>) -> Result<(), String> {
         let Call::Tell { args } = grant else { return Ok(()) };
-        let Ok(Command::SecretAccept { from, .. }) = Command::parse(args) else { return Ok(()) };
-        if self.carried_secrets.contains(&from) {
-            return Ok(());
+        match Command::parse(args) {
+            Ok(Command::SecretAccept { from, .. }) if !self.carried_secrets.contains(&from) => Err(format!(
+                "`tell {}` accepts `{from}`, and this plugin carried no secret there: a module accepts only a \
+                 secret it carried itself",
+                crate::grants::quoted_args(args)
+            )),
+            // Likewise a registration: what the control plane holds at that path may be what an
+            // earlier run left, which this run never checked.
+            Ok(Command::ModuleAdd { remote }) if !self.carried_manifests.contains(&remote) => Err(format!(
+                "`tell {}` registers `{remote}`, and this plugin carried nothing there in this call: a module \
+                 registers only the manifest it carried itself",
+                crate::grants::quoted_args(args)
+            )),
+            _ => Ok(()),
         }
-        Err(format!(
-            "`tell {}` accepts `{from}`, and this plugin carried no secret there: a module accepts only a \
-             secret it carried itself",
-            crate::grants::quoted_args(args)
-        ))
     }
 
     /// During `adopt`, a tell must be the plan's next command: the plan an operator reviewed
@@ -371,8 +378,11 @@ impl control::Host for RunState {
         let carried = self
             .serve(grant, request, None, async |state| Ok(state.env.mesh.carry(&name, payload?, &remote).await?))
             .await;
-        if carried.is_ok() && bytes.is_none() {
-            self.carried_secrets.insert(remote);
+        if carried.is_ok() {
+            match bytes {
+                None => self.carried_secrets.insert(remote),
+                Some(_) => self.carried_manifests.insert(remote),
+            };
         }
         carried
     }

@@ -15,6 +15,7 @@ pub mod catalogue;
 pub mod credentials;
 mod deadline;
 mod digests;
+pub mod effect;
 pub mod error;
 pub mod events;
 pub mod fleet;

@@ -17,6 +17,9 @@ use crate::bindings::{BundleResource, Context, Options, Plan, WORLD, same_plan};
 use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::credentials::Credentials;
+use crate::effect::predict::Planned;
+use crate::effect::rules::Seen;
+use crate::effect::{ContainerSpec, Declarations, MeshView, Prediction, PushEffect, SecretEffect, predict, rules};
 use crate::error::{Input, Stopped, Unusable};
 use crate::grants::{Call, Permissions, Phase};
 use crate::mesh::{ContainerChange, Mesh, Violation};
@@ -145,6 +148,34 @@ pub struct RunReport {
     pub mesh: String,
     /// The plans preflight made and what they were made from: what `check --out` saves.
     pub made_from: SavedPlan,
+    /// What preflight predicted the pushes would do, when every module checked.
+    pub prediction: Option<Prediction>,
+    /// How far the rules of the mesh were checked.
+    pub rules: RulesChecked,
+}
+
+/// How far a run checked the rules of the mesh, so a summary never says "held" of what
+/// nothing checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RulesChecked {
+    /// Preflight stopped before the effect was predicted.
+    NotPredicted,
+    /// Predicted from the mesh's state; nothing after a push was checked (a check, a run that
+    /// adopted nothing, or a mesh that does not report what its node did).
+    Predicted,
+    /// Predicted, then checked after each push on what the node did.
+    Verified,
+}
+
+impl RulesChecked {
+    /// The word the record uses.
+    pub fn word(self) -> &'static str {
+        match self {
+            RulesChecked::NotPredicted => "not_predicted",
+            RulesChecked::Predicted => "predicted",
+            RulesChecked::Verified => "verified",
+        }
+    }
 }
 
 impl RunReport {
@@ -244,11 +275,28 @@ impl<'a> RunBuilder<'a> {
 /// A module ready to run: its catalogue entry read, its plugin loaded and verified.
 struct Loaded {
     plugin: Plugin,
+    /// Its manifest as parsed: what its push is predicted from.
+    manifest: crate::catalogue::ModuleManifest,
     env: RunEnv,
     ctx: Context,
     manifest_digest: String,
     /// The digest of the credentials its manifest grants, for saved plans.
     credentials_digest: String,
+}
+
+/// What preflight worked out the phase's pushes will do, and what it held them to.
+struct Foreseen {
+    /// The mesh as it was when preflight looked.
+    view: MeshView,
+    /// What the run's modules (and those an earlier run left prepared) declare.
+    declarations: Declarations,
+    /// Every push's effect.
+    prediction: Prediction,
+    /// The rules the prediction breaks.
+    broken: Vec<Violation>,
+    /// How many container effects and seals the mesh had reported before the run: what the
+    /// node does after is this run's.
+    baseline: (usize, usize),
 }
 
 /// What preflight found for every module, before any effect.
@@ -293,24 +341,48 @@ impl Run<'_> {
         let mut outcomes = preflight.modules;
         let problems: Vec<String> =
             outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| format!("`{m}`")).collect();
+        // Only plans every module made can be walked through the push rule.
+        let foreseen = if problems.is_empty() { Some(self.foresee(&outcomes, &loaded).await) } else { None };
+        let predicted_broken = foreseen.as_ref().map(|f| f.broken.clone()).unwrap_or_default();
         let stale = match (&self.saved_plan, problems.is_empty()) {
             (Some(saved), true) => saved.first_difference(&preflight.saved),
             _ => None,
         };
         // A secret value a plugin showed while checking is a problem found before any effect,
         // like a refusal: nothing moves. (Looked for only when nothing else stops the run.)
-        let clear = mode == Mode::Adopt && problems.is_empty() && stale.is_none();
+        let clear = mode == Mode::Adopt && problems.is_empty() && stale.is_none() && predicted_broken.is_empty();
         let shown = if clear { self.secrets_shown() } else { Vec::new() };
         let mut violations = self.mesh.audit().violations;
-        if clear && shown.is_empty() {
-            violations = self.adopt_all(&mut outcomes, loaded).await;
+        violations.extend(predicted_broken.iter().cloned());
+        let adopting = clear && shown.is_empty();
+        if adopting {
+            violations = self.adopt_all(&mut outcomes, loaded, foreseen.as_ref()).await;
         } else if mode == Mode::Adopt {
-            let because = match (stale, shown.first()) {
-                (Some(difference), _) => format!("the saved plan does not apply: {difference}; nothing was adopted"),
-                (None, Some(secret)) => {
+            let because = match (stale, predicted_broken.first(), shown.first()) {
+                (Some(difference), _, _) => {
+                    format!("the saved plan does not apply: {difference}; nothing was adopted")
+                }
+                (None, Some(rule), _) => {
+                    let mut names: Vec<&str> = predicted_broken.iter().map(|v| v.invariant).collect();
+                    names.dedup();
+                    let also = match &names[1..] {
+                        [] => String::new(),
+                        more => {
+                            format!(", and {}", more.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))
+                        }
+                    };
+                    format!(
+                        "preflight predicted that the phase's pushes would break rule `{}` ({}){also}; nothing was \
+                         adopted",
+                        rule.invariant, rule.detail
+                    )
+                }
+                (None, None, Some(secret)) => {
                     format!("preflight caught a secret shown: {}; nothing was adopted", secret.detail)
                 }
-                (None, None) => format!("preflight found problems in {}; nothing was adopted", problems.join(", ")),
+                (None, None, None) => {
+                    format!("preflight found problems in {}; nothing was adopted", problems.join(", "))
+                }
             };
             for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
                 *outcome = ModuleOutcome::NotRun { because: because.clone() };
@@ -319,19 +391,96 @@ impl Run<'_> {
         // What the last push does to the node is part of the run: let it land, then look again.
         self.mesh.quiesce().await;
         let audit = self.mesh.audit();
+        let observed = foreseen.as_ref().map(|f| self.observed_violations(f)).unwrap_or_default();
         // A secret caught anywhere fails the run, in preflight as much as in adopt.
-        for violation in audit.violations.into_iter().chain(self.secrets_shown()) {
+        for violation in audit.violations.into_iter().chain(observed).chain(self.secrets_shown()) {
             if !violations.contains(&violation) {
                 violations.push(violation);
             }
         }
+        let rules = match &foreseen {
+            None => RulesChecked::NotPredicted,
+            Some(_) if adopting && audit.observed => RulesChecked::Verified,
+            Some(_) => RulesChecked::Predicted,
+        };
         RunReport {
             modules: outcomes,
             changes: audit.changes,
             violations,
             mesh: self.mesh.summary(),
             made_from: preflight.saved,
+            prediction: foreseen.map(|f| f.prediction),
+            rules,
         }
+    }
+
+    /// Works out what every push of the phase will do, from the mesh's state, the manifests,
+    /// their declarations and the plans, and which rules of the mesh that would break.
+    async fn foresee(&self, outcomes: &[(String, ModuleOutcome)], loaded: &[Option<Loaded>]) -> Foreseen {
+        let planned: Vec<Planned<'_>> = outcomes
+            .iter()
+            .zip(loaded)
+            .filter_map(|((module, outcome), ready)| match (outcome, ready) {
+                (ModuleOutcome::Checked(plan), Some(ready)) => {
+                    Some(Planned { module, manifest: &ready.manifest, commands: &plan.commands })
+                }
+                _ => None,
+            })
+            .collect();
+        let mut names: Vec<String> = self
+            .foundation
+            .resources
+            .iter()
+            .filter_map(|r| match r {
+                FoundationResource::Container { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        for p in &planned {
+            names.extend(p.manifest.resolved_containers().into_iter().map(|c| c.name));
+        }
+        names.sort();
+        names.dedup();
+        let mut view = self.mesh.view(&names).await;
+        if !view.looked {
+            for resource in &self.foundation.resources {
+                if let FoundationResource::Container { name, image, volumes, .. } = resource {
+                    let spec = ContainerSpec { image: image.clone(), volumes: Some(volumes.clone()) };
+                    view.containers.insert(name.clone(), spec);
+                }
+            }
+        }
+        // Modules an earlier run left prepared are applied again by this run's pushes.
+        let others = view.modules.iter().filter(|k| k.prepared).map(|k| (k.name.as_str(), &k.manifest));
+        let declarations =
+            Declarations::of(self.foundation, planned.iter().map(|p| (p.module, p.manifest)).chain(others));
+        let prediction = predict(&view, &planned);
+        let broken = rules(&declarations, &view, &prediction, Seen::Predicted);
+        self.transcript.record(Event::Predicted { prediction: prediction.clone(), complete: view.complete });
+        let audit = self.mesh.audit();
+        Foreseen { baseline: (audit.touches.len(), audit.sealed.len()), view, declarations, prediction, broken }
+    }
+
+    /// The rules broken by what the node did since preflight looked, and every change it made
+    /// that the prediction did not say; nothing where the mesh does not report what it did.
+    fn observed_violations(&self, foreseen: &Foreseen) -> Vec<Violation> {
+        let audit = self.mesh.audit();
+        if !audit.observed {
+            return Vec::new();
+        }
+        let touches = audit.touches.get(foreseen.baseline.0..).unwrap_or_default().to_vec();
+        let sealed = audit.sealed.get(foreseen.baseline.1..).unwrap_or_default();
+        let mut found = crate::effect::rules::verify(&foreseen.prediction, &touches);
+        let secrets = sealed
+            .iter()
+            .map(|(module, secret)| SecretEffect { module: module.clone(), secret: secret.clone(), accepted: false })
+            .collect();
+        let happened = Prediction {
+            pushes: vec![PushEffect { module: String::new(), command: 0, containers: touches, secrets }],
+            ..Prediction::default()
+        };
+        found.extend(rules(&foreseen.declarations, &foreseen.view, &happened, Seen::Observed));
+        found
     }
 
     /// Loads, verifies and checks every module, changing nothing; every problem is kept, not
@@ -362,6 +511,16 @@ impl Run<'_> {
                     ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
                 }
                 Ok(Ok(plan)) => match self.bounded_plan(module, plan, &ready.env) {
+                    // What the manifest declares it adopts is held to the foundation once its
+                    // own plugin has nothing to refuse, so a plugin's refusal, in the module's
+                    // words, comes first.
+                    Ok(_) if let Err(e) = crate::effect::declared::check(&ready.manifest, self.foundation) => {
+                        let message = format!(
+                            "the `{module}` module's manifest `{}` declares what it adopts wrongly: {e}",
+                            ready.env.permissions.manifest
+                        );
+                        ModuleOutcome::Unusable(Unusable { input: Input::Manifest, message })
+                    }
                     Ok(plan) => {
                         let digests = [ready.manifest_digest.as_str(), &ready.plugin.digest, &ready.credentials_digest];
                         saved.add(module, digests, &plan);
@@ -383,7 +542,12 @@ impl Run<'_> {
 
     /// Adopts each module that preflight checked, in order, each checked again first (the mesh
     /// may have moved) and held to the plan preflight showed. Returns the invariants broken.
-    async fn adopt_all(&self, outcomes: &mut [(String, ModuleOutcome)], loaded: Vec<Option<Loaded>>) -> Vec<Violation> {
+    async fn adopt_all(
+        &self,
+        outcomes: &mut [(String, ModuleOutcome)],
+        loaded: Vec<Option<Loaded>>,
+        foreseen: Option<&Foreseen>,
+    ) -> Vec<Violation> {
         let mut stopped: Option<String> = None;
         let mut violations = Vec::new();
         for ((module, outcome), ready) in outcomes.iter_mut().zip(loaded) {
@@ -393,7 +557,17 @@ impl Run<'_> {
             }
             let (ModuleOutcome::Checked(reviewed), Some(ready)) = (&*outcome, ready) else { continue };
             *outcome = self.adopt(module, reviewed.clone(), &ready).await;
+            // What the module pushed is checked once it has landed, before the next module
+            // moves anything: the phase stops at the first difference.
+            if foreseen.is_some() {
+                self.mesh.land_pushes(self.options.wait).await;
+            }
             violations = self.violations(module, outcome);
+            for violation in foreseen.map(|f| self.observed_violations(f)).unwrap_or_default() {
+                if !violations.contains(&violation) {
+                    violations.push(violation);
+                }
+            }
             if !violations.is_empty() {
                 stopped = Some("an invariant broke".into());
             } else if !outcome.succeeded() {
@@ -550,7 +724,7 @@ impl Run<'_> {
             },
         };
         let ctx = self.context(module, found.manifest);
-        Ok(Loaded { plugin, env, ctx, manifest_digest, credentials_digest })
+        Ok(Loaded { plugin, manifest: found.parsed, env, ctx, manifest_digest, credentials_digest })
     }
 
     /// The stop report of `module`'s plugin, scrubbed of secrets, with its kind.
@@ -726,6 +900,7 @@ mod stream {
                     .iter()
                     .map(|v| ViolationRecord { invariant: v.invariant.to_string(), detail: v.detail.clone() })
                     .collect(),
+                rules: report.rules.word().to_string(),
             }
         }
     }

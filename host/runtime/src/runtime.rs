@@ -597,6 +597,7 @@ impl PluginHost {
             plan: None,
             calls: 0,
             carried_secrets: Default::default(),
+            carried_manifests: Default::default(),
             cap_reached: None,
             deadline,
         };

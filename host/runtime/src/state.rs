@@ -54,6 +54,8 @@ pub struct RunState {
     pub(crate) calls: usize,
     /// Where this plugin carried secrets in this call: the only places it may accept from.
     pub(crate) carried_secrets: std::collections::BTreeSet<String>,
+    /// Where this plugin carried its manifest in this call: the only places it may register.
+    pub(crate) carried_manifests: std::collections::BTreeSet<String>,
     /// A cap the plugin reached: every call from then on is denied, and the sandbox stops
     /// it at its next step.
     pub(crate) cap_reached: Option<String>,

@@ -63,6 +63,13 @@ pub enum Event {
         /// Where it was caught: a tell's arguments, a say line, a refusal.
         place: String,
     },
+    /// Preflight predicted what every push of the phase will do to the mesh.
+    Predicted {
+        /// The prediction, push by push.
+        prediction: crate::effect::Prediction,
+        /// Whether the mesh showed everything it rests on.
+        complete: bool,
+    },
     /// Preflight's `check` of a module made this plan, which its `adopt` is held to.
     Planned {
         /// The module checked.
@@ -208,9 +215,11 @@ impl Event {
                 }
                 texts
             }
-            Event::Started { .. } | Event::SayCut { .. } | Event::SecretShown { .. } | Event::Planned { .. } => {
-                Vec::new()
-            }
+            Event::Started { .. }
+            | Event::SayCut { .. }
+            | Event::SecretShown { .. }
+            | Event::Planned { .. }
+            | Event::Predicted { .. } => Vec::new(),
         }
     }
 
@@ -254,6 +263,9 @@ impl Event {
                 summary: summary.clone(),
                 commands: commands.clone(),
             }),
+            Event::Predicted { prediction, complete } => {
+                events::Event::Effect(crate::effect::record(prediction, *complete))
+            }
         }
     }
 }

@@ -152,7 +152,7 @@ fn yes() -> bool {
 }
 
 /// The outcomes a scenario can expect.
-const OUTCOMES: [&str; 5] = ["adopted", "refused", "unusable", "incomplete", "failed"];
+const OUTCOMES: [&str; 6] = ["adopted", "refused", "unusable", "incomplete", "failed", "not run"];
 
 /// A scenario read from its file.
 #[derive(Debug, Clone)]

@@ -37,6 +37,51 @@ pub struct ModuleManifest {
     pub bus_users: String,
     /// How the module's plugin ships and what it may do beyond the host's defaults.
     pub adopt: AdoptSection,
+    /// The containers genesis raised that this module takes over, and how: what the host
+    /// predicts the module's push from and holds every module to, instead of guessing it
+    /// from names.
+    pub adopts: Vec<Adoption>,
+}
+
+/// One container genesis raised that a module takes over: the module's own container of the
+/// same name replaces it on the node, kept in place or recreated onto the same volumes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adoption {
+    /// The foundation bundle's id for the container taken over, e.g. `store`.
+    pub foundation: String,
+    /// The id of the manifest's own container that takes its place, e.g. `server`.
+    pub container: String,
+    /// Whether the push keeps it as it runs or recreates it.
+    pub how: AdoptedAs,
+    /// The genesis credential the running container was created with, which must reach the
+    /// module before its push or the node would seal fresh bytes over it.
+    #[serde(default)]
+    pub credential: Option<String>,
+    /// The module's secret (one of its `secrets`) that carries `credential` in.
+    #[serde(default)]
+    pub secret: Option<String>,
+}
+
+/// How a module's push treats a container it adopts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AdoptedAs {
+    /// Left running as genesis raised it: same image, same volumes.
+    #[default]
+    Kept,
+    /// Recreated once onto another image, on exactly the volumes genesis gave it.
+    Recreated,
+}
+
+impl AdoptedAs {
+    /// The word manifests and messages use.
+    pub fn word(self) -> &'static str {
+        match self {
+            AdoptedAs::Kept => "kept",
+            AdoptedAs::Recreated => "recreated",
+        }
+    }
 }
 
 /// A manifest's `adopt` section: the catalogue author's word on the plugin.
@@ -256,6 +301,22 @@ mod tests {
         assert!(!g.allows_fetch("http://127.0.0.1:8222/healthz?x"));
         assert!(g.allows_fetch("http://127.0.0.1:9000/api/streams"));
         assert!(!g.allows_fetch("http://127.0.0.1:9000/api/../admin"));
+    }
+
+    #[test]
+    fn reads_what_a_module_adopts() {
+        let m = ModuleManifest::parse(
+            br#"{"adopts":[{"foundation":"store","container":"server","how":"kept",
+                            "credential":"store-superuser","secret":"superuser"},
+                           {"foundation":"broker","container":"bus","how":"recreated"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(m.adopts[0].how, AdoptedAs::Kept);
+        assert_eq!(m.adopts[0].secret.as_deref(), Some("superuser"));
+        assert_eq!(m.adopts[1].how, AdoptedAs::Recreated);
+        assert_eq!(m.adopts[1].credential, None);
+        let odd = ModuleManifest::parse(br#"{"adopts":[{"foundation":"s","container":"c","how":"moved"}]}"#);
+        assert!(odd.unwrap_err().to_string().contains("unknown variant `moved`"));
     }
 
     #[test]

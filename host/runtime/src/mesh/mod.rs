@@ -143,6 +143,14 @@ pub struct Audit {
     pub violations: Vec<Violation>,
     /// Secret values the mesh holds, so the host can check none was shown anywhere.
     pub secret_values: Vec<Vec<u8>>,
+    /// What every apply did to each container, with the module applied, in order: what the
+    /// host holds to the rules and to its prediction.
+    pub touches: Vec<crate::effect::Touch>,
+    /// Secrets the node sealed with fresh bytes, as `(module, secret)`, in order.
+    pub sealed: Vec<(String, String)>,
+    /// Whether the backend saw what the node did (the simulator does); when not, nothing
+    /// after a push was checked, and the summary says so.
+    pub observed: bool,
 }
 
 /// Where a virtual mesh's wall clock starts, in seconds since the Unix epoch:
@@ -186,9 +194,28 @@ pub trait Mesh: Send + Sync {
         None
     }
 
+    /// Waits, up to `within`, for what the node was pushed to land, so the host can check it
+    /// against the prediction (the simulator advances its clock to the applies due by then);
+    /// a backend that cannot tell does nothing.
+    async fn land_pushes(&self, _within: Duration) {}
+
     /// Lets the node finish what it was pushed, where the backend can tell (the simulator
     /// advances its clock past pending applies); a live mesh has nothing to do here.
     async fn quiesce(&self) {}
+
+    /// What the mesh holds before a run, for the prediction of its pushes: the containers
+    /// named (absent ones left out) and, where the backend can tell, the control plane's
+    /// modules. By default each container is inspected, its volumes unknown.
+    async fn view(&self, containers: &[String]) -> crate::effect::MeshView {
+        let mut view = crate::effect::MeshView { looked: true, ..Default::default() };
+        for name in containers {
+            if let Ok(Some(state)) = self.inspect(name).await {
+                view.containers
+                    .insert(name.clone(), crate::effect::ContainerSpec { image: state.image, volumes: None });
+            }
+        }
+        view
+    }
 
     /// The mesh's own account of what changed and which invariants broke; empty where the
     /// backend cannot observe that.

@@ -259,6 +259,12 @@ impl Mesh for ReplayMesh {
         }
     }
 
+    /// A recording answers only the plugins' calls, in order: the prediction asks nothing of it
+    /// and rests on the plans alone.
+    async fn view(&self, _containers: &[String]) -> crate::effect::MeshView {
+        crate::effect::MeshView::default()
+    }
+
     async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
         let made = Request { op: Op::Inspect, args: vec![container.into()], payload: None, cut: None };
         match self.answer(&made, |recorded| recorded == [container])? {

@@ -7,28 +7,22 @@
 //! module declares that was not accepted first. While it applies, it checks the invariants
 //! that make adoption safe and records every one it finds broken.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
-use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response, Violation};
-use crate::catalogue::{Foundation, FoundationResource, ModuleManifest, mounts};
+use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response};
+use crate::catalogue::{Foundation, FoundationResource, ModuleManifest};
+use crate::effect::{ContainerEffect, ContainerSpec, KnownModule, MeshView, Touch};
 use mesh_adopt_manifest::command::Command;
 
 /// Where the bus answers for its health, on the node's loopback.
 pub const BUS_MONITOR: &str = "http://127.0.0.1:8222/healthz";
-/// The bundle's identity for the store and the bus.
-const STORE_ID: &str = "store";
+/// The bundle's identity for the bus whose monitor the simulator answers for.
 const BROKER_ID: &str = "broker";
-/// The genesis secret the store was created with.
-const STORE_SECRET: &str = "superuser";
-/// Where a bus reads its configuration inside its container; a container mounting it is a bus.
-const BUS_CONF_INSIDE: &str = "/etc/nats";
-/// The paths inside the bus that hold what must survive a recreate.
-const BUS_KEPT_INSIDE: [&str; 3] = ["/data", "/etc/nats", "/tls"];
 
 /// What the node does with a push.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,8 +131,6 @@ struct Container {
     image: String,
     volumes: Vec<String>,
     running: bool,
-    /// Secrets the running server already has, e.g. the store's superuser.
-    holds: BTreeSet<String>,
 }
 
 impl Container {
@@ -172,13 +164,14 @@ struct World {
     bus_ready_at: Option<Duration>,
     recreations: BTreeMap<String, u32>,
     changes: Vec<ContainerChange>,
-    violations: Vec<Violation>,
     commands: Vec<Vec<String>>,
     /// Every call that reached the mesh, as `op words`, in order.
     calls: Vec<String>,
-    store_name: Option<String>,
     bus_name: Option<String>,
-    bus_paths: BTreeMap<String, String>,
+    /// What every apply did to each container, in order, with the module applied.
+    touches: Vec<Touch>,
+    /// Secrets sealed, as `(module, secret)`, in order.
+    sealed_order: Vec<(String, String)>,
 }
 
 /// The simulated mesh.
@@ -191,17 +184,14 @@ impl SimulatedMesh {
     pub fn new(setup: SimSetup) -> SimulatedMesh {
         let mut containers = BTreeMap::new();
         for resource in &setup.foundation.resources {
-            if let FoundationResource::Container { id, name, image, volumes } = resource {
+            if let FoundationResource::Container { name, image, volumes, .. } = resource {
                 let image = setup.running_images.get(name).cloned().unwrap_or_else(|| image.clone());
-                let holds = if id == STORE_ID { BTreeSet::from([STORE_SECRET.to_string()]) } else { BTreeSet::new() };
-                containers.insert(name.clone(), Container { image, volumes: volumes.clone(), running: true, holds });
+                containers.insert(name.clone(), Container { image, volumes: volumes.clone(), running: true });
             }
         }
-        let store_name = setup.foundation.container(STORE_ID).map(|(n, _, _)| n.to_string());
-        let (bus_name, bus_paths) = match setup.foundation.container(BROKER_ID) {
-            Some((name, _, volumes)) => (Some(name.to_string()), mounts(volumes)),
-            None => (None, BTreeMap::new()),
-        };
+        // Which container answers on the bus's monitor: the simulator's model of phase
+        // three's bus, not a rule (the rules come from what modules declare).
+        let bus_name = setup.foundation.container(BROKER_ID).map(|(name, _, _)| name.to_string());
         SimulatedMesh {
             world: Mutex::new(World {
                 setup,
@@ -216,12 +206,11 @@ impl SimulatedMesh {
                 bus_ready_at: Some(Duration::ZERO),
                 recreations: BTreeMap::new(),
                 changes: Vec::new(),
-                violations: Vec::new(),
                 commands: Vec::new(),
                 calls: Vec::new(),
-                store_name,
                 bus_name,
-                bus_paths,
+                touches: Vec::new(),
+                sealed_order: Vec::new(),
             }),
         }
     }
@@ -459,7 +448,8 @@ impl World {
         Ok(format!("registered {name}"))
     }
 
-    /// The node-engine's apply of every prepared module, at virtual time `at`.
+    /// The node-engine's apply of every prepared module, at virtual time `at`: what it does to
+    /// each container and secret is recorded as it happens, for the host to hold to its rules.
     fn apply(&mut self, at: Duration) {
         let lost = match &self.setup.applies {
             NodeApplies::LosingContainer(name) => Some(name.clone()),
@@ -470,109 +460,75 @@ impl World {
             if !record.prepared {
                 continue;
             }
-            let mut adopted_holds = BTreeSet::new();
             for declared in record.manifest.resolved_containers() {
-                if lost.as_deref() == Some(declared.name.as_str()) {
-                    if self.containers.remove(&declared.name).is_some() {
-                        self.changes.push(ContainerChange::Removed { name: declared.name.clone() });
-                        self.check_store_kept(&declared.name, "removed");
+                let name = declared.name.clone();
+                let effect = if lost.as_deref() == Some(name.as_str()) {
+                    if self.containers.remove(&name).is_none() {
+                        continue;
                     }
-                    continue;
-                }
-                let wanted = spec_digest(&declared.image, &declared.volumes);
-                match self.containers.get_mut(&declared.name) {
-                    Some(existing) if existing.digest() == wanted => {
-                        adopted_holds.extend(existing.holds.iter().cloned());
-                        // Reported once, and only for a container this run has not changed.
-                        if !self.changes.iter().any(|c| c.name() == declared.name) {
-                            self.changes.push(ContainerChange::Kept {
-                                name: declared.name.clone(),
-                                image: declared.image.clone(),
-                            });
+                    self.changes.push(ContainerChange::Removed { name: name.clone() });
+                    ContainerEffect::Removed
+                } else {
+                    let wanted = spec_digest(&declared.image, &declared.volumes);
+                    match self.containers.get_mut(&name) {
+                        Some(existing) if existing.digest() == wanted => {
+                            // Reported once, and only for a container this run has not changed.
+                            if !self.changes.iter().any(|c| c.name() == name) {
+                                self.changes
+                                    .push(ContainerChange::Kept { name: name.clone(), image: declared.image.clone() });
+                            }
+                            ContainerEffect::Kept { image: declared.image.clone() }
                         }
-                    }
-                    Some(existing) => {
-                        adopted_holds.extend(existing.holds.iter().cloned());
-                        let from = std::mem::replace(&mut existing.image, declared.image.clone());
-                        existing.volumes = declared.volumes.clone();
-                        existing.running = true;
-                        *self.recreations.entry(declared.name.clone()).or_default() += 1;
-                        self.changes.push(ContainerChange::Recreated {
-                            name: declared.name.clone(),
-                            from,
-                            to: declared.image.clone(),
-                        });
-                        self.on_recreated(&declared.name, &declared.volumes, at);
-                    }
-                    None => {
-                        self.containers.insert(
-                            declared.name.clone(),
-                            Container {
+                        Some(existing) => {
+                            let from = std::mem::replace(&mut existing.image, declared.image.clone());
+                            existing.volumes = declared.volumes.clone();
+                            existing.running = true;
+                            *self.recreations.entry(name.clone()).or_default() += 1;
+                            self.changes.push(ContainerChange::Recreated {
+                                name: name.clone(),
+                                from: from.clone(),
+                                to: declared.image.clone(),
+                            });
+                            self.on_recreated(&name, at);
+                            ContainerEffect::Recreated {
+                                from,
+                                to: declared.image.clone(),
+                                volumes: declared.volumes.clone(),
+                            }
+                        }
+                        None => {
+                            self.containers.insert(
+                                name.clone(),
+                                Container {
+                                    image: declared.image.clone(),
+                                    volumes: declared.volumes.clone(),
+                                    running: true,
+                                },
+                            );
+                            self.changes
+                                .push(ContainerChange::Created { name: name.clone(), image: declared.image.clone() });
+                            ContainerEffect::Created {
                                 image: declared.image.clone(),
                                 volumes: declared.volumes.clone(),
-                                running: true,
-                                holds: BTreeSet::new(),
-                            },
-                        );
-                        self.changes.push(ContainerChange::Created {
-                            name: declared.name.clone(),
-                            image: declared.image.clone(),
-                        });
+                            }
+                        }
                     }
-                }
+                };
+                self.touches.push(Touch { container: name, module: module.clone(), effect });
             }
-            self.seal_unaccepted(&module, &record.manifest.secrets, &adopted_holds);
-        }
-        self.check_one_bus();
-    }
-
-    fn on_recreated(&mut self, name: &str, volumes: &[String], at: Duration) {
-        self.check_store_kept(name, "recreated");
-        if self.bus_name.as_deref() != Some(name) {
-            return;
-        }
-        self.bus_ready_at = self.setup.bus_recovery.map(|d| at.saturating_add(d));
-        let times = self.recreations[name];
-        if times > 1 {
-            self.violate("bus-recreated-at-most-once", format!("the bus `{name}` was recreated {times} times"));
-        }
-        let now_at = mounts(volumes);
-        for inside in BUS_KEPT_INSIDE {
-            let (before, after) = (self.bus_paths.get(inside), now_at.get(inside));
-            if before != after {
-                self.violate(
-                    "bus-recreated-at-most-once",
-                    format!(
-                        "the bus `{name}` was recreated with {inside} on {:?} instead of {:?}",
-                        after.map(String::as_str).unwrap_or(""),
-                        before.map(String::as_str).unwrap_or("")
-                    ),
-                );
-            }
+            self.seal_unaccepted(&module, &record.manifest.secrets);
         }
     }
 
-    fn check_store_kept(&mut self, name: &str, what: &str) {
-        if self.store_name.as_deref() == Some(name) {
-            self.violate("store-never-recreated", format!("the store `{name}` was {what}"));
+    /// A recreated bus answers its monitor again once it has recovered its streams.
+    fn on_recreated(&mut self, name: &str, at: Duration) {
+        if self.bus_name.as_deref() == Some(name) {
+            self.bus_ready_at = self.setup.bus_recovery.map(|d| at.saturating_add(d));
         }
     }
 
-    fn check_one_bus(&mut self) {
-        let buses: Vec<String> = self
-            .containers
-            .iter()
-            .filter(|(_, c)| mounts(&c.volumes).contains_key(BUS_CONF_INSIDE))
-            .map(|(name, _)| name.clone())
-            .collect();
-        if buses.len() > 1 && !self.violations.iter().any(|v| v.invariant == "no-second-bus") {
-            self.violate("no-second-bus", format!("the node runs {} buses: {}", buses.len(), buses.join(", ")));
-        }
-    }
-
-    /// Seals fresh bytes for every declared secret not accepted; a secret a running server
-    /// it adopts already has must never be sealed over.
-    fn seal_unaccepted(&mut self, module: &str, secrets: &[String], adopted_holds: &BTreeSet<String>) {
+    /// Seals fresh bytes for every declared secret neither accepted nor sealed before.
+    fn seal_unaccepted(&mut self, module: &str, secrets: &[String]) {
         for secret in secrets {
             let key = (module.to_string(), secret.clone());
             if self.accepted.contains_key(&key) || self.sealed.contains_key(&key) {
@@ -584,20 +540,9 @@ impl World {
             hash.update(secret.as_bytes());
             hash.update((self.sealed.len() as u64).to_le_bytes());
             let bytes = format!("{:x}", hash.finalize()).as_bytes()[..32].to_vec();
-            self.sealed.insert(key, bytes);
-            if adopted_holds.contains(secret) {
-                self.violate(
-                    "credential-never-replaced",
-                    format!(
-                        "the node sealed fresh bytes for `{module}`'s secret `{secret}`, which the running server already has: it was not accepted before the push"
-                    ),
-                );
-            }
+            self.sealed.insert(key.clone(), bytes);
+            self.sealed_order.push(key);
         }
-    }
-
-    fn violate(&mut self, invariant: &'static str, detail: String) {
-        self.violations.push(Violation { invariant, detail });
     }
 
     fn monitor(&self) -> Result<Response, MeshError> {
@@ -666,6 +611,15 @@ impl Mesh for SimulatedMesh {
         Some(self.world().setup.seed)
     }
 
+    async fn land_pushes(&self, within: Duration) {
+        let mut world = self.world();
+        let by = world.now.saturating_add(within);
+        if let Some(last) = world.pending_applies.iter().copied().filter(|t| *t <= by).max() {
+            let wait = last.saturating_sub(world.now);
+            world.advance(wait);
+        }
+    }
+
     async fn quiesce(&self) {
         let mut world = self.world();
         if let Some(last) = world.pending_applies.iter().max().copied() {
@@ -674,11 +628,52 @@ impl Mesh for SimulatedMesh {
         }
     }
 
+    async fn view(&self, _containers: &[String]) -> MeshView {
+        let mut world = self.world();
+        world.settle();
+        let containers = world
+            .containers
+            .iter()
+            .map(|(name, c)| (name.clone(), ContainerSpec { image: c.image.clone(), volumes: Some(c.volumes.clone()) }))
+            .collect();
+        let modules = world
+            .registration_order
+            .iter()
+            .map(|name| {
+                let record = &world.modules[name];
+                let settled = record
+                    .manifest
+                    .secrets
+                    .iter()
+                    .filter(|s| {
+                        let key = (name.clone(), (*s).clone());
+                        world.accepted.contains_key(&key) || world.sealed.contains_key(&key)
+                    })
+                    .cloned()
+                    .collect();
+                KnownModule {
+                    name: name.clone(),
+                    manifest: record.manifest.clone(),
+                    prepared: record.prepared,
+                    settled,
+                }
+            })
+            .collect();
+        MeshView { containers, modules, complete: true, looked: true }
+    }
+
     fn audit(&self) -> Audit {
         let mut world = self.world();
         world.settle();
         let mut secret_values: Vec<Vec<u8>> = world.accepted.values().chain(world.sealed.values()).cloned().collect();
         secret_values.extend(world.files.values().filter(|f| f.secret).map(|f| f.bytes.clone()));
-        Audit { changes: world.changes.clone(), violations: world.violations.clone(), secret_values }
+        Audit {
+            changes: world.changes.clone(),
+            violations: Vec::new(),
+            secret_values,
+            touches: world.touches.clone(),
+            sealed: world.sealed_order.clone(),
+            observed: true,
+        }
     }
 }

@@ -1,0 +1,212 @@
+//! What each module declares it adopts (its manifest's `adopts`), checked against the
+//! foundation bundle, and gathered into what the rules read: which module owns which
+//! container genesis raised, and which running container holds which credential.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use mesh_adopt_manifest::{AdoptedAs, Adoption, ModuleManifest};
+
+use crate::catalogue::{Foundation, FoundationResource};
+
+/// Why a module's `adopts` cannot be used as it is written: an input error (the run exits 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclarationError {
+    /// Which entry of `adopts`, from 0.
+    pub index: usize,
+    /// What is wrong with it, naming both sides.
+    pub why: String,
+}
+
+impl fmt::Display for DeclarationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`adopts[{}]` {}", self.index, self.why)
+    }
+}
+
+impl std::error::Error for DeclarationError {}
+
+/// Checks `manifest`'s `adopts` against `foundation`: each entry names a container of the
+/// bundle and one of the manifest's own, at most once each, and a credential together with the
+/// declared secret that carries it, granted to the plugin so it can hand it over.
+pub fn check(manifest: &ModuleManifest, foundation: &Foundation) -> Result<(), DeclarationError> {
+    for (index, adoption) in manifest.adopts.iter().enumerate() {
+        let fail = |why: String| Err(DeclarationError { index, why });
+        match foundation.resources.iter().find(|r| r.id() == adoption.foundation) {
+            Some(FoundationResource::Container { .. }) => {}
+            Some(other) => {
+                return fail(format!(
+                    "names `{}`, which the foundation bundle has as a {}, not a container",
+                    adoption.foundation,
+                    kind(other)
+                ));
+            }
+            None => {
+                let ids: Vec<String> = foundation
+                    .resources
+                    .iter()
+                    .filter(|r| matches!(r, FoundationResource::Container { .. }))
+                    .map(|r| format!("`{}`", r.id()))
+                    .collect();
+                return fail(format!(
+                    "names `{}`, which the foundation bundle does not have; its containers are {}",
+                    adoption.foundation,
+                    if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
+                ));
+            }
+        }
+        if !manifest.containers().any(|c| c.id == adoption.container) {
+            let ids: Vec<String> = manifest.containers().map(|c| format!("`{}`", c.id)).collect();
+            return fail(format!(
+                "says container `{}` takes `{}` over, but the manifest has no container with that id; it has {}",
+                adoption.container,
+                adoption.foundation,
+                if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
+            ));
+        }
+        if let Some(first) = manifest.adopts[..index].iter().position(|a| a.foundation == adoption.foundation) {
+            return fail(format!("adopts `{}` again (so does `adopts[{first}]`)", adoption.foundation));
+        }
+        if let Some(first) = manifest.adopts[..index].iter().position(|a| a.container == adoption.container) {
+            return fail(format!(
+                "gives container `{}` a second thing to adopt (`adopts[{first}]` gave it one)",
+                adoption.container
+            ));
+        }
+        match (&adoption.credential, &adoption.secret) {
+            (None, None) => {}
+            (Some(credential), None) => {
+                return fail(format!(
+                    "says the container runs with credential `{credential}` but names no `secret` to carry it in"
+                ));
+            }
+            (None, Some(secret)) => {
+                return fail(format!(
+                    "names secret `{secret}` but not the genesis `credential` it carries; give both or neither"
+                ));
+            }
+            (Some(credential), Some(secret)) => {
+                if !manifest.secrets.contains(secret) {
+                    return fail(format!(
+                        "carries credential `{credential}` in as secret `{secret}`, which the manifest's `secrets` \
+                         does not declare: the node would not take it"
+                    ));
+                }
+                if !manifest.adopt.grants.allows_credential(credential) {
+                    return fail(format!(
+                        "says the container runs with credential `{credential}`, which `adopt.grants.credentials` \
+                         does not grant: the plugin could never hand it over"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn kind(resource: &FoundationResource) -> &str {
+    match resource {
+        FoundationResource::Container { .. } => "container",
+        FoundationResource::File { .. } => "file",
+        FoundationResource::Other { kind, .. } => kind,
+    }
+}
+
+/// A container genesis raised, as the bundle has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Genesis {
+    /// The bundle's id for it.
+    pub id: String,
+    /// Its image.
+    pub image: String,
+    /// Its volumes.
+    pub volumes: Vec<String>,
+}
+
+/// A module's adoption of a genesis container, as the rules read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adopter {
+    /// The module.
+    pub module: String,
+    /// Its declaration.
+    pub adoption: Adoption,
+    /// The name the module's own container has (the node keys on it).
+    pub name: String,
+    /// That container's image and resolved volumes, as the module declares them.
+    pub image: String,
+    /// Resolved volumes.
+    pub volumes: Vec<String>,
+}
+
+/// Every declaration of the modules a run touches, gathered: what the rules are derived from.
+#[derive(Debug, Clone, Default)]
+pub struct Declarations {
+    /// Containers genesis raised, by name.
+    pub genesis: BTreeMap<String, Genesis>,
+    /// Who adopts each genesis container, by the container's name: more than one is a broken
+    /// rule, kept so the rule can name them all.
+    pub adopters: BTreeMap<String, Vec<Adopter>>,
+    /// The containers each module's manifest raises, by module, with their names.
+    pub raises: BTreeMap<String, Vec<String>>,
+    /// Module secrets that carry a credential a running genesis container holds:
+    /// `(module, secret)` → (container name, credential).
+    pub held: BTreeMap<(String, String), (String, String)>,
+}
+
+impl Declarations {
+    /// Gathers what `modules` (each name with its manifest) declare against `foundation`.
+    pub fn of<'a>(foundation: &Foundation, modules: impl IntoIterator<Item = (&'a str, &'a ModuleManifest)>) -> Self {
+        let mut declarations = Declarations::default();
+        for resource in &foundation.resources {
+            if let FoundationResource::Container { id, name, image, volumes } = resource {
+                let genesis = Genesis { id: id.clone(), image: image.clone(), volumes: volumes.clone() };
+                declarations.genesis.insert(name.clone(), genesis);
+            }
+        }
+        for (module, manifest) in modules {
+            if declarations.raises.contains_key(module) {
+                continue;
+            }
+            let containers = manifest.resolved_containers();
+            declarations.raises.insert(module.to_string(), containers.iter().map(|c| c.name.clone()).collect());
+            for adoption in &manifest.adopts {
+                let Some((genesis_name, _, _)) = foundation.container(&adoption.foundation) else { continue };
+                let Some(own) = containers.iter().find(|c| c.id == adoption.container) else { continue };
+                if let (Some(credential), Some(secret)) = (&adoption.credential, &adoption.secret) {
+                    declarations
+                        .held
+                        .insert((module.to_string(), secret.clone()), (genesis_name.to_string(), credential.clone()));
+                }
+                declarations.adopters.entry(genesis_name.to_string()).or_default().push(Adopter {
+                    module: module.to_string(),
+                    adoption: adoption.clone(),
+                    name: own.name.clone(),
+                    image: own.image.clone(),
+                    volumes: own.volumes.clone(),
+                });
+            }
+        }
+        declarations
+    }
+
+    /// The one module that declares it adopts the genesis container `name`, if exactly one does.
+    pub fn adopter(&self, name: &str) -> Option<&Adopter> {
+        match self.adopters.get(name).map(Vec::as_slice) {
+            Some([one]) => Some(one),
+            _ => None,
+        }
+    }
+
+    /// How `module` declares it adopts the genesis container `name`, if it does.
+    pub fn adopted_as(&self, module: &str, name: &str) -> Option<AdoptedAs> {
+        self.adopters.get(name)?.iter().find(|a| a.module == module).map(|a| a.adoption.how)
+    }
+}
+
+/// Volumes compared as a node compares them: as a set.
+pub fn same_volumes(a: &[String], b: &[String]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort();
+    b.sort();
+    a == b
+}

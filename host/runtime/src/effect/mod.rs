@@ -1,0 +1,175 @@
+//! What a run's pushes will do to the mesh, worked out before anything moves, and the rules of
+//! the mesh held against it — then held again against what the node really did.
+//!
+//! The node applies a push by a known rule: it keys containers on their name and compares a
+//! digest of their spec (the same: kept; another: recreated; none yet: created), for every
+//! module the control plane has prepared, and seals fresh bytes for every secret a prepared
+//! module declares that was not accepted first. [`predict`] walks every module's plan through
+//! that rule from the mesh's state ([`MeshView`]); [`rules`] checks the result against what
+//! each manifest declares it adopts ([`declared`]), never against names.
+
+pub mod declared;
+pub mod predict;
+pub mod rules;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use mesh_adopt_manifest::ModuleManifest;
+
+pub use declared::{DeclarationError, Declarations};
+pub use predict::{Prediction, PushEffect, predict};
+pub use rules::{Rule, Seen, rules, verify};
+
+/// A container as the node runs it: its image and its volumes, `host:inside[:opts]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainerSpec {
+    /// The image it runs.
+    pub image: String,
+    /// Its mounts; `None` when the backend cannot say (a live engine asked for the image only).
+    pub volumes: Option<Vec<String>>,
+}
+
+/// A module the control plane already knows when the run starts: a re-run's push applies it
+/// again, so the prediction must count it.
+#[derive(Debug, Clone, Default)]
+pub struct KnownModule {
+    /// The module's name.
+    pub name: String,
+    /// The manifest the control plane registered for it.
+    pub manifest: ModuleManifest,
+    /// Whether it is prepared on the node, so a push applies it.
+    pub prepared: bool,
+    /// Its secrets the node already has, accepted or sealed: a push seals none of them again.
+    pub settled: BTreeSet<String>,
+}
+
+/// The mesh as a backend sees it before the run: what a prediction starts from.
+#[derive(Debug, Clone, Default)]
+pub struct MeshView {
+    /// The node's containers by name (those asked about; one not there is absent).
+    pub containers: BTreeMap<String, ContainerSpec>,
+    /// The modules the control plane has, in the order they were registered; empty when the
+    /// backend cannot say.
+    pub modules: Vec<KnownModule>,
+    /// Whether the backend saw the control plane's modules and the containers' volumes, or
+    /// could only tell images (a live mesh): what the summary says a prediction rests on.
+    pub complete: bool,
+    /// Whether the backend looked at the node at all; when not (a recording answers only the
+    /// plugins' calls), the containers genesis raised are taken as the bundle declares them.
+    pub looked: bool,
+}
+
+/// What one push does to one container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContainerEffect {
+    /// Its spec is already the one pushed: left running as it is.
+    Kept {
+        /// The image it keeps.
+        image: String,
+    },
+    /// Another spec: torn down and raised again.
+    Recreated {
+        /// The image it ran.
+        from: String,
+        /// The image it runs after.
+        to: String,
+        /// The volumes it is raised on.
+        volumes: Vec<String>,
+    },
+    /// No container of that name: raised.
+    Created {
+        /// Its image.
+        image: String,
+        /// Its volumes.
+        volumes: Vec<String>,
+    },
+    /// Taken away.
+    Removed,
+}
+
+impl ContainerEffect {
+    /// The effect in one word, as the plan and the record show it.
+    pub fn word(&self) -> &'static str {
+        match self {
+            ContainerEffect::Kept { .. } => "kept",
+            ContainerEffect::Recreated { .. } => "recreated",
+            ContainerEffect::Created { .. } => "created",
+            ContainerEffect::Removed => "removed",
+        }
+    }
+}
+
+/// `kept postgres:16`, `recreated nats:a → nats:b`, `created vault:1`, `removed`.
+impl fmt::Display for ContainerEffect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ContainerEffect::Kept { image } => write!(f, "kept {image}"),
+            ContainerEffect::Recreated { from, to, .. } => write!(f, "recreated {from} → {to}"),
+            ContainerEffect::Created { image, .. } => write!(f, "created {image}"),
+            ContainerEffect::Removed => f.write_str("removed"),
+        }
+    }
+}
+
+/// One container's effect, and the module whose manifest raised it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    /// The container, by name.
+    pub container: String,
+    /// The module whose manifest the node applied.
+    pub module: String,
+    /// What happens to it.
+    pub effect: ContainerEffect,
+}
+
+/// What happens to one module secret at a push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretEffect {
+    /// The module declaring it.
+    pub module: String,
+    /// The secret.
+    pub secret: String,
+    /// `true`: the value accepted before the push; `false`: fresh bytes sealed by the node.
+    pub accepted: bool,
+}
+
+impl From<&Touch> for crate::events::Change {
+    fn from(touch: &Touch) -> crate::events::Change {
+        use crate::events::Change;
+        let container = touch.container.clone();
+        match &touch.effect {
+            ContainerEffect::Kept { image } => Change::Kept { container, image: image.clone() },
+            ContainerEffect::Recreated { from, to, .. } => {
+                Change::Recreated { container, from: from.clone(), to: to.clone() }
+            }
+            ContainerEffect::Created { image, .. } => Change::Created { container, image: image.clone() },
+            ContainerEffect::Removed => Change::Removed { container },
+        }
+    }
+}
+
+/// The prediction as the event stream has it.
+pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectEvent {
+    use crate::events::{ContainerRecord, PushRecord, SecretRecord};
+    crate::events::EffectEvent {
+        pushes: prediction
+            .pushes
+            .iter()
+            .map(|push| PushRecord {
+                module: push.module.clone(),
+                containers: push
+                    .containers
+                    .iter()
+                    .map(|t| ContainerRecord { module: t.module.clone(), change: t.into() })
+                    .collect(),
+                secrets: push
+                    .secrets
+                    .iter()
+                    .map(|s| SecretRecord { module: s.module.clone(), secret: s.secret.clone(), accepted: s.accepted })
+                    .collect(),
+            })
+            .collect(),
+        complete,
+    }
+}

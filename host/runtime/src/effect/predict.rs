@@ -1,0 +1,169 @@
+//! The node's push rule, run forward over every module's plan from the mesh's state.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mesh_adopt_manifest::ModuleManifest;
+use mesh_adopt_manifest::command::Command;
+
+use super::declared::same_volumes;
+use super::{ContainerEffect, ContainerSpec, KnownModule, MeshView, SecretEffect, Touch};
+
+/// What one push of the run does, in the order the node applies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushEffect {
+    /// The module whose plan pushes.
+    pub module: String,
+    /// Where in that plan, counting its commands from 0.
+    pub command: usize,
+    /// Every container of every prepared module, in the order the node applies them.
+    pub containers: Vec<Touch>,
+    /// Every secret the push settles: accepted before it, or sealed by it.
+    pub secrets: Vec<SecretEffect>,
+}
+
+/// The whole phase's effect on the mesh: each push in turn.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Prediction {
+    /// The pushes, in the order the plans make them.
+    pub pushes: Vec<PushEffect>,
+    /// How many pushes each module's plan makes.
+    pub pushes_by_module: BTreeMap<String, usize>,
+    /// For each module, the place in its plan of its push and of each secret accepted, so a
+    /// rule can say which came first.
+    pub accepts: BTreeMap<(String, String), usize>,
+}
+
+impl Prediction {
+    /// The containers' changes over the whole phase, one line each as a node reports them: a
+    /// container's first change that is not `kept`, each recreation again, and `kept` only
+    /// for a container nothing else happens to.
+    pub fn changes(&self) -> Vec<Touch> {
+        let mut changes: Vec<Touch> = Vec::new();
+        for touch in self.pushes.iter().flat_map(|p| &p.containers) {
+            match touch.effect {
+                ContainerEffect::Kept { .. } => {
+                    if !changes.iter().any(|c| c.container == touch.container) {
+                        changes.push(touch.clone());
+                    }
+                }
+                _ => {
+                    changes.retain(|c| {
+                        !(c.container == touch.container && matches!(c.effect, ContainerEffect::Kept { .. }))
+                    });
+                    changes.push(touch.clone());
+                }
+            }
+        }
+        changes
+    }
+
+    /// The secrets the phase seals, as `(module, secret)`.
+    pub fn sealed(&self) -> Vec<(String, String)> {
+        self.pushes
+            .iter()
+            .flat_map(|p| &p.secrets)
+            .filter(|s| !s.accepted)
+            .map(|s| (s.module.clone(), s.secret.clone()))
+            .collect()
+    }
+}
+
+/// One module of the run: its name, its manifest and its plan's commands.
+pub struct Planned<'a> {
+    /// The module.
+    pub module: &'a str,
+    /// Its manifest, as the control plane will register it.
+    pub manifest: &'a ModuleManifest,
+    /// The commands its plan tells, in order.
+    pub commands: &'a [Vec<String>],
+}
+
+/// Runs the node's push rule over `modules`' plans, in order, from `view`.
+pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
+    let mut node: BTreeMap<String, ContainerSpec> = view.containers.clone();
+    let mut known: Vec<KnownModule> = view.modules.clone();
+    let mut accepted: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut prediction = Prediction::default();
+    for planned in modules {
+        for (index, words) in planned.commands.iter().enumerate() {
+            let Ok(command) = Command::parse(words) else { continue };
+            match command {
+                Command::ModuleAdd { .. } => register(&mut known, planned.module, planned.manifest),
+                Command::Prepare { module, .. } => {
+                    if let Some(k) = known.iter_mut().find(|k| k.name == module) {
+                        k.prepared = true;
+                    }
+                }
+                Command::SecretAccept { module, secret, .. } => {
+                    prediction.accepts.entry((module.clone(), secret.clone())).or_insert(index);
+                    accepted.insert((module, secret));
+                }
+                Command::Push { .. } => {
+                    *prediction.pushes_by_module.entry(planned.module.to_string()).or_default() += 1;
+                    let push = apply(&mut node, &mut known, &accepted, planned.module, index);
+                    prediction.pushes.push(push);
+                }
+                Command::Build { .. } | Command::ModuleIssue { .. } | Command::Assign { .. } => {}
+            }
+        }
+    }
+    prediction
+}
+
+/// `module add`: the control plane takes the module's manifest, replacing one registered before.
+fn register(known: &mut Vec<KnownModule>, module: &str, manifest: &ModuleManifest) {
+    match known.iter_mut().find(|k| k.name == module) {
+        Some(k) => k.manifest = manifest.clone(),
+        None => known.push(KnownModule { name: module.to_string(), manifest: manifest.clone(), ..Default::default() }),
+    }
+}
+
+/// One push: every prepared module's containers compared with the node's, every declared
+/// secret not yet settled accepted or sealed.
+fn apply(
+    node: &mut BTreeMap<String, ContainerSpec>,
+    known: &mut [KnownModule],
+    accepted: &BTreeSet<(String, String)>,
+    pushed_by: &str,
+    command: usize,
+) -> PushEffect {
+    let mut push = PushEffect { module: pushed_by.to_string(), command, containers: Vec::new(), secrets: Vec::new() };
+    for module in known.iter_mut().filter(|k| k.prepared) {
+        for declared in module.manifest.resolved_containers() {
+            let effect = match node.get(&declared.name) {
+                Some(running) if running.image == declared.image && same(&running.volumes, &declared.volumes) => {
+                    ContainerEffect::Kept { image: declared.image.clone() }
+                }
+                Some(running) => ContainerEffect::Recreated {
+                    from: running.image.clone(),
+                    to: declared.image.clone(),
+                    volumes: declared.volumes.clone(),
+                },
+                None => ContainerEffect::Created { image: declared.image.clone(), volumes: declared.volumes.clone() },
+            };
+            node.insert(
+                declared.name.clone(),
+                ContainerSpec { image: declared.image.clone(), volumes: Some(declared.volumes.clone()) },
+            );
+            push.containers.push(Touch { container: declared.name.clone(), module: module.name.clone(), effect });
+        }
+        for secret in &module.manifest.secrets {
+            if module.settled.contains(secret) {
+                continue;
+            }
+            let was_accepted = accepted.contains(&(module.name.clone(), secret.clone()));
+            module.settled.insert(secret.clone());
+            push.secrets.push(SecretEffect {
+                module: module.name.clone(),
+                secret: secret.clone(),
+                accepted: was_accepted,
+            });
+        }
+    }
+    push
+}
+
+/// Whether running volumes (unknown: taken as the same) match declared ones.
+fn same(running: &Option<Vec<String>>, declared: &[String]) -> bool {
+    running.as_deref().is_none_or(|running| same_volumes(running, declared))
+}

@@ -1,0 +1,314 @@
+//! The rules of the mesh, derived from what modules declare they adopt and from the foundation,
+//! for any catalogue: held against a prediction before anything moves, and against what the
+//! node did after each push.
+
+use std::collections::BTreeMap;
+
+use mesh_adopt_manifest::{AdoptedAs, mounts};
+
+use super::declared::{Declarations, same_volumes};
+use super::{ContainerEffect, MeshView, Prediction, Touch};
+use crate::mesh::Violation;
+
+/// A rule of the mesh, by its stable name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rule {
+    /// A container genesis raised (the control plane's included) is touched only by the module
+    /// that declares it adopts it, and only as declared: kept stays kept, recreated happens once.
+    GenesisTouchedAsDeclared,
+    /// A container a module adopts keeps the volumes genesis gave it.
+    AdoptedKeepsVolumes,
+    /// One module owns a container: no two declare it, by adoption or by raising it.
+    OneOwner,
+    /// No credential a running container holds is sealed over with fresh bytes.
+    CredentialNeverReplaced,
+    /// No container a push raises mounts what a container genesis raised holds.
+    GenesisVolumesHeldOnce,
+    /// A module's plan pushes once.
+    OnePush,
+    /// The node did what the prediction said, container by container.
+    EffectAsPredicted,
+}
+
+impl Rule {
+    /// Every rule, in the order the documentation lists them.
+    pub const ALL: [Rule; 7] = [
+        Rule::GenesisTouchedAsDeclared,
+        Rule::AdoptedKeepsVolumes,
+        Rule::OneOwner,
+        Rule::CredentialNeverReplaced,
+        Rule::GenesisVolumesHeldOnce,
+        Rule::OnePush,
+        Rule::EffectAsPredicted,
+    ];
+
+    /// The rule's stable name, as violations, records and scenarios give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::GenesisTouchedAsDeclared => "genesis-touched-as-declared",
+            Rule::AdoptedKeepsVolumes => "adopted-keeps-volumes",
+            Rule::OneOwner => "one-owner",
+            Rule::CredentialNeverReplaced => "credential-never-replaced",
+            Rule::GenesisVolumesHeldOnce => "genesis-volumes-held-once",
+            Rule::OnePush => "one-push",
+            Rule::EffectAsPredicted => "effect-as-predicted",
+        }
+    }
+
+    fn broken(self, detail: String) -> Violation {
+        Violation { invariant: self.name(), detail }
+    }
+}
+
+/// Whether effects are a prediction or what the node did: how a broken rule is worded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// Worked out before any push.
+    Predicted,
+    /// Reported by the mesh after a push.
+    Observed,
+}
+
+impl Seen {
+    fn would_be(self) -> &'static str {
+        match self {
+            Seen::Predicted => "would be",
+            Seen::Observed => "was",
+        }
+    }
+
+    fn the_push_would(self) -> &'static str {
+        match self {
+            Seen::Predicted => "the push would",
+            Seen::Observed => "the node did",
+        }
+    }
+}
+
+/// Every rule `effects` break, given what the modules declare and what the mesh held when the
+/// run began; each broken rule is named once per container or secret.
+pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction, seen: Seen) -> Vec<Violation> {
+    let mut found = declared(declarations);
+    let mut recreations: BTreeMap<&str, usize> = BTreeMap::new();
+    for touch in effects.pushes.iter().flat_map(|p| &p.containers) {
+        if let ContainerEffect::Recreated { .. } = touch.effect {
+            *recreations.entry(touch.container.as_str()).or_default() += 1;
+        }
+        found.extend(touched(declarations, view, touch, recreations.get(touch.container.as_str()).copied(), seen));
+    }
+    for (module, secret) in effects.sealed() {
+        if let Some((container, credential)) = declarations.held.get(&(module.clone(), secret.clone()))
+            && view.containers.contains_key(container)
+        {
+            found.push(Rule::CredentialNeverReplaced.broken(format!(
+                "{} seal fresh bytes for `{module}`'s secret `{secret}`, but `{container}` runs with genesis \
+                 credential `{credential}`, which that secret carries: it must be accepted before the push",
+                seen.the_push_would()
+            )));
+        }
+    }
+    for (module, pushes) in &effects.pushes_by_module {
+        if *pushes > 1 {
+            found.push(Rule::OnePush.broken(format!(
+                "`{module}`'s plan pushes {pushes} times; a module pushes once, after everything it hands over"
+            )));
+        }
+    }
+    let mut unique = Vec::with_capacity(found.len());
+    for violation in found {
+        if !unique.contains(&violation) {
+            unique.push(violation);
+        }
+    }
+    // The most telling rule first: the one a refusal names.
+    unique.sort_by_key(|v| Rule::ALL.iter().position(|r| r.name() == v.invariant));
+    unique
+}
+
+/// The rules a set of declarations breaks whatever the mesh holds.
+fn declared(declarations: &Declarations) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for (name, adopters) in &declarations.adopters {
+        let genesis = &declarations.genesis[name];
+        if adopters.len() > 1 {
+            let who: Vec<String> = adopters.iter().map(|a| format!("`{}`", a.module)).collect();
+            found.push(Rule::OneOwner.broken(format!(
+                "`{name}` (the bundle's `{}`) is declared adopted by {}; one module adopts a container",
+                genesis.id,
+                who.join(" and ")
+            )));
+        }
+        for adopter in adopters {
+            let module = &adopter.module;
+            if adopter.name != *name {
+                found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
+                    "`{module}` declares its container `{}` adopts `{name}` (the bundle's `{}`), but names it `{}`: \
+                     the node keys containers on their name, so the push would raise `{}` beside `{name}`",
+                    adopter.adoption.container, genesis.id, adopter.name, adopter.name
+                )));
+                continue;
+            }
+            if adopter.adoption.how == AdoptedAs::Recreated {
+                if adopter.image == genesis.image {
+                    found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
+                        "`{module}` declares it recreates `{name}` (the bundle's `{}`), but its image `{}` is the one \
+                         genesis runs there: the push would keep it, and a plan waiting for the restart would wait \
+                         for a change that cannot happen",
+                        genesis.id, adopter.image
+                    )));
+                }
+                if !same_volumes(&adopter.volumes, &genesis.volumes) {
+                    found.push(Rule::AdoptedKeepsVolumes.broken(format!(
+                        "`{module}` would recreate `{name}` on volumes {} where genesis gave it {}",
+                        list(&adopter.volumes),
+                        list(&genesis.volumes)
+                    )));
+                }
+            }
+        }
+    }
+    let mut raisers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (module, names) in &declarations.raises {
+        for name in names {
+            raisers.entry(name).or_default().push(module);
+        }
+    }
+    for (name, modules) in raisers {
+        if modules.len() > 1 {
+            let who: Vec<String> = modules.iter().map(|m| format!("`{m}`")).collect();
+            found.push(Rule::OneOwner.broken(format!(
+                "`{name}` is raised by the manifests of {}; the node keys containers on their name, so each push \
+                 would replace the other's",
+                who.join(" and ")
+            )));
+        }
+        if let Some(genesis) = declarations.genesis.get(name) {
+            for module in modules {
+                if declarations.adopted_as(module, name).is_none() {
+                    found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
+                        "`{module}`'s manifest raises a container named `{name}`, which genesis raised (the bundle's \
+                         `{}`, {}), and `{module}` does not declare it adopts it: its push would take it over",
+                        genesis.id, genesis.image
+                    )));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The rules one container's effect breaks; `recreations` counts this run's so far.
+fn touched(
+    declarations: &Declarations,
+    view: &MeshView,
+    touch: &Touch,
+    recreations: Option<usize>,
+    seen: Seen,
+) -> Vec<Violation> {
+    let mut found = Vec::new();
+    let name = touch.container.as_str();
+    if let Some(genesis) = declarations.genesis.get(name) {
+        // One that is not declared is already named by the declarations' own rules.
+        if let Some(how) = declarations.adopted_as(&touch.module, name) {
+            let module = &touch.module;
+            match (&touch.effect, how) {
+                (ContainerEffect::Kept { .. }, _) | (ContainerEffect::Created { .. }, _) => {}
+                (ContainerEffect::Recreated { from, to, volumes }, AdoptedAs::Kept) => {
+                    found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
+                        "`{name}` (the bundle's `{}`), which `{module}` declares it keeps, {} recreated: \
+                         {from} → {to}, on {} where it ran on {}",
+                        genesis.id,
+                        seen.would_be(),
+                        list(volumes),
+                        list(view.containers.get(name).and_then(|c| c.volumes.as_deref()).unwrap_or(&genesis.volumes))
+                    )));
+                }
+                (ContainerEffect::Recreated { volumes, .. }, AdoptedAs::Recreated) => {
+                    if recreations.unwrap_or(0) > 1 {
+                        found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
+                            "`{name}` (the bundle's `{}`) {} recreated {} times; `{module}` declares it is \
+                             recreated once",
+                            genesis.id,
+                            seen.would_be(),
+                            recreations.unwrap_or(0)
+                        )));
+                    }
+                    if !same_volumes(volumes, &genesis.volumes) {
+                        found.push(Rule::AdoptedKeepsVolumes.broken(format!(
+                            "`{name}` {} recreated for `{module}` on volumes {} where genesis gave it {}",
+                            seen.would_be(),
+                            list(volumes),
+                            list(&genesis.volumes)
+                        )));
+                    }
+                }
+                (ContainerEffect::Removed, _) => {
+                    found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
+                        "`{name}` (the bundle's `{}`), which `{module}` declares it {}, {} removed",
+                        genesis.id,
+                        match how {
+                            AdoptedAs::Kept => "keeps",
+                            AdoptedAs::Recreated => "recreates",
+                        },
+                        seen.would_be()
+                    )));
+                }
+            }
+        }
+    }
+    if let ContainerEffect::Created { volumes, .. } | ContainerEffect::Recreated { volumes, .. } = &touch.effect {
+        let mounted: Vec<String> = mounts(volumes).into_values().collect();
+        for (other, genesis) in &declarations.genesis {
+            if other == name {
+                continue;
+            }
+            let held: Vec<String> = mounts(&genesis.volumes).into_values().collect();
+            if let Some(path) = mounted.iter().find(|p| held.contains(p)) {
+                found.push(Rule::GenesisVolumesHeldOnce.broken(format!(
+                    "`{}`'s container `{name}` {} mount `{path}`, which genesis's `{other}` (the bundle's `{}`) \
+                     holds: two containers on one store of data",
+                    touch.module,
+                    match seen {
+                        Seen::Predicted => "would",
+                        Seen::Observed => "did",
+                    },
+                    genesis.id
+                )));
+            }
+        }
+    }
+    found
+}
+
+fn list(volumes: &[String]) -> String {
+    if volumes.is_empty() {
+        return "no volumes".to_string();
+    }
+    volumes.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// What the node did that the prediction did not say, container by container: each change
+/// observed must be one predicted (a push the node has not applied yet is not a difference).
+pub fn verify(prediction: &Prediction, observed: &[Touch]) -> Vec<Violation> {
+    let mut expected: Vec<&Touch> = prediction.pushes.iter().flat_map(|p| &p.containers).collect();
+    let mut found = Vec::new();
+    for touch in observed {
+        if let Some(at) = expected.iter().position(|e| e.container == touch.container && e.effect == touch.effect) {
+            expected.remove(at);
+            continue;
+        }
+        let predicted = expected
+            .iter()
+            .find(|e| e.container == touch.container)
+            .map_or_else(|| "nothing".to_string(), |e| format!("{} (by `{}`)", e.effect, e.module));
+        found.push(Rule::EffectAsPredicted.broken(format!(
+            "the node left `{}` {} where the plan predicted {predicted}",
+            touch.container,
+            match &touch.effect {
+                ContainerEffect::Removed => "removed".to_string(),
+                other => other.to_string(),
+            }
+        )));
+    }
+    found
+}
