@@ -103,6 +103,37 @@ async fn the_sweep_catches_a_plugin_that_is_data_unsafe_under_one_fault() {
 }
 
 #[tokio::test]
+async fn the_sweep_fails_a_plugin_whose_every_second_run_refuses() {
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    let vault = catalogue.path().join("modules/mesh-vault");
+    std::fs::copy(plugin("refuses_once_installed"), vault.join("adopt.wasm")).unwrap();
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(vault.join("manifest.json")).unwrap()).unwrap();
+    manifest["adopt"]["grants"] = serde_json::json!({"inspect": ["mesh-vault"]});
+    std::fs::write(vault.join("manifest.json"), serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let file = mesh_adopt_testkit::read(&root().join("plugins/mesh-vault/scenarios/installs.toml")).unwrap();
+    // Its own run adopts, as the scenario expects: only running it again shows the flaw.
+    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
+    assert_eq!(mesh_adopt_testkit::outcome_of(&ran.report).0, "adopted");
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
+    assert_eq!(swept.survived, 0, "every step's rerun refuses: {:?}", swept.problems);
+    let problems = swept.problems.join("\n");
+    assert!(problems.contains("running again ended refused, and the scenario expects adopted"), "{problems}");
+}
+
+#[tokio::test]
+async fn the_sweep_kills_the_host_after_every_call_and_reruns() {
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
+    let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
+    // Each of the clean run's calls failed, timed out, and went through with the host then
+    // killed: three steps a call.
+    let clean = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
+    assert_eq!(swept.steps, 3 * clean.mesh.calls().len(), "{swept:?}");
+    assert_eq!(swept.survived, swept.steps, "{:?}", swept.problems);
+}
+
+#[tokio::test]
 async fn the_real_postgres_plugin_survives_the_same_sweep() {
     let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();

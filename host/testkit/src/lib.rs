@@ -285,6 +285,9 @@ pub struct Prepared {
     credentials: CredentialValues,
     options: RunOptions,
     setup: SimSetup,
+    /// The outcome the scenario expects: what a sweep's rerun must end with when it is
+    /// `adopted`.
+    expected: String,
 }
 
 /// Makes `file`'s scenario ready to run from `documents`: the catalogue, foundation and
@@ -305,6 +308,7 @@ pub fn prepare(documents: &Documents, file: &ScenarioFile) -> Result<Prepared> {
         credentials,
         options,
         setup,
+        expected: scenario.expect.outcome.clone(),
     })
 }
 
@@ -509,27 +513,32 @@ pub async fn run(
     Ok(prepared.run(host, fail_call).await)
 }
 
-/// Compares a run with what the scenario expects; each difference is one line (several
-/// for a command list, shown as a diff).
-pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
-    let expect = &scenario.expect;
-    let mut found = Vec::new();
-    let last = ran.report.modules.iter().rev().find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }));
-    let (outcome, message) = match last.map(|(_, o)| o) {
-        Some(ModuleOutcome::Adopted(s)) if ran.report.modules.iter().all(|(_, o)| o.succeeded()) => {
-            ("adopted", s.clone())
-        }
+/// How a run ended, as a scenario names it, with the message that goes with it: `adopted`
+/// when every module was, else what became of the last module run, or `not run` when
+/// preflight stopped the run before any.
+pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
+    let last = report.modules.iter().rev().find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }));
+    match last.map(|(_, o)| o) {
+        Some(ModuleOutcome::Adopted(s)) if report.modules.iter().all(|(_, o)| o.succeeded()) => ("adopted", s.clone()),
         Some(ModuleOutcome::Refused { message, .. }) => ("refused", message.clone()),
         Some(ModuleOutcome::Failed(stopped)) => ("failed", stopped.report.clone()),
         Some(ModuleOutcome::Unusable(unusable)) => ("unusable", unusable.message.clone()),
         Some(ModuleOutcome::Incomplete { summary, .. }) => ("incomplete", summary.clone()),
         Some(other) => (other.word(), other.shown()),
         // Preflight stopped the run before any module adopted: why, as every module says it.
-        None => match ran.report.modules.first() {
+        None => match report.modules.first() {
             Some((_, ModuleOutcome::NotRun { because })) => ("not run", because.clone()),
             _ => ("nothing run", String::new()),
         },
-    };
+    }
+}
+
+/// Compares a run with what the scenario expects; each difference is one line (several
+/// for a command list, shown as a diff).
+pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
+    let expect = &scenario.expect;
+    let mut found = Vec::new();
+    let (outcome, message) = outcome_of(&ran.report);
     if outcome != expect.outcome {
         found.push(format!("outcome: expected {}, got {outcome}: {message}", expect.outcome));
     }
@@ -719,6 +728,10 @@ struct Reference {
     adopted: String,
     /// Where it ends once run again.
     end: String,
+    /// How that second run ends, and why.
+    again: (&'static str, String),
+    /// The outcome the scenario expects.
+    expected: String,
 }
 
 impl Reference {
@@ -726,9 +739,17 @@ impl Reference {
         let clean = prepared.run(host, None).await;
         let calls = clean.mesh.calls();
         let adopted = clean.mesh.end_state();
-        prepared.run_again(host, &clean).await;
+        let again = prepared.run_again(host, &clean).await;
         let broken = clean.report.violations.iter().map(|v| v.invariant).collect();
-        Reference { calls, refused: !clean.report.succeeded(), broken, adopted, end: clean.mesh.end_state() }
+        Reference {
+            calls,
+            refused: !clean.report.succeeded(),
+            broken,
+            adopted,
+            end: clean.mesh.end_state(),
+            again: outcome_of(&again.report),
+            expected: prepared.expected.clone(),
+        }
     }
 }
 
@@ -742,7 +763,11 @@ struct Step {
 impl Step {
     /// How a problem line names the step: `step 8 (`tell …`) failed`.
     fn name(&self) -> String {
-        let kind = if matches!(self.effect, FaultEffect::TimeOut) { "timed out" } else { "failed" };
+        let kind = match self.effect {
+            FaultEffect::TimeOut => "timed out",
+            FaultEffect::HostKilledAfter => "went through, then the host was killed",
+            FaultEffect::Fail(_) => "failed",
+        };
         format!("step {} (`{}`) {kind}", self.index + 1, self.call)
     }
 
@@ -752,9 +777,14 @@ impl Step {
     }
 }
 
-/// Every step of a sweep: each call failed in turn, then each timed out in turn.
+/// Every step of a sweep: each call failed in turn, then each timed out in turn, then the
+/// host killed after each in turn.
 fn steps(calls: &[String]) -> Vec<Step> {
-    let effects = [FaultEffect::Fail("injected fault: the mesh said no".into()), FaultEffect::TimeOut];
+    let effects = [
+        FaultEffect::Fail("injected fault: the mesh said no".into()),
+        FaultEffect::TimeOut,
+        FaultEffect::HostKilledAfter,
+    ];
     effects
         .iter()
         .flat_map(|effect| {
@@ -801,9 +831,42 @@ struct Verdict {
 
 /// Judges one step: the faulted run kept every invariant and, unless the clean run refused
 /// too, any refusal names the failed call; running again broke nothing (said only when
-/// nothing else was wrong: it follows from what was); and it converged to the clean end.
+/// nothing else was wrong: it follows from what was), ended as the clean run run again ends
+/// (and adopted, for a scenario that expects it), and converged to the clean end. A run whose
+/// host was killed is judged by its rerun alone: nothing the dead host said counts.
 fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
     let mut problems = Vec::new();
+    if step.effect != FaultEffect::HostKilledAfter {
+        judge_faulted(reference, step, ran, &mut problems);
+    }
+    if let Some(broken) = violations(reference, &ran.again)
+        && problems.is_empty()
+    {
+        problems.push(format!("running again: {broken}"));
+    }
+    let (again, why) = outcome_of(&ran.again);
+    if again != reference.again.0 {
+        problems.push(format!(
+            "running again ended {again} where the clean run, run again, ended {}: {why}",
+            reference.again.0
+        ));
+    } else if reference.expected == "adopted" && again != "adopted" {
+        problems.push(format!("running again ended {again}, and the scenario expects adopted: {why}"));
+    }
+    let converged = ran.end == reference.end;
+    if !converged {
+        let lines = |text: &str| text.lines().map(String::from).collect::<Vec<_>>();
+        problems.push(format!(
+            "running again did not converge to the clean end state:\n{}",
+            diff(&lines(&reference.end), &lines(&ran.end))
+        ));
+    }
+    Verdict { problems, converged }
+}
+
+/// What a faulted run itself must show: no new broken invariant, a refusal naming the failed
+/// call, and no success claimed over a failure it did not act on.
+fn judge_faulted(reference: &Reference, step: &Step, ran: &StepRun, problems: &mut Vec<String>) {
     if let Some(broken) = violations(reference, &ran.faulted) {
         problems.push(broken);
     }
@@ -827,20 +890,6 @@ fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
             diff(&lines(&reference.adopted), &lines(&ran.left))
         ));
     }
-    if let Some(broken) = violations(reference, &ran.again)
-        && problems.is_empty()
-    {
-        problems.push(format!("running again: {broken}"));
-    }
-    let converged = ran.end == reference.end;
-    if !converged {
-        let lines = |text: &str| text.lines().map(String::from).collect::<Vec<_>>();
-        problems.push(format!(
-            "running again did not converge to the clean end state:\n{}",
-            diff(&lines(&reference.end), &lines(&ran.end))
-        ));
-    }
-    Verdict { problems, converged }
 }
 
 /// The invariants a run broke that the clean run did not, in one line, if it broke any.

@@ -46,6 +46,9 @@ pub enum FaultEffect {
     Fail(String),
     /// No answer until the call's timeout.
     TimeOut,
+    /// The call goes through, and then the host is killed: nothing it asks afterwards reaches
+    /// the mesh, and it cleans nothing up (the node still applies what it was pushed).
+    HostKilledAfter,
 }
 
 /// A fault to inject: the next `times` calls of `op` whose words contain `matching`.
@@ -167,6 +170,8 @@ struct World {
     commands: Vec<Vec<String>>,
     /// Every call that reached the mesh, as `op words`, in order.
     calls: Vec<String>,
+    /// Whether a sweep step killed the host: no call of its reaches the mesh any more.
+    host_killed: bool,
     bus_name: Option<String>,
     /// What every apply did to each container, in order, with the module applied.
     touches: Vec<Touch>,
@@ -208,6 +213,7 @@ impl SimulatedMesh {
                 changes: Vec::new(),
                 commands: Vec::new(),
                 calls: Vec::new(),
+                host_killed: false,
                 bus_name,
                 touches: Vec::new(),
                 sealed_order: Vec::new(),
@@ -283,11 +289,13 @@ impl SimulatedMesh {
         self.world().setup.faults.clone()
     }
 
-    /// Drops every fault still to be injected: what a rerun after a fault starts from.
+    /// Drops every fault still to be injected, and lets calls through again after a killed
+    /// host: what a rerun after a fault starts from.
     pub fn clear_faults(&self) {
         let mut world = self.world();
         world.setup.faults.clear();
         world.setup.fail_call = None;
+        world.host_killed = false;
     }
 
     /// How often the node recreated a container.
@@ -299,12 +307,19 @@ impl SimulatedMesh {
 impl World {
     /// Takes the first fault matching this call, counting it down.
     fn fault(&mut self, op: Op, words: &str) -> Option<FaultEffect> {
+        if self.host_killed {
+            return Some(FaultEffect::HostKilledAfter);
+        }
         self.calls.push(format!("{} {words}", op.name()));
         if let Some((n, effect)) = &self.setup.fail_call
             && *n == self.calls.len() - 1
         {
             let effect = effect.clone();
             self.setup.fail_call = None;
+            if effect == FaultEffect::HostKilledAfter {
+                self.host_killed = true;
+                return None;
+            }
             return Some(effect);
         }
         let fault = self.setup.faults.iter_mut().find(|f| f.op == op && f.times > 0 && words.contains(&f.matching))?;
@@ -317,6 +332,9 @@ impl World {
         match self.fault(op, words) {
             None => Ok(()),
             Some(FaultEffect::Fail(output)) => Err(MeshError::Failed(output)),
+            Some(FaultEffect::HostKilledAfter) => {
+                Err(MeshError::Unavailable("the host was killed: nothing it asks reaches the mesh".into()))
+            }
             Some(FaultEffect::TimeOut) => {
                 self.advance(timeout);
                 Err(MeshError::TimedOut(format!("no answer to `{words}` within {}s", timeout.as_secs())))
