@@ -181,10 +181,33 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
         assert_eq!(std::fs::metadata(file).unwrap().permissions().mode() & 0o777, 0o644, "{}", file.display());
     }
 
+    // The whole run of four modules, two of which hand a credential over, in either order:
+    // its sweep (every call failed, timed out, and the host killed after it, each then run
+    // again) must converge with no rule broken.
+    std::fs::create_dir_all(repo.path().join("scenarios")).unwrap();
+    for (name, modules, kept) in [
+        ("four-modules", r#"["postgres", "nats", "mesh-vault", "redis"]"#, r#"["mesh-store", "mesh-cache"]"#),
+        (
+            "four-modules-redis-first",
+            r#"["redis", "postgres", "nats", "mesh-vault"]"#,
+            r#"["mesh-cache", "mesh-store"]"#,
+        ),
+    ] {
+        let scenario = format!(
+            "name = \"phase three and redis, each handing its credential over\"\nmodules = {modules}\n[expect]\n\
+             outcome = \"adopted\"\nstrict = false\nkept = {kept}\nrecreated = [\"mesh-bus\"]\n\
+             created = [\"mesh-vault\"]\naccepted = [\"postgres/superuser\", \"redis/password\"]\n"
+        );
+        std::fs::write(repo.path().join("scenarios").join(format!("{name}.toml")), scenario).unwrap();
+    }
     let tested = exited(&repo.mesh_adopt(&["test", "--sweep"]), 0);
     for scenario in ["redis/adopts-in-place", "redis/image-drift", "postgres/adopts-in-place", "nats/layout-name"] {
         assert!(tested.contains(&format!("ok    {scenario}")), "{tested}");
     }
+    for scenario in ["/four-modules ", "/four-modules-redis-first "] {
+        assert!(tested.lines().any(|l| l.starts_with("ok ") && l.contains(scenario)), "{tested}");
+    }
+    assert!(!tested.contains("FAIL"), "{tested}");
     assert!(tested.contains(" 0 failed"), "{tested}");
     assert!(tested.contains("0 runs did not converge"), "{tested}");
 
@@ -227,6 +250,36 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     assert!(stale.contains("STALE  redis"), "{stale}");
     assert!(stale.contains("run `mesh-adopt build redis`"), "{stale}");
     assert_eq!(sha256_of(&placed), manifest["adopt"]["sha256"], "--check places nothing");
+
+    // A redis plugin that pushes after its hand-over failed is caught by the rule derived
+    // from redis's own declaration, in its own scenario run, not only by a sweep.
+    let careless = source.replacen(
+        "Some(handover) => handover.deliver(),",
+        "Some(handover) => { let _ = handover.deliver(); Ok(()) }",
+        1,
+    );
+    assert_ne!(careless, source, "the template hands over in one place");
+    std::fs::write(&lib_rs, careless).unwrap();
+    exited(&repo.mesh_adopt(&["build", "redis"]), 0);
+    let scenario = repo.path().join("scenarios/redis-hand-over-fails.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"pushes though its hand-over failed\"\nmodules = [\"redis\"]\n\
+         [[mesh.faults]]\nop = \"tell\"\nmatching = \"secret accept\"\nfail = \"no\"\n\
+         [expect]\noutcome = \"adopted\"\nstrict = false\nkept = [\"mesh-cache\"]\n\
+         broken = [\"credential-never-replaced\"]\n",
+    )
+    .unwrap();
+    let caught = exited(&repo.mesh_adopt(&["test", scenario.to_str().unwrap()]), 0);
+    assert!(caught.contains("ok    ") && caught.contains("redis-hand-over-fails"), "{caught}");
+    // Expecting no rule broken, the same scenario fails, naming the credential sealed over.
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    std::fs::write(&scenario, text.replace("broken = [\"credential-never-replaced\"]\n", "")).unwrap();
+    let failed = exited(&repo.mesh_adopt(&["test", scenario.to_str().unwrap()]), 1);
+    assert!(
+        failed.contains("`redis`'s secret `password`, but `mesh-cache` runs with genesis credential `cache-password`"),
+        "{failed}"
+    );
 }
 
 #[test]

@@ -381,7 +381,16 @@ macro_rules! outln {
 /// The predicted effect under the plans: one line a container (and a secret), or with `-v`
 /// every push with each container it applies and why.
 fn effect_lines(prediction: &mesh_adopt_runtime::effect::Prediction, complete: bool, verbose: bool) -> String {
-    let mut lines = Vec::new();
+    let mut lines: Vec<String> = prediction
+        .first
+        .iter()
+        .map(|module| {
+            format!(
+                "      {module:>10} │ effect: goes first: an earlier run left it prepared without its hand-over, \
+                 which any other module's push would seal over"
+            )
+        })
+        .collect();
     let secret_line = |s: &mesh_adopt_runtime::effect::SecretEffect| {
         let what = if s.accepted { "accepted before the push" } else { "sealed fresh by the node" };
         format!("      {:>10} │ effect: secret {} {what}", s.module, visible(&s.secret))

@@ -589,6 +589,9 @@ pub struct EffectEvent {
     /// Whether the mesh showed everything the prediction rests on (containers' volumes, the
     /// control plane's modules); a live mesh shows images only.
     pub complete: bool,
+    /// Modules moved ahead of the order asked for: an earlier run left each prepared without
+    /// its hand-over, and another module's push would seal over its credential.
+    pub first: Vec<String>,
 }
 
 /// One push and what the node does with it.

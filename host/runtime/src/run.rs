@@ -337,12 +337,12 @@ impl Run<'_> {
     /// nothing), then, only if every module passed and `mode` adopts, each module checked
     /// again and adopted in order, stopping at the first that does not succeed.
     pub async fn run(&self, modules: &[String], mode: Mode) -> RunReport {
-        let (preflight, loaded) = self.preflight(modules).await;
+        let (preflight, mut loaded) = self.preflight(modules).await;
         let mut outcomes = preflight.modules;
         let problems: Vec<String> =
             outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| format!("`{m}`")).collect();
         // Only plans every module made can be walked through the push rule.
-        let foreseen = if problems.is_empty() { Some(self.foresee(&outcomes, &loaded).await) } else { None };
+        let foreseen = if problems.is_empty() { Some(self.foresee(&mut outcomes, &mut loaded).await) } else { None };
         let predicted_broken = foreseen.as_ref().map(|f| f.broken.clone()).unwrap_or_default();
         let stale = match (&self.saved_plan, problems.is_empty()) {
             (Some(saved), true) => saved.first_difference(&preflight.saved),
@@ -416,17 +416,12 @@ impl Run<'_> {
 
     /// Works out what every push of the phase will do, from the mesh's state, the manifests,
     /// their declarations and the plans, and which rules of the mesh that would break.
-    async fn foresee(&self, outcomes: &[(String, ModuleOutcome)], loaded: &[Option<Loaded>]) -> Foreseen {
-        let planned: Vec<Planned<'_>> = outcomes
-            .iter()
-            .zip(loaded)
-            .filter_map(|((module, outcome), ready)| match (outcome, ready) {
-                (ModuleOutcome::Checked(plan), Some(ready)) => {
-                    Some(Planned { module, manifest: &ready.manifest, commands: &plan.commands })
-                }
-                _ => None,
-            })
-            .collect();
+    ///
+    /// A module an earlier run left prepared without the hand-over its declarations need goes
+    /// first, so that its own `secret accept` comes before any push: the node applies every
+    /// prepared module at each push, and another module's push would seal over the credential
+    /// its container runs with.
+    async fn foresee(&self, outcomes: &mut Vec<(String, ModuleOutcome)>, loaded: &mut Vec<Option<Loaded>>) -> Foreseen {
         let mut names: Vec<String> = self
             .foundation
             .resources
@@ -436,8 +431,8 @@ impl Run<'_> {
                 _ => None,
             })
             .collect();
-        for p in &planned {
-            names.extend(p.manifest.resolved_containers().into_iter().map(|c| c.name));
+        for ready in loaded.iter().flatten() {
+            names.extend(ready.manifest.resolved_containers().into_iter().map(|c| c.name));
         }
         names.sort();
         names.dedup();
@@ -450,11 +445,23 @@ impl Run<'_> {
                 }
             }
         }
+        let first = handing_over_first(&view, outcomes, loaded);
+        let planned: Vec<Planned<'_>> = outcomes
+            .iter()
+            .zip(loaded.iter())
+            .filter_map(|((module, outcome), ready)| match (outcome, ready) {
+                (ModuleOutcome::Checked(plan), Some(ready)) => {
+                    Some(Planned { module, manifest: &ready.manifest, commands: &plan.commands })
+                }
+                _ => None,
+            })
+            .collect();
         // Modules an earlier run left prepared are applied again by this run's pushes.
         let others = view.modules.iter().filter(|k| k.prepared).map(|k| (k.name.as_str(), &k.manifest));
         let declarations =
             Declarations::of(self.foundation, planned.iter().map(|p| (p.module, p.manifest)).chain(others));
-        let prediction = predict(&view, &planned);
+        let mut prediction = predict(&view, &planned);
+        prediction.first = first;
         let broken = rules(&declarations, &view, &prediction, Seen::Predicted);
         self.transcript.record(Event::Predicted { prediction: prediction.clone(), complete: view.complete });
         let audit = self.mesh.audit();
@@ -819,6 +826,36 @@ impl Run<'_> {
         }
         violations
     }
+}
+
+/// Moves ahead, in `outcomes` and `loaded` alike, every module of the run that an earlier run
+/// left prepared with a declared hand-over its node has not settled; returns their names.
+fn handing_over_first(
+    view: &MeshView,
+    outcomes: &mut Vec<(String, ModuleOutcome)>,
+    loaded: &mut Vec<Option<Loaded>>,
+) -> Vec<String> {
+    let pending: Vec<&str> = view
+        .modules
+        .iter()
+        .filter(|known| {
+            known.prepared
+                && known.manifest.adopts.iter().any(|a| a.secret.as_ref().is_some_and(|s| !known.settled.contains(s)))
+        })
+        .map(|known| known.name.as_str())
+        .collect();
+    let is_pending = |module: &str| pending.contains(&module);
+    let already_first = outcomes.iter().take_while(|(m, _)| is_pending(m)).count();
+    if outcomes.iter().skip(already_first).all(|(m, _)| !is_pending(m)) {
+        return Vec::new();
+    }
+    let mut both: Vec<((String, ModuleOutcome), Option<Loaded>)> =
+        std::mem::take(outcomes).into_iter().zip(std::mem::take(loaded)).collect();
+    // A stable sort: the modules moved keep their order among themselves, and so do the rest.
+    both.sort_by_key(|((module, _), _)| !is_pending(module));
+    let first = both.iter().filter(|((m, _), _)| is_pending(m)).map(|((m, _), _)| m.clone()).collect();
+    (*outcomes, *loaded) = both.into_iter().unzip();
+    first
 }
 
 /// The bundle's resources in the contract's shape.

@@ -171,5 +171,6 @@ pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectE
             })
             .collect(),
         complete,
+        first: prediction.first.clone(),
     }
 }

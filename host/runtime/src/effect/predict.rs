@@ -31,6 +31,9 @@ pub struct Prediction {
     /// For each module, the place in its plan of its push and of each secret accepted, so a
     /// rule can say which came first.
     pub accepts: BTreeMap<(String, String), usize>,
+    /// Modules moved ahead of the order asked for: an earlier run left each prepared without
+    /// its hand-over, so its own `secret accept` must come before any other module's push.
+    pub first: Vec<String>,
 }
 
 impl Prediction {
