@@ -69,7 +69,10 @@ async fn a_node_that_loses_the_store_on_a_push_stops_the_run_naming_expected_and
     let detail: Vec<&str> = ran.report.violations.iter().map(|v| v.detail.as_str()).collect();
     assert_mentions(
         &detail.join("\n"),
-        &["the node left `mesh-store` removed", "predicted kept postgres:16.4-bookworm"],
+        &[
+            "after `postgres`'s push",
+            "`mesh-store` is not on the node, where the prediction has it run postgres:16.4-bookworm",
+        ],
     );
     // The phase stopped at the first difference, once the store's push had landed.
     for module in ["nats", "mesh-vault"] {

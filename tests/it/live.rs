@@ -76,9 +76,16 @@ impl StandIn {
     pub(crate) fn new() -> StandIn {
         let state = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(state.path().join("images")).unwrap();
+        std::fs::create_dir_all(state.path().join("volumes")).unwrap();
+        // The containers genesis raised, as the foundation bundle has them: the store in the
+        // engine's older two-word form, the bus with its mounts.
         std::fs::write(state.path().join("images/mesh-store"), "postgres:16.4-bookworm").unwrap();
         std::fs::write(state.path().join("images/mesh-bus"), "nats:2.10.22-alpine").unwrap();
-        std::fs::write(state.path().join("push-image"), MODULE_IMAGE).unwrap();
+        std::fs::write(
+            state.path().join("volumes/mesh-bus"),
+            "/var/lib/mesh/bus:/data /etc/mesh/bus:/etc/nats:ro /etc/mesh/tls/bus:/tls:ro",
+        )
+        .unwrap();
         StandIn { state }
     }
 
@@ -216,6 +223,9 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     let [.., summary, end] = events.as_slice() else { panic!("too few events: {stdout}") };
     assert_eq!(summary["event"], "summary");
     assert_eq!(summary["succeeded"], true);
+    // A live mesh cannot show what its node sealed: the rules were predicted, and each push's
+    // containers inspected, never called verified.
+    assert_eq!(summary["rules"], "inspected", "{summary}");
     assert_eq!((end["event"].as_str(), end["exit"].as_u64()), (Some("end"), Some(0)));
     let adopted = events.iter().filter(|e| e["event"] == "outcome" && e["outcome"] == "adopted").count();
     assert_eq!(adopted, 3, "{stdout}");
@@ -247,6 +257,80 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
     assert_eq!((last["event"].as_str(), last["exit"].as_u64()), (Some("end"), Some(0)));
     assert!(!stdout.contains(SUPERUSER));
+}
+
+/// `mesh-adopt ARGS` against the live stand-ins, on a catalogue written in `dir`.
+/// (`--config` only with `--mesh live`: the simulator takes none.)
+fn live_command(standin: &StandIn, dir: &Path, nats: &Nats, args: &[&str]) -> std::process::Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"));
+    command
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .args(args)
+        .args(["--catalog-source", "https://git.mesh.test/c.git", "--catalogue"])
+        .arg(dir);
+    if args.contains(&"live") {
+        command.arg("--config").arg(standin.config(Some(nats.monitor)));
+    }
+    command.output().unwrap()
+}
+
+/// A catalogue of phase three, with its foundation, written in a new directory.
+fn live_catalogue() -> tempfile::TempDir {
+    let catalogue = tempfile::tempdir().unwrap();
+    TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
+    catalogue
+}
+
+#[test]
+fn a_live_node_that_applies_a_push_wrongly_stops_the_run_naming_expected_and_found() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    // The stand-in node raises the store on another image when the store's module is pushed.
+    std::fs::write(standin.path().join("wrong-image-mesh-store"), "postgres:17").unwrap();
+    let catalogue = live_catalogue();
+    let out = live_command(&standin, catalogue.path(), &nats, &["run", "--mesh", "live", "--wait", "3s"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("effect-as-predicted"), "{stdout}");
+    assert!(
+        stdout.contains("after `postgres`'s push, waited 3s: `mesh-store` runs postgres:17, where the prediction has it run postgres:16.4-bookworm"),
+        "{stdout}"
+    );
+    // The phase stopped there: the bus was never pushed.
+    assert!(!standin.read("argv.log").contains("prepare node-1 nats"), "{}", standin.read("argv.log"));
+}
+
+#[test]
+fn a_plan_binds_the_mesh_it_was_made_on_and_what_its_pushes_were_to_do() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let catalogue = live_catalogue();
+    let plan = catalogue.path().join("plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    // Made on the simulator, refused on the live mesh, naming both.
+    let checked = live_command(&standin, catalogue.path(), &nats, &["check", "--out", plan_arg]);
+    assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stderr));
+    let elsewhere = live_command(&standin, catalogue.path(), &nats, &["run", "--mesh", "live", "--plan", plan_arg]);
+    let said = String::from_utf8_lossy(&elsewhere.stdout);
+    assert_eq!(elsewhere.status.code(), Some(1), "{said}");
+    assert!(said.contains("this run is on the live mesh"), "{said}");
+    assert!(said.contains("the plan was made on the simulated mesh"), "{said}");
+    assert!(standin.read("argv.log").is_empty(), "nothing was told: {}", standin.read("argv.log"));
+    // Made on the live mesh, it adopts once; run again, the bus it would recreate already runs
+    // the module's image, so its words no longer hold.
+    let checked = live_command(&standin, catalogue.path(), &nats, &["check", "--mesh", "live", "--out", plan_arg]);
+    assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));
+    let first = live_command(&standin, catalogue.path(), &nats, &["run", "--mesh", "live", "--plan", plan_arg]);
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stdout));
+    let told = standin.read("argv.log").lines().count();
+    let again = live_command(&standin, catalogue.path(), &nats, &["run", "--mesh", "live", "--plan", plan_arg]);
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(1), "{said}");
+    assert!(said.contains("the mesh moved since the plan was made"), "{said}");
+    assert!(said.contains("mesh-bus kept"), "{said}");
+    assert!(said.contains(&format!("mesh-bus recreated nats:2.10.22-alpine → {MODULE_IMAGE}")), "{said}");
+    assert_eq!(standin.read("argv.log").lines().count(), told, "the second run told nothing");
 }
 
 /// Runs `mesh-adopt run` on the live stand-ins for `mesh-vault`, whose build the stand-in

@@ -491,6 +491,10 @@ fn print_summary(report: &RunReport) {
         let how = match report.rules {
             RulesChecked::Verified => "all held: predicted before any push, then checked on what the node did",
             RulesChecked::Predicted => "predicted to hold; nothing checked what the node did after a push",
+            RulesChecked::Inspected => {
+                "predicted to hold, and each push's containers inspected as predicted; what the node sealed cannot \
+                 be seen on this mesh"
+            }
             RulesChecked::NotPredicted => "not checked: preflight stopped before the effect was predicted",
         };
         crate::outln!("  rules        {how}");

@@ -18,10 +18,16 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use tokio::io::AsyncWriteExt;
 
+use mesh_adopt_runtime::effect::{ContainerSpec, MeshView};
 use mesh_adopt_runtime::mesh::{ContainerState, Mesh, MeshError, Payload, Response};
 
 /// The file the live mesh is configured by, looked for in the working directory.
 pub const CONFIG_FILE: &str = "mesh-adopt.toml";
+
+/// What the default inspect asks the container engine: the image, whether it runs, and its
+/// mounts, which the host checks a push against once it has landed.
+pub const INSPECT_FORMAT: &str =
+    "{{.Config.Image}} {{.State.Running}} mounts{{range .Mounts}} {{.Source}}:{{.Destination}}{{end}}";
 
 /// How a live mesh is reached. Every command is a list of words, run without a shell; the
 /// placeholders `{remote}`, `{name}` and `{container}` are replaced word by word.
@@ -58,7 +64,7 @@ impl Default for LiveConfig {
             control: words(&["docker", "exec", "-i", "mesh-control", "mesh"]),
             carry: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "{remote}"]),
             carry_secret: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "--secret", "{remote}"]),
-            inspect: words(&["docker", "inspect", "--format", "{{.Config.Image}} {{.State.Running}}", "{container}"]),
+            inspect: words(&["docker", "inspect", "--format", INSPECT_FORMAT, "{container}"]),
             inspect_absent: "No such object".into(),
             inspect_timeout_seconds: 10,
             fetch_timeout_seconds: 5,
@@ -215,6 +221,32 @@ impl LiveMesh {
     }
 }
 
+impl LiveMesh {
+    /// Runs the inspect template for `container`: its state, and its mounts when the answer
+    /// carries them (`IMAGE RUNNING mounts HOST:INSIDE…`, the default template's form); the
+    /// older `IMAGE RUNNING` form is still read, with the mounts unknown.
+    async fn inspect_spec(&self, container: &str) -> Result<Option<(ContainerState, Option<Vec<String>>)>, MeshError> {
+        let argv = filled(&self.config.inspect, &[("container", container)]);
+        let done = self.run(&argv, None, Duration::from_secs(self.config.inspect_timeout_seconds)).await?;
+        if done.code != Some(0) {
+            if done.stderr.contains(&self.config.inspect_absent) {
+                return Ok(None);
+            }
+            return Err(MeshError::Failed(format!(
+                "`{}` exited with {}: {}",
+                argv.join(" "),
+                done.code.map_or("a signal".to_string(), |c| format!("status {c}")),
+                first_lines(&done.stderr)
+            )));
+        }
+        let mut words = done.stdout.split_whitespace();
+        let image = words.next().unwrap_or_default().to_string();
+        let running = words.next().is_none_or(|w| w == "true");
+        let mounts = (words.next() == Some("mounts")).then(|| words.map(String::from).collect());
+        Ok(Some((ContainerState { image, running }, mounts)))
+    }
+}
+
 #[async_trait]
 impl Mesh for LiveMesh {
     fn seed(&self) -> Option<u64> {
@@ -241,23 +273,19 @@ impl Mesh for LiveMesh {
     }
 
     async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
-        let argv = filled(&self.config.inspect, &[("container", container)]);
-        let done = self.run(&argv, None, Duration::from_secs(self.config.inspect_timeout_seconds)).await?;
-        if done.code != Some(0) {
-            if done.stderr.contains(&self.config.inspect_absent) {
-                return Ok(None);
+        Ok(self.inspect_spec(container).await?.map(|(state, _)| state))
+    }
+
+    /// Each container asked about, inspected: its image and, where the engine's answer has
+    /// them, its mounts. The control plane's modules cannot be asked, so the view is partial.
+    async fn view(&self, containers: &[String]) -> MeshView {
+        let mut view = MeshView { looked: true, ..MeshView::default() };
+        for name in containers {
+            if let Ok(Some((state, volumes))) = self.inspect_spec(name).await {
+                view.containers.insert(name.clone(), ContainerSpec { image: state.image, volumes });
             }
-            return Err(MeshError::Failed(format!(
-                "`{}` exited with {}: {}",
-                argv.join(" "),
-                done.code.map_or("a signal".to_string(), |c| format!("status {c}")),
-                first_lines(&done.stderr)
-            )));
         }
-        let mut words = done.stdout.split_whitespace();
-        let image = words.next().unwrap_or_default().to_string();
-        let running = words.next().is_none_or(|w| w == "true");
-        Ok(Some(ContainerState { image, running }))
+        view
     }
 
     async fn fetch(&self, url: &str) -> Result<Response, MeshError> {

@@ -16,7 +16,7 @@ use crate::limits::Limits;
 use crate::options::RunOptions;
 
 /// The format version this host writes and reads.
-pub const PLAN_SCHEMA: u32 = 1;
+pub const PLAN_SCHEMA: u32 = 2;
 
 /// The largest plan file read: far above any real one, well below what would strain memory.
 const PLAN_FILE_BYTES: u64 = 16 << 20;
@@ -39,6 +39,15 @@ pub struct SavedPlan {
     pub foundation_sha256: String,
     /// Each module, in the run's order.
     pub modules: Vec<SavedModule>,
+    /// The mesh the plans were made on, as it names itself: a plan made on the simulator is
+    /// no plan for a live mesh. (Absent from plans of format 1, which are refused anyway.)
+    #[serde(default)]
+    pub mesh: String,
+    /// What the plans' pushes were predicted to do to the mesh as it was, one line a container
+    /// and a secret: when the mesh has moved since (a plan run a second time), its words no
+    /// longer hold.
+    #[serde(default)]
+    pub effect: Vec<String>,
 }
 
 /// The limits an operator chooses for a run (`--plugin-memory`, `--plugin-time`,
@@ -95,6 +104,8 @@ impl SavedPlan {
             limits: SavedLimits::of(limits),
             foundation_sha256: foundation.digest.clone(),
             modules: Vec::new(),
+            mesh: String::new(),
+            effect: Vec::new(),
         }
     }
 
@@ -164,6 +175,9 @@ impl SavedPlan {
             Some(format!("{what} are `{now}` now, and the plan was made with `{saved}`"))
         };
         let source = |s: &Option<String>| s.clone().unwrap_or_else(|| "no catalogue source".into());
+        if self.mesh != now.mesh {
+            return Some(format!("this run is on {}, and the plan was made on {}", now.mesh, self.mesh));
+        }
         if self.node != now.node {
             return field("the node", self.node.clone(), now.node.clone());
         }
@@ -218,6 +232,16 @@ impl SavedPlan {
             if !crate::bindings::same_plan(&saved_plan, &now_plan) {
                 return Some(format!("the `{m}` module's plan changed ({})", plan_difference(&saved_plan, &now_plan)));
             }
+        }
+        if self.effect != now.effect {
+            let at = (0..self.effect.len().max(now.effect.len())).find(|&i| self.effect.get(i) != now.effect.get(i))?;
+            let line =
+                |effect: &Vec<String>| effect.get(at).map_or_else(|| "nothing".to_string(), |l| format!("`{l}`"));
+            return Some(format!(
+                "the mesh moved since the plan was made: its pushes would now do {}, where the plan said {}",
+                line(&now.effect),
+                line(&self.effect)
+            ));
         }
         None
     }

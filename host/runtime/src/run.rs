@@ -33,6 +33,9 @@ use crate::transcript::{Event, Transcript};
 /// records there; then the bus; then the vault.
 pub const PHASE_THREE: [&str; 3] = ["postgres", "nats", "mesh-vault"];
 
+/// How often the node is asked whether a push has landed as predicted.
+const LANDED_POLL: Duration = Duration::from_secs(2);
+
 /// The longest refusal, report or plan line kept from a plugin; a longer one is cut.
 const REFUSAL_BYTES: usize = 16 << 10;
 
@@ -163,7 +166,10 @@ pub enum RulesChecked {
     /// Predicted from the mesh's state; nothing after a push was checked (a check, a run that
     /// adopted nothing, or a mesh that does not report what its node did).
     Predicted,
-    /// Predicted, then checked after each push on what the node did.
+    /// Predicted, then after each push the containers inspected until they matched; what the
+    /// node sealed cannot be seen on such a mesh (a live one).
+    Inspected,
+    /// Predicted, then checked after each push on all the node did.
     Verified,
 }
 
@@ -173,6 +179,7 @@ impl RulesChecked {
         match self {
             RulesChecked::NotPredicted => "not_predicted",
             RulesChecked::Predicted => "predicted",
+            RulesChecked::Inspected => "inspected",
             RulesChecked::Verified => "verified",
         }
     }
@@ -337,12 +344,15 @@ impl Run<'_> {
     /// nothing), then, only if every module passed and `mode` adopts, each module checked
     /// again and adopted in order, stopping at the first that does not succeed.
     pub async fn run(&self, modules: &[String], mode: Mode) -> RunReport {
-        let (preflight, mut loaded) = self.preflight(modules).await;
-        let mut outcomes = preflight.modules;
+        let (mut preflight, mut loaded) = self.preflight(modules).await;
+        let mut outcomes = std::mem::take(&mut preflight.modules);
         let problems: Vec<String> =
             outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| format!("`{m}`")).collect();
         // Only plans every module made can be walked through the push rule.
         let foreseen = if problems.is_empty() { Some(self.foresee(&mut outcomes, &mut loaded).await) } else { None };
+        // A saved plan binds the mesh it was made on and what its pushes were to do there.
+        preflight.saved.mesh = self.mesh.summary();
+        preflight.saved.effect = foreseen.as_ref().map(|f| f.prediction.lines()).unwrap_or_default();
         let predicted_broken = foreseen.as_ref().map(|f| f.broken.clone()).unwrap_or_default();
         let stale = match (&self.saved_plan, problems.is_empty()) {
             (Some(saved), true) => saved.first_difference(&preflight.saved),
@@ -401,6 +411,7 @@ impl Run<'_> {
         let rules = match &foreseen {
             None => RulesChecked::NotPredicted,
             Some(_) if adopting && audit.observed => RulesChecked::Verified,
+            Some(f) if adopting && f.view.looked => RulesChecked::Inspected,
             Some(_) => RulesChecked::Predicted,
         };
         RunReport {
@@ -468,8 +479,43 @@ impl Run<'_> {
         Foreseen { baseline: (audit.touches.len(), audit.sealed.len()), view, declarations, prediction, broken }
     }
 
-    /// The rules broken by what the node did since preflight looked, and every change it made
-    /// that the prediction did not say; nothing where the mesh does not report what it did.
+    /// Checks the node against what `module`'s push was predicted to leave, asking the mesh
+    /// until it matches or `--wait` has passed (a live node applies in its own time): one
+    /// `effect-as-predicted` violation a container that still differs.
+    async fn verify_landed(&self, module: &str, foreseen: &Foreseen) -> Vec<Violation> {
+        let Some(push) = foreseen.prediction.pushes.iter().rev().find(|p| p.module == module) else {
+            return Vec::new();
+        };
+        let names: Vec<String> = push.after.keys().cloned().collect();
+        let started = self.mesh.now();
+        loop {
+            let view = self.mesh.view(&names).await;
+            if !view.looked {
+                return Vec::new();
+            }
+            let differences = crate::effect::landed_differences(&push.after, &view);
+            let waited = self.mesh.now().saturating_sub(started);
+            if differences.is_empty() {
+                return Vec::new();
+            }
+            if waited >= self.options.wait {
+                return differences
+                    .into_iter()
+                    .map(|difference| Violation {
+                        invariant: crate::effect::Rule::EffectAsPredicted.name(),
+                        detail: format!(
+                            "after `{module}`'s push, waited {}s: {difference}",
+                            self.options.wait.as_secs()
+                        ),
+                    })
+                    .collect();
+            }
+            self.mesh.sleep(LANDED_POLL.min(self.options.wait - waited)).await;
+        }
+    }
+
+    /// The rules broken by what the node did since preflight looked, where the mesh reports
+    /// what its node did (the simulator does); nothing elsewhere.
     fn observed_violations(&self, foreseen: &Foreseen) -> Vec<Violation> {
         let audit = self.mesh.audit();
         if !audit.observed {
@@ -477,13 +523,19 @@ impl Run<'_> {
         }
         let touches = audit.touches.get(foreseen.baseline.0..).unwrap_or_default().to_vec();
         let sealed = audit.sealed.get(foreseen.baseline.1..).unwrap_or_default();
-        let mut found = crate::effect::rules::verify(&foreseen.prediction, &touches);
+        let mut found = Vec::new();
         let secrets = sealed
             .iter()
             .map(|(module, secret)| SecretEffect { module: module.clone(), secret: secret.clone(), accepted: false })
             .collect();
         let happened = Prediction {
-            pushes: vec![PushEffect { module: String::new(), command: 0, containers: touches, secrets }],
+            pushes: vec![PushEffect {
+                module: String::new(),
+                command: 0,
+                containers: touches,
+                secrets,
+                after: Default::default(),
+            }],
             ..Prediction::default()
         };
         found.extend(rules(&foreseen.declarations, &foreseen.view, &happened, Seen::Observed));
@@ -566,11 +618,16 @@ impl Run<'_> {
             *outcome = self.adopt(module, reviewed.clone(), &ready).await;
             // What the module pushed is checked once it has landed, before the next module
             // moves anything: the phase stops at the first difference.
-            if foreseen.is_some() {
+            let mut landed = Vec::new();
+            if let Some(foreseen) = foreseen
+                && self.transcript.pushed(module)
+            {
                 self.mesh.land_pushes(self.options.wait).await;
+                landed = self.verify_landed(module, foreseen).await;
             }
             violations = self.violations(module, outcome);
-            for violation in foreseen.map(|f| self.observed_violations(f)).unwrap_or_default() {
+            for violation in foreseen.map(|f| self.observed_violations(f)).unwrap_or_default().into_iter().chain(landed)
+            {
                 if !violations.contains(&violation) {
                     violations.push(violation);
                 }

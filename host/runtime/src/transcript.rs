@@ -154,6 +154,18 @@ impl Transcript {
         self.all_effects().into_iter().filter(|(m, _)| m == module).map(|(_, request)| request.words()).collect()
     }
 
+    /// Whether `module`'s plugin told a `push` that the control plane took: a push whose
+    /// effect the node should now show.
+    pub fn pushed(&self, module: &str) -> bool {
+        self.with_events(|events| {
+            events.iter().any(|e| {
+                matches!(e, Event::Call { module: m, request, outcome: Ok(_), .. }
+                    if m == module && request.op == crate::events::Op::Tell
+                        && request.args.first().is_some_and(|verb| verb == "push"))
+            })
+        })
+    }
+
     /// Every effect that reached the mesh, as (module, what it asked for), in order. A call
     /// the host denied never reached it.
     pub fn all_effects(&self) -> Vec<(String, Request)> {

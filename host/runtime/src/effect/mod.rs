@@ -19,7 +19,7 @@ use mesh_adopt_manifest::ModuleManifest;
 
 pub use declared::{DeclarationError, Declarations};
 pub use predict::{Prediction, PushEffect, predict};
-pub use rules::{Rule, Seen, rules, verify};
+pub use rules::{Rule, Seen, rules};
 
 /// A container as the node runs it: its image and its volumes, `host:inside[:opts]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +110,35 @@ impl fmt::Display for ContainerEffect {
             ContainerEffect::Removed => f.write_str("removed"),
         }
     }
+}
+
+/// How the node differs from what a push was predicted to leave: one line a container, naming
+/// what was expected and what was found. Volumes are compared (host path by path inside,
+/// options aside) only where the mesh shows them.
+pub fn landed_differences(expected: &BTreeMap<String, ContainerSpec>, found: &MeshView) -> Vec<String> {
+    let mut differences = Vec::new();
+    for (name, want) in expected {
+        match found.containers.get(name) {
+            None => {
+                differences.push(format!("`{name}` is not on the node, where the prediction has it run {}", want.image))
+            }
+            Some(got) if got.image != want.image => {
+                differences.push(format!("`{name}` runs {}, where the prediction has it run {}", got.image, want.image))
+            }
+            Some(got) => {
+                if let (Some(got), Some(want)) = (&got.volumes, &want.volumes)
+                    && mesh_adopt_manifest::mounts(got) != mesh_adopt_manifest::mounts(want)
+                {
+                    differences.push(format!(
+                        "`{name}` is mounted on {}, where the prediction has {}",
+                        got.join(", "),
+                        want.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    differences
 }
 
 /// One container's effect, and the module whose manifest raised it.

@@ -19,6 +19,9 @@ pub struct PushEffect {
     pub containers: Vec<Touch>,
     /// Every secret the push settles: accepted before it, or sealed by it.
     pub secrets: Vec<SecretEffect>,
+    /// The containers of the node once the push has landed, as far as the run's manifests and
+    /// the mesh's state tell: what the host checks the node against afterwards.
+    pub after: BTreeMap<String, ContainerSpec>,
 }
 
 /// The whole phase's effect on the mesh: each push in turn.
@@ -58,6 +61,17 @@ impl Prediction {
             }
         }
         changes
+    }
+
+    /// The effect in words, one line a container change and a secret: what a saved plan binds.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.first.iter().map(|m| format!("{m} goes first")).collect();
+        lines.extend(self.changes().iter().map(|t| format!("{} {} (by {})", t.container, t.effect, t.module)));
+        for secret in self.pushes.iter().flat_map(|p| &p.secrets) {
+            let what = if secret.accepted { "accepted" } else { "sealed" };
+            lines.push(format!("secret {}/{} {what}", secret.module, secret.secret));
+        }
+        lines
     }
 
     /// The secrets the phase seals, as `(module, secret)`.
@@ -130,7 +144,13 @@ fn apply(
     pushed_by: &str,
     command: usize,
 ) -> PushEffect {
-    let mut push = PushEffect { module: pushed_by.to_string(), command, containers: Vec::new(), secrets: Vec::new() };
+    let mut push = PushEffect {
+        module: pushed_by.to_string(),
+        command,
+        containers: Vec::new(),
+        secrets: Vec::new(),
+        after: BTreeMap::new(),
+    };
     for module in known.iter_mut().filter(|k| k.prepared) {
         for declared in module.manifest.resolved_containers() {
             let effect = match node.get(&declared.name) {
@@ -163,6 +183,7 @@ fn apply(
             });
         }
     }
+    push.after = node.clone();
     push
 }
 

@@ -286,29 +286,3 @@ fn list(volumes: &[String]) -> String {
     }
     volumes.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
 }
-
-/// What the node did that the prediction did not say, container by container: each change
-/// observed must be one predicted (a push the node has not applied yet is not a difference).
-pub fn verify(prediction: &Prediction, observed: &[Touch]) -> Vec<Violation> {
-    let mut expected: Vec<&Touch> = prediction.pushes.iter().flat_map(|p| &p.containers).collect();
-    let mut found = Vec::new();
-    for touch in observed {
-        if let Some(at) = expected.iter().position(|e| e.container == touch.container && e.effect == touch.effect) {
-            expected.remove(at);
-            continue;
-        }
-        let predicted = expected
-            .iter()
-            .find(|e| e.container == touch.container)
-            .map_or_else(|| "nothing".to_string(), |e| format!("{} (by `{}`)", e.effect, e.module));
-        found.push(Rule::EffectAsPredicted.broken(format!(
-            "the node left `{}` {} where the plan predicted {predicted}",
-            touch.container,
-            match &touch.effect {
-                ContainerEffect::Removed => "removed".to_string(),
-                other => other.to_string(),
-            }
-        )));
-    }
-    found
-}
