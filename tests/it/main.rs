@@ -19,6 +19,7 @@ mod nats;
 mod postgres;
 mod preflight;
 mod provider;
+mod renamed;
 mod sandbox;
 mod scaffold;
 mod scenarios;

@@ -1,0 +1,42 @@
+//! Runs the provider sequence for whatever module it is placed in, handing over every
+//! credential its manifest's `adopts` declares just before the push, and knows no name of its
+//! own: with it a catalogue whose every container, module and bundle id is renamed still runs,
+//! so tests can show the host's rules hang on declarations, not on phase three's names.
+
+use mesh_adopt_sdk::handover::Handover;
+use mesh_adopt_sdk::provider::Provider;
+use mesh_adopt_sdk::{Context, Plan, Plugin, Refusal, Report, manifest};
+
+struct HandsOverAsDeclared;
+
+/// Each `(secret, credential)` the manifest declares a container it adopts runs with.
+fn declared(ctx: &Context) -> Result<Vec<(String, String)>, Refusal> {
+    let manifest = manifest::read(&ctx.module, &ctx.manifest)?;
+    Ok(manifest.adopts.iter().filter_map(|a| Some((a.secret.clone()?, a.credential.clone()?))).collect())
+}
+
+impl Plugin for HandsOverAsDeclared {
+    fn check(ctx: &Context) -> Result<Plan, Refusal> {
+        let pairs = declared(ctx)?;
+        let mut before_push = Vec::new();
+        for (secret, credential) in &pairs {
+            let handover = Handover::new(ctx, secret, credential, "a declared credential");
+            handover.check()?;
+            before_push.push(handover.command());
+        }
+        Ok(Plan { summary: Vec::new(), commands: Provider::new(ctx, "").commands(before_push)? })
+    }
+
+    fn adopt(ctx: &Context) -> Result<Report, Refusal> {
+        let pairs = declared(ctx)?;
+        Provider::new(ctx, "").install(|| {
+            for (secret, credential) in &pairs {
+                Handover::new(ctx, secret, credential, "a declared credential").deliver()?;
+            }
+            Ok(())
+        })?;
+        Ok(Report { summary: format!("{} installed as declared", ctx.module) })
+    }
+}
+
+mesh_adopt_sdk::export!(HandsOverAsDeclared);
