@@ -208,8 +208,14 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
     let checked = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan_arg]);
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    assert_eq!(saved["schema"], 1);
+    assert_eq!(saved["schema"], 2);
     assert_eq!(saved["modules"].as_array().unwrap().len(), 3);
+    // The plan binds the mesh and what its pushes were predicted to do there.
+    assert_eq!(saved["mesh"], "the simulated mesh (node `node-1`)");
+    assert!(
+        saved["effect"].as_array().unwrap().iter().any(|l| l == "mesh-store kept postgres:16.4-bookworm (by postgres)"),
+        "{saved}"
+    );
     assert_eq!(saved["modules"][0]["commands"][0], serde_json::json!(["module", "add", "/postgres-module.json"]));
 
     // One edit to the foundation (a resource added that no module adopts): every module still

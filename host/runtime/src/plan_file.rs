@@ -175,11 +175,11 @@ impl SavedPlan {
             Some(format!("{what} are `{now}` now, and the plan was made with `{saved}`"))
         };
         let source = |s: &Option<String>| s.clone().unwrap_or_else(|| "no catalogue source".into());
-        if self.mesh != now.mesh {
-            return Some(format!("this run is on {}, and the plan was made on {}", now.mesh, self.mesh));
-        }
         if self.node != now.node {
             return field("the node", self.node.clone(), now.node.clone());
+        }
+        if self.mesh != now.mesh {
+            return Some(format!("this run is on {}, and the plan was made on {}", now.mesh, self.mesh));
         }
         if self.catalog_source != now.catalog_source {
             return field("the catalogue source", source(&self.catalog_source), source(&now.catalog_source));
