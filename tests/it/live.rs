@@ -226,6 +226,11 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     // A live mesh cannot show what its node sealed: the rules were predicted, and each push's
     // containers inspected, never called verified.
     assert_eq!(summary["rules"], "inspected", "{summary}");
+    let checked = |rule: &str| {
+        summary["rule_checks"].as_array().unwrap().iter().find(|c| c["rule"] == rule).unwrap()["checked"].clone()
+    };
+    assert_eq!(checked("credential-never-replaced"), "predicted", "{summary}");
+    assert_eq!(checked("effect-as-predicted"), "inspected", "{summary}");
     assert_eq!((end["event"].as_str(), end["exit"].as_u64()), (Some("end"), Some(0)));
     let adopted = events.iter().filter(|e| e["event"] == "outcome" && e["outcome"] == "adopted").count();
     assert_eq!(adopted, 3, "{stdout}");

@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use mesh_adopt_runtime::effect::Rule;
 use mesh_adopt_runtime::events::{self, Op, SCHEMA};
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::run::{ModuleOutcome, RulesChecked, RunOptions, RunReport};
@@ -492,8 +493,13 @@ fn print_summary(report: &RunReport) {
             RulesChecked::Verified => "all held: predicted before any push, then checked on what the node did",
             RulesChecked::Predicted => "predicted to hold; nothing checked what the node did after a push",
             RulesChecked::Inspected => {
-                "predicted to hold, and each push's containers inspected as predicted; what the node sealed cannot \
-                 be seen on this mesh"
+                let (inspected, predicted): (Vec<Rule>, Vec<Rule>) =
+                    Rule::ALL.iter().partition(|rule| report.rules.of_rule(**rule) == RulesChecked::Inspected);
+                let names = |rules: Vec<Rule>| rules.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
+                crate::outln!("  rules        all held");
+                crate::outln!("               predicted, then inspected after each push: {}", names(inspected));
+                crate::outln!("               predicted only (this mesh cannot show them): {}", names(predicted));
+                return;
             }
             RulesChecked::NotPredicted => "not checked: preflight stopped before the effect was predicted",
         };

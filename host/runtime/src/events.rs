@@ -531,8 +531,20 @@ pub struct SummaryEvent {
     pub changes: Vec<Change>,
     /// The invariants found broken; any fails the run.
     pub violations: Vec<ViolationRecord>,
-    /// How far the rules of the mesh were checked: `not_predicted`, `predicted` or `verified`.
+    /// How far the rules of the mesh were checked: `not_predicted`, `predicted`, `inspected`
+    /// or `verified`.
     pub rules: String,
+    /// The same, rule by rule: what a mesh cannot show is never called verified.
+    pub rule_checks: Vec<RuleCheck>,
+}
+
+/// How far one rule of the mesh was checked in a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuleCheck {
+    /// The rule's stable name.
+    pub rule: String,
+    /// `not_predicted`, `predicted`, `inspected` or `verified`.
+    pub checked: String,
 }
 
 /// One module's line in the summary.

@@ -174,6 +174,19 @@ pub enum RulesChecked {
 }
 
 impl RulesChecked {
+    /// How far this run checked `rule`: a live mesh's inspection sees containers, not what
+    /// its node sealed, and rules of the plans alone (`one-owner`, `one-push`) are only ever
+    /// predicted there.
+    pub fn of_rule(self, rule: crate::effect::Rule) -> RulesChecked {
+        use crate::effect::Rule;
+        match (self, rule) {
+            (RulesChecked::Inspected, Rule::CredentialNeverReplaced | Rule::OneOwner | Rule::OnePush) => {
+                RulesChecked::Predicted
+            }
+            (how, _) => how,
+        }
+    }
+
     /// The word the record uses.
     pub fn word(self) -> &'static str {
         match self {
@@ -995,6 +1008,13 @@ mod stream {
                     .map(|v| ViolationRecord { invariant: v.invariant.to_string(), detail: v.detail.clone() })
                     .collect(),
                 rules: report.rules.word().to_string(),
+                rule_checks: crate::effect::Rule::ALL
+                    .iter()
+                    .map(|rule| crate::events::RuleCheck {
+                        rule: rule.name().to_string(),
+                        checked: report.rules.of_rule(*rule).word().to_string(),
+                    })
+                    .collect(),
             }
         }
     }
