@@ -242,6 +242,9 @@ impl RunState {
     /// is the sequence that runs. The command is counted as told once it may go through,
     /// whatever the mesh answers, so a failure the rules allow (no account) moves on.
     fn follow_plan(&mut self, grant: Call<'_>) -> Result<(), String> {
+        if let (Phase::Adopt, Call::Carry { remote, .. }, Some(plan)) = (self.phase, grant, self.plan.as_ref()) {
+            return carry_in_plan(remote, &plan.commands);
+        }
         let (Phase::Adopt, Call::Tell { args }, Some(plan)) = (self.phase, grant, self.plan.as_mut()) else {
             return Ok(());
         };
@@ -266,6 +269,23 @@ impl RunState {
             )),
         }
     }
+}
+
+/// During `adopt`, a carry must be one the plan's commands use: to the path a `module add`
+/// registers or a `secret accept` takes from. Anything else would put in the control plane
+/// what no reviewed command accounts for.
+fn carry_in_plan(remote: &str, commands: &[Vec<String>]) -> Result<(), String> {
+    let used = commands.iter().any(|words| match Command::parse(words) {
+        Ok(Command::ModuleAdd { remote: to }) | Ok(Command::SecretAccept { from: to, .. }) => to == remote,
+        _ => false,
+    });
+    if used {
+        return Ok(());
+    }
+    Err(format!(
+        "a carry to `{remote}` is used by no command of the plan `check` made (only its `module add` and \
+         `secret accept` commands take what was carried); `adopt` carries only what its plan uses"
+    ))
 }
 
 /// How a host call's returned value is kept in the transcript and recordings, and scrubbed

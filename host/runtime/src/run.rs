@@ -151,8 +151,6 @@ pub struct RunReport {
     pub mesh: String,
     /// The plans preflight made and what they were made from: what `check --out` saves.
     pub made_from: SavedPlan,
-    /// What preflight predicted the pushes would do, when every module checked.
-    pub prediction: Option<Prediction>,
     /// How far the rules of the mesh were checked.
     pub rules: RulesChecked,
 }
@@ -414,7 +412,7 @@ impl Run<'_> {
         // What the last push does to the node is part of the run: let it land, then look again.
         self.mesh.quiesce().await;
         let audit = self.mesh.audit();
-        let observed = foreseen.as_ref().map(|f| self.observed_violations(f)).unwrap_or_default();
+        let observed = foreseen.as_ref().map(|f| self.observed_violations(f, &audit)).unwrap_or_default();
         // A secret caught anywhere fails the run, in preflight as much as in adopt.
         for violation in audit.violations.into_iter().chain(observed).chain(self.secrets_shown()) {
             if !violations.contains(&violation) {
@@ -433,7 +431,6 @@ impl Run<'_> {
             violations,
             mesh: self.mesh.summary(),
             made_from: preflight.saved,
-            prediction: foreseen.map(|f| f.prediction),
             rules,
         }
     }
@@ -529,8 +526,7 @@ impl Run<'_> {
 
     /// The rules broken by what the node did since preflight looked, where the mesh reports
     /// what its node did (the simulator does); nothing elsewhere.
-    fn observed_violations(&self, foreseen: &Foreseen) -> Vec<Violation> {
-        let audit = self.mesh.audit();
+    fn observed_violations(&self, foreseen: &Foreseen, audit: &crate::mesh::Audit) -> Vec<Violation> {
         if !audit.observed {
             return Vec::new();
         }
@@ -638,9 +634,8 @@ impl Run<'_> {
                 self.mesh.land_pushes(self.options.wait).await;
                 landed = self.verify_landed(module, foreseen).await;
             }
-            violations = self.violations(module, outcome);
-            for violation in foreseen.map(|f| self.observed_violations(f)).unwrap_or_default().into_iter().chain(landed)
-            {
+            violations = self.violations(module, outcome, foreseen);
+            for violation in landed {
                 if !violations.contains(&violation) {
                     violations.push(violation);
                 }
@@ -866,9 +861,14 @@ impl Run<'_> {
 
     /// The mesh's invariants plus the host's own two: a refusal in `check` comes before any
     /// effect, and no secret value shows anywhere an operator or a log could read it.
-    fn violations(&self, module: &str, outcome: &ModuleOutcome) -> Vec<Violation> {
+    fn violations(&self, module: &str, outcome: &ModuleOutcome, foreseen: Option<&Foreseen>) -> Vec<Violation> {
         let audit = self.mesh.audit();
-        let mut violations = audit.violations;
+        let mut violations = audit.violations.clone();
+        for violation in foreseen.map(|f| self.observed_violations(f, &audit)).unwrap_or_default() {
+            if !violations.contains(&violation) {
+                violations.push(violation);
+            }
+        }
         if matches!(outcome, ModuleOutcome::Refused { during: Phase::Check, .. }) {
             let effects = self.transcript.effects(module);
             if !effects.is_empty() {
