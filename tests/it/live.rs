@@ -307,6 +307,29 @@ fn a_live_node_that_applies_a_push_wrongly_stops_the_run_naming_expected_and_fou
 }
 
 #[test]
+fn a_running_container_the_foundation_does_not_list_is_not_replaced_by_a_module_that_names_it() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("images/mesh-control"), "registry.mesh.local/mesh-control:1.8.2").unwrap();
+    let catalogue = live_catalogue();
+    // The bundle leaves the control plane's container out, and the vault takes its name.
+    let foundation_path = catalogue.path().join("foundation.json");
+    let mut foundation: serde_json::Value = serde_json::from_slice(&std::fs::read(&foundation_path).unwrap()).unwrap();
+    foundation["resources"].as_array_mut().unwrap().retain(|r| r["id"] != "control");
+    std::fs::write(&foundation_path, serde_json::to_vec(&foundation).unwrap()).unwrap();
+    let manifest_path = catalogue.path().join("modules/mesh-vault/manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["resources"][0]["name"] = "mesh-control".into();
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let out = live_command(&standin, catalogue.path(), &nats, &["run", "--mesh", "live"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("`mesh-control` runs on the node (registry.mesh.local/mesh-control:1.8.2)"), "{stdout}");
+    assert!(stdout.contains("one-owner"), "{stdout}");
+    assert!(standin.read("argv.log").is_empty(), "nothing was told: {}", standin.read("argv.log"));
+}
+
+#[test]
 fn a_plan_binds_the_mesh_it_was_made_on_and_what_its_pushes_were_to_do() {
     let nats = Nats::start();
     let standin = StandIn::new();

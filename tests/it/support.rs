@@ -46,7 +46,8 @@ pub fn host() -> &'static PluginHost {
 /// freshly built plugins beside its manifests, `postgres_plugin` as the postgres module's.
 /// Takes the superuser's hand-over out of a postgres manifest's `adopts`: for a test plugin
 /// that runs as `postgres` to show something else and leaves the hand-over out of its plan on
-/// purpose, which the rule `credential-never-replaced` would otherwise stop in preflight.
+/// purpose, which the rule `credential-never-replaced` would otherwise stop in preflight (with
+/// [`unlink_store_credential`], since the bundle says the store runs with it).
 pub fn undeclare_handover(manifest: &mut Value) {
     for adoption in manifest["adopts"].as_array_mut().into_iter().flatten() {
         let adoption = adoption.as_object_mut().unwrap();
@@ -55,12 +56,24 @@ pub fn undeclare_handover(manifest: &mut Value) {
     }
 }
 
-/// [`undeclare_handover`] on the postgres manifest of a catalogue on disk.
+/// Takes out of a foundation bundle the credential its store runs with: with
+/// [`undeclare_handover`], what makes the superuser's hand-over nobody's business.
+pub fn unlink_store_credential(foundation: &mut Value) {
+    for resource in foundation["resources"].as_array_mut().into_iter().flatten() {
+        resource.as_object_mut().unwrap().remove("credentials");
+    }
+}
+
+/// [`undeclare_handover`] and [`unlink_store_credential`] on a catalogue on disk.
 pub fn undeclare_handover_in(catalogue: &Path) {
     let path = catalogue.join("modules/postgres/manifest.json");
     let mut manifest = read_json(&path);
     undeclare_handover(&mut manifest);
     std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let path = catalogue.join("foundation.json");
+    let mut foundation = read_json(&path);
+    unlink_store_credential(&mut foundation);
+    std::fs::write(&path, serde_json::to_vec_pretty(&foundation).unwrap()).unwrap();
 }
 
 pub fn example_catalogue(postgres_plugin: &Path) -> tempfile::TempDir {
@@ -169,9 +182,11 @@ impl TestMesh {
         self.foundation["resources"].as_array_mut().unwrap().iter_mut().find(|r| r["id"] == id).unwrap()
     }
 
-    /// [`undeclare_handover`] on this mesh's postgres manifest.
+    /// [`undeclare_handover`] on this mesh's postgres manifest, and
+    /// [`unlink_store_credential`] on its foundation.
     pub fn handover_undeclared(mut self) -> TestMesh {
         undeclare_handover(self.manifest("postgres"));
+        unlink_store_credential(&mut self.foundation);
         self
     }
 

@@ -192,6 +192,8 @@ fn entry(
             parsed.name.escape_debug()
         );
     }
+    ids_once(&parsed)
+        .with_context(|| format!("the `{name}` module's manifest `{}` is ambiguous", manifest_path.display()))?;
     crate::grants::within_ceiling(&parsed.adopt.grants)
         .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
     let plugin_file = &parsed.adopt.plugin;
@@ -229,6 +231,34 @@ fn entry(
         secrets: parsed.secrets.clone(),
         parsed,
     })
+}
+
+/// Refuses what a reader could take two ways: two resources or two accesses with one id (a
+/// volume's `${access:…}` would resolve to either), or a resource of type `Container` (read as
+/// some other kind, so never predicted).
+fn ids_once(manifest: &ModuleManifest) -> Result<()> {
+    let twice =
+        |ids: Vec<&str>| ids.iter().enumerate().find(|(i, id)| ids[..*i].contains(id)).map(|(_, id)| id.to_string());
+    if let Some(id) = twice(manifest.resources.iter().map(|r| r.id.as_str()).collect()) {
+        bail!("two of its resources have the id `{}`", id.escape_debug());
+    }
+    if let Some(id) = twice(manifest.accesses.iter().map(|a| a.id.as_str()).collect()) {
+        bail!(
+            "two of its accesses have the id `{}`, so `${{access:{}}}` could mean either",
+            id.escape_debug(),
+            id.escape_debug()
+        );
+    }
+    if let Some(r) =
+        manifest.resources.iter().find(|r| r.kind != "container" && r.kind.eq_ignore_ascii_case("container"))
+    {
+        bail!(
+            "its resource `{}` is of type `{}`; a container's type is `container`",
+            r.id.escape_debug(),
+            r.kind.escape_debug()
+        );
+    }
+    Ok(())
 }
 
 /// sha256 of `bytes`, in hex: how plugins are pinned and documents are named in saved plans.
@@ -274,6 +304,10 @@ pub struct Foundation {
     pub resources: Vec<FoundationResource>,
     /// The sha256 of the bytes it was read from, for saved plans.
     pub digest: String,
+    /// The genesis credentials each container runs with, by the container's id, as the bundle
+    /// says (`"credentials": [...]` on a container): whichever module adopts it must hand them
+    /// over, whatever that module declares.
+    pub runs_with: BTreeMap<String, Vec<String>>,
 }
 
 /// One resource of the bundle.
@@ -334,6 +368,8 @@ struct RawResource {
     volumes: Vec<String>,
     #[serde(default)]
     path: Option<String>,
+    #[serde(default)]
+    credentials: Vec<String>,
 }
 
 impl Foundation {
@@ -357,6 +393,7 @@ impl Foundation {
     pub fn parse(bytes: &[u8]) -> Result<Foundation> {
         let raw: RawBundle = serde_json::from_slice(bytes)?;
         let mut resources: Vec<FoundationResource> = Vec::with_capacity(raw.resources.len());
+        let mut runs_with = BTreeMap::new();
         for (index, r) in raw.resources.into_iter().enumerate() {
             if let Some(first) = resources.iter().position(|seen| seen.id() == r.id) {
                 bail!(
@@ -376,7 +413,29 @@ impl Foundation {
                     name.escape_debug()
                 );
             }
+            if r.kind != "container"
+                && r.kind != "file"
+                && ["container", "file"].iter().any(|k| r.kind.eq_ignore_ascii_case(k))
+            {
+                bail!(
+                    "resource {index} (`{}`) is of kind `{}`; kinds are lower case (`{}`), and any other kind is \
+                     taken as something genesis raised that is neither a container nor a file",
+                    r.id.escape_debug(),
+                    r.kind.escape_debug(),
+                    r.kind.to_ascii_lowercase()
+                );
+            }
             let missing = |field: &str| anyhow::anyhow!("resource {index} (`{}`, a {}) has no `{field}`", r.id, r.kind);
+            if !r.credentials.is_empty() {
+                if r.kind != "container" {
+                    bail!(
+                        "resource {index} (`{}`, a {}) names credentials; only a container runs with any",
+                        r.id,
+                        r.kind
+                    );
+                }
+                runs_with.insert(r.id.clone(), r.credentials.clone());
+            }
             resources.push(match r.kind.as_str() {
                 "container" => FoundationResource::Container {
                     name: r.name.clone().ok_or_else(|| missing("name"))?,
@@ -388,7 +447,7 @@ impl Foundation {
                 _ => FoundationResource::Other { id: r.id, kind: r.kind },
             });
         }
-        Ok(Foundation { resources, digest: sha256_hex(bytes) })
+        Ok(Foundation { resources, digest: sha256_hex(bytes), runs_with })
     }
 
     /// The container the bundle calls `id`, if it is one.
@@ -501,5 +560,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(named.to_string().contains("both containers named `bus`"), "{named}");
+    }
+
+    #[test]
+    fn a_kind_of_the_wrong_case_is_refused_and_credentials_are_a_containers() {
+        let typo = Foundation::parse(br#"{"resources":[{"id":"control","kind":"Container","name":"c","image":"i"}]}"#)
+            .unwrap_err();
+        assert!(typo.to_string().contains("kinds are lower case (`container`)"), "{typo}");
+        let file = Foundation::parse(br#"{"resources":[{"id":"f","kind":"file","path":"/p","credentials":["c"]}]}"#)
+            .unwrap_err();
+        assert!(file.to_string().contains("only a container runs with any"), "{file}");
+        let store = Foundation::parse(
+            br#"{"resources":[{"id":"s","kind":"container","name":"db","image":"i","credentials":["su"]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(store.runs_with["s"], ["su"]);
     }
 }

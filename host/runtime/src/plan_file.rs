@@ -40,13 +40,11 @@ pub struct SavedPlan {
     /// Each module, in the run's order.
     pub modules: Vec<SavedModule>,
     /// The mesh the plans were made on, as it names itself: a plan made on the simulator is
-    /// no plan for a live mesh. (Absent from plans of format 1, which are refused anyway.)
-    #[serde(default)]
+    /// no plan for a live mesh.
     pub mesh: String,
     /// What the plans' pushes were predicted to do to the mesh as it was, one line a container
     /// and a secret: when the mesh has moved since (a plan run a second time), its words no
     /// longer hold.
-    #[serde(default)]
     pub effect: Vec<String>,
 }
 
@@ -159,11 +157,20 @@ impl SavedPlan {
 
     /// Parses a plan file's bytes.
     pub fn parse(bytes: &[u8]) -> Result<SavedPlan> {
-        let plan: SavedPlan = serde_json::from_slice(bytes).context("it is not a saved plan")?;
-        if plan.schema != PLAN_SCHEMA {
-            bail!("it is a plan of format {}; this host reads format {PLAN_SCHEMA}", plan.schema);
+        /// Only the format, read first: a plan of another format is named as one, whatever its
+        /// other fields.
+        #[derive(Deserialize)]
+        struct Format {
+            schema: u32,
         }
-        Ok(plan)
+        let format: Format = serde_json::from_slice(bytes).context("it is not a saved plan")?;
+        if format.schema != PLAN_SCHEMA {
+            bail!(
+                "it is a plan of format {}; this host reads format {PLAN_SCHEMA}: make it again with `check --out`",
+                format.schema
+            );
+        }
+        serde_json::from_slice(bytes).context("it is not a saved plan")
     }
 
     /// The first way `now` (made from today's inputs) differs from this saved plan, in words.

@@ -151,6 +151,12 @@ pub struct Declarations {
     /// Module secrets that carry a credential a running genesis container holds:
     /// `(module, secret)` → (container name, credential).
     pub held: BTreeMap<(String, String), (String, String)>,
+    /// The genesis credentials each genesis container runs with, by its name, as the bundle
+    /// says.
+    pub runs_with: BTreeMap<String, Vec<String>>,
+    /// Containers that modules the control plane already has raise, by name, with the module:
+    /// who owns a container an earlier run raised.
+    pub raised_before: BTreeMap<String, String>,
 }
 
 impl Declarations {
@@ -159,6 +165,9 @@ impl Declarations {
         let mut declarations = Declarations::default();
         for resource in &foundation.resources {
             if let FoundationResource::Container { id, name, image, volumes } = resource {
+                if let Some(credentials) = foundation.runs_with.get(id) {
+                    declarations.runs_with.insert(name.clone(), credentials.clone());
+                }
                 let genesis = Genesis { id: id.clone(), image: image.clone(), volumes: volumes.clone() };
                 declarations.genesis.insert(name.clone(), genesis);
             }
@@ -187,6 +196,16 @@ impl Declarations {
             }
         }
         declarations
+    }
+
+    /// Learns which module raised each container of the modules the control plane already has
+    /// (those an earlier run registered).
+    pub fn learn_earlier(&mut self, known: &[super::KnownModule]) {
+        for module in known {
+            for container in module.manifest.containers() {
+                self.raised_before.entry(container.name.clone()).or_insert_with(|| module.name.clone());
+            }
+        }
     }
 
     /// The one module that declares it adopts the genesis container `name`, if exactly one does.

@@ -140,6 +140,18 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
         }
         for adopter in adopters {
             let module = &adopter.module;
+            // What the bundle says the container runs with is handed over, whatever the module
+            // declares: a module that leaves it out would have the node seal over it.
+            for credential in declarations.runs_with.get(name).into_iter().flatten() {
+                if adopter.adoption.credential.as_ref() != Some(credential) {
+                    found.push(Rule::CredentialNeverReplaced.broken(format!(
+                        "`{name}` (the bundle's `{}`) runs with genesis credential `{credential}`, and `{module}`, \
+                         which adopts it, declares no secret that carries it in (`adopts` names `credential` \
+                         and `secret`): the node would seal fresh bytes over it",
+                        genesis.id
+                    )));
+                }
+            }
             if adopter.name != *name {
                 found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
                     "`{module}` declares its container `{}` adopts `{name}` (the bundle's `{}`), but names it `{}`: \
@@ -174,12 +186,20 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
         }
     }
     for (name, modules) in raisers {
-        if modules.len() > 1 {
-            let who: Vec<String> = modules.iter().map(|m| format!("`{m}`")).collect();
+        let mut who: Vec<String> = modules.iter().map(|m| format!("`{m}`")).collect();
+        who.dedup();
+        if who.len() > 1 {
             found.push(Rule::OneOwner.broken(format!(
                 "`{name}` is raised by the manifests of {}; the node keys containers on their name, so each push \
                  would replace the other's",
                 who.join(" and ")
+            )));
+        } else if modules.len() > 1 {
+            found.push(Rule::OneOwner.broken(format!(
+                "`{name}` is raised {} times by `{}`'s manifest; the node keys containers on their name, so one \
+                 would replace the other",
+                modules.len(),
+                modules[0]
             )));
         }
         if let Some(genesis) = declarations.genesis.get(name) {
@@ -233,7 +253,8 @@ fn touched(
                             recreations.unwrap_or(0)
                         )));
                     }
-                    if !same_volumes(volumes, &genesis.volumes) {
+                    // A prediction's are the manifest's own, which the declarations' rule names.
+                    if seen == Seen::Observed && !same_volumes(volumes, &genesis.volumes) {
                         found.push(Rule::AdoptedKeepsVolumes.broken(format!(
                             "`{name}` {} recreated for `{module}` on volumes {} where genesis gave it {}",
                             seen.would_be(),
@@ -256,6 +277,32 @@ fn touched(
             }
         }
     }
+    let replaces = matches!(touch.effect, ContainerEffect::Recreated { .. } | ContainerEffect::Removed);
+    if replaces && !declarations.genesis.contains_key(name) && view.containers.contains_key(name) {
+        // A container that ran before the run and that genesis did not raise was raised by a
+        // module: only that one may replace it, and only when the mesh can say which it was.
+        let module = &touch.module;
+        match declarations.raised_before.get(name) {
+            Some(owner) if owner == module => {}
+            Some(owner) => found.push(Rule::OneOwner.broken(format!(
+                "`{name}` was raised by `{owner}` in an earlier run, and `{module}`'s push {} replace it",
+                match seen {
+                    Seen::Predicted => "would",
+                    Seen::Observed => "did",
+                }
+            ))),
+            None => found.push(Rule::OneOwner.broken(format!(
+                "`{name}` runs on the node ({}), and neither the foundation bundle nor any module {} raised it: \
+                 `{module}`'s push {} replace a container nothing declares",
+                view.containers[name].image,
+                if view.complete { "the control plane has" } else { "this mesh can name" },
+                match seen {
+                    Seen::Predicted => "would",
+                    Seen::Observed => "did",
+                }
+            ))),
+        }
+    }
     if let ContainerEffect::Created { volumes, .. } | ContainerEffect::Recreated { volumes, .. } = &touch.effect {
         let mounted: Vec<String> = mounts(volumes).into_values().collect();
         for (other, genesis) in &declarations.genesis {
@@ -263,7 +310,7 @@ fn touched(
                 continue;
             }
             let held: Vec<String> = mounts(&genesis.volumes).into_values().collect();
-            if let Some(path) = mounted.iter().find(|p| held.contains(p)) {
+            if let Some(path) = mounted.iter().find(|p| held.iter().any(|h| overlap(p, h))) {
                 found.push(Rule::GenesisVolumesHeldOnce.broken(format!(
                     "`{}`'s container `{name}` {} mount `{path}`, which genesis's `{other}` (the bundle's `{}`) \
                      holds: two containers on one store of data",
@@ -280,9 +327,59 @@ fn touched(
     found
 }
 
+/// Whether two host paths share files: the same path, or one inside the other, however each
+/// is spelled (`//`, `.`, `..`, a trailing `/`). A relative path is taken as it is written.
+fn overlap(a: &str, b: &str) -> bool {
+    let (a, b) = (components(a), components(b));
+    let shorter = a.len().min(b.len());
+    a[..shorter] == b[..shorter]
+}
+
+/// A path's components after `.`, `..` and repeated or trailing separators are resolved as
+/// a path is, without asking the file system (a node's, not this machine's).
+fn components(path: &str) -> Vec<&str> {
+    let mut kept: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                kept.pop();
+            }
+            part => kept.push(part),
+        }
+    }
+    kept
+}
+
 fn list(volumes: &[String]) -> String {
     if volumes.is_empty() {
         return "no volumes".to_string();
     }
     volumes.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overlap;
+
+    #[test]
+    fn paths_overlap_however_they_are_spelled_and_when_one_holds_the_other() {
+        for (a, b) in [
+            ("/var/lib/mesh/store", "/var/lib/mesh/store"),
+            ("/var/lib/mesh/store/", "/var/lib/mesh/store"),
+            ("//var/lib/mesh/./store", "/var/lib/mesh/store"),
+            ("/var/lib/mesh/x/../store", "/var/lib/mesh/store"),
+            ("/var/lib/mesh/store/pgdata", "/var/lib/mesh/store"),
+            ("/var/lib/mesh", "/var/lib/mesh/store"),
+            ("/", "/etc/mesh/bus"),
+            ("/etc/mesh/bus/accounts.conf", "/etc/mesh/bus"),
+        ] {
+            assert!(overlap(a, b), "{a} and {b}");
+            assert!(overlap(b, a), "{b} and {a}");
+        }
+        for (a, b) in [("/var/lib/mesh/vault", "/var/lib/mesh/store"), ("/var/lib/mesh/store2", "/var/lib/mesh/store")]
+        {
+            assert!(!overlap(a, b), "{a} and {b}");
+        }
+    }
 }
