@@ -294,7 +294,7 @@ impl<'a> RunBuilder<'a> {
 struct Loaded {
     plugin: Plugin,
     /// Its manifest as parsed: what its push is predicted from.
-    manifest: crate::catalogue::ModuleManifest,
+    manifest: Arc<crate::catalogue::ModuleManifest>,
     env: RunEnv,
     ctx: Context,
     manifest_digest: String,
@@ -478,9 +478,9 @@ impl Run<'_> {
             })
             .collect();
         // Modules an earlier run left prepared are applied again by this run's pushes.
-        let others = view.modules.iter().filter(|k| k.prepared).map(|k| (k.name.as_str(), &k.manifest));
+        let others = view.modules.iter().filter(|k| k.prepared).map(|k| (k.name.as_str(), &*k.manifest));
         let mut declarations =
-            Declarations::of(self.foundation, planned.iter().map(|p| (p.module, p.manifest)).chain(others));
+            Declarations::of(self.foundation, planned.iter().map(|p| (p.module, &**p.manifest)).chain(others));
         declarations.learn_earlier(&view.modules);
         let mut prediction = predict(&view, &planned);
         prediction.first = first;
@@ -797,7 +797,7 @@ impl Run<'_> {
             },
         };
         let ctx = self.context(module, found.manifest);
-        Ok(Loaded { plugin, manifest: found.parsed, env, ctx, manifest_digest, credentials_digest })
+        Ok(Loaded { plugin, manifest: Arc::new(found.parsed), env, ctx, manifest_digest, credentials_digest })
     }
 
     /// The stop report of `module`'s plugin, scrubbed of secrets, with its kind.

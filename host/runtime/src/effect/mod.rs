@@ -37,7 +37,7 @@ pub struct KnownModule {
     /// The module's name.
     pub name: String,
     /// The manifest the control plane registered for it.
-    pub manifest: ModuleManifest,
+    pub manifest: std::sync::Arc<ModuleManifest>,
     /// Whether it is prepared on the node, so a push applies it.
     pub prepared: bool,
     /// Its secrets the node already has, accepted or sealed: a push seals none of them again.

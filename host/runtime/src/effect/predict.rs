@@ -90,7 +90,7 @@ pub struct Planned<'a> {
     /// The module.
     pub module: &'a str,
     /// Its manifest, as the control plane will register it.
-    pub manifest: &'a ModuleManifest,
+    pub manifest: &'a std::sync::Arc<ModuleManifest>,
     /// The commands its plan tells, in order.
     pub commands: &'a [Vec<String>],
 }
@@ -128,7 +128,7 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
 }
 
 /// `module add`: the control plane takes the module's manifest, replacing one registered before.
-fn register(known: &mut Vec<KnownModule>, module: &str, manifest: &ModuleManifest) {
+fn register(known: &mut Vec<KnownModule>, module: &str, manifest: &std::sync::Arc<ModuleManifest>) {
     match known.iter_mut().find(|k| k.name == module) {
         Some(k) => k.manifest = manifest.clone(),
         None => known.push(KnownModule { name: module.to_string(), manifest: manifest.clone(), ..Default::default() }),

@@ -121,7 +121,7 @@ struct Carried {
 /// A module as the control plane knows it.
 #[derive(Debug, Clone, Default)]
 struct ModuleRecord {
-    manifest: ModuleManifest,
+    manifest: std::sync::Arc<ModuleManifest>,
     built: bool,
     issued: bool,
     assigned: bool,
@@ -462,7 +462,7 @@ impl World {
         if !self.registration_order.contains(&name) {
             self.registration_order.push(name.clone());
         }
-        self.modules.entry(name.clone()).or_default().manifest = manifest;
+        self.modules.entry(name.clone()).or_default().manifest = std::sync::Arc::new(manifest);
         Ok(format!("registered {name}"))
     }
 
