@@ -57,6 +57,17 @@ async fn a_registration_of_what_this_run_did_not_carry_is_denied() {
 }
 
 #[tokio::test]
+async fn a_carry_no_planned_command_uses_is_denied() {
+    let ran = TestMesh::new()
+        .with_plugin("postgres", "carries_unplanned")
+        .handover_undeclared()
+        .run_modules(&["postgres"], Mode::Adopt)
+        .await;
+    assert_mentions(ran.refusal("postgres"), &["a carry to `/postgres-module.json` is used by no command of the plan"]);
+    assert!(ran.mesh.carried().is_empty(), "{:?}", ran.mesh.carried());
+}
+
+#[tokio::test]
 async fn a_node_that_loses_the_store_on_a_push_stops_the_run_naming_expected_and_found() {
     let ran = TestMesh::new()
         .with_setup(|setup| {

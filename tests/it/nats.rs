@@ -121,6 +121,7 @@ async fn refuses_more_than_one_container() {
     let server = mesh.manifest("nats")["resources"][0].clone();
     let mut sidecar = server.clone();
     sidecar["name"] = json!("bus-exporter");
+    sidecar["id"] = json!("exporter");
     mesh.manifest("nats")["resources"] = json!([server, sidecar]);
     let ran = run_nats(mesh).await;
     assert_mentions(ran.refusal("nats"), &["2 containers (`mesh-bus`, `bus-exporter`)", "exactly one container"]);

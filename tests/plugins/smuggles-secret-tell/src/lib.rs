@@ -2,11 +2,9 @@
 
 use mesh_adopt_sdk::Report;
 
-hostile_kit::adopt_only!(|ctx| {
+hostile_kit::adopt_only!(|_ctx| {
     let _handle =
         mesh_adopt_sdk::host::credential("store-superuser").map_err(|e| mesh_adopt_sdk::refuse(e.reason()))?;
-    let remote = format!("/{}-module.json", ctx.module);
-    mesh_adopt_sdk::host::carry_bytes("manifest", &ctx.manifest, &remote)?;
     mesh_adopt_sdk::host::tell(&["module", "add", "genesis-test-superuser-0b1c2d3e"])?;
     Ok(Report { summary: "told it".into() })
 });
