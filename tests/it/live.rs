@@ -330,6 +330,47 @@ fn a_running_container_the_foundation_does_not_list_is_not_replaced_by_a_module_
 }
 
 #[test]
+fn a_live_engine_that_shows_no_mounts_leaves_the_volume_rules_predicted_only() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    // The engine answers in the older two-word form: images only.
+    std::fs::remove_dir_all(standin.path().join("volumes")).unwrap();
+    let catalogue = live_catalogue();
+    let out = live_command(&standin, catalogue.path(), &nats, &["run", "postgres", "--mesh", "live", "--json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let summary: serde_json::Value = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["event"] == "summary")
+        .unwrap();
+    let checked = |rule: &str| {
+        summary["rule_checks"].as_array().unwrap().iter().find(|c| c["rule"] == rule).unwrap()["checked"].clone()
+    };
+    assert_eq!(checked("adopted-keeps-volumes"), "predicted", "{summary}");
+    assert_eq!(checked("genesis-volumes-held-once"), "predicted", "{summary}");
+    assert_eq!(checked("genesis-touched-as-declared"), "inspected", "{summary}");
+}
+
+#[test]
+fn a_new_container_may_not_mount_what_a_live_genesis_container_really_mounts() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    // The store runs on another path than the bundle says, and the vault asks for that path.
+    std::fs::write(standin.path().join("volumes/mesh-store"), "/srv/realstore:/var/lib/postgresql/data").unwrap();
+    let catalogue = live_catalogue();
+    let manifest_path = catalogue.path().join("modules/mesh-vault/manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["resources"][0]["volumes"].as_array_mut().unwrap().push("/srv/realstore:/stolen".into());
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let out = live_command(&standin, catalogue.path(), &nats, &["check", "mesh-vault", "--mesh", "live"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("genesis-volumes-held-once"), "{stdout}");
+    assert!(stdout.contains("would mount `/srv/realstore`"), "{stdout}");
+}
+
+#[test]
 fn a_plan_binds_the_mesh_it_was_made_on_and_what_its_pushes_were_to_do() {
     let nats = Nats::start();
     let standin = StandIn::new();

@@ -428,7 +428,7 @@ fn effect_lines(prediction: &mesh_adopt_runtime::effect::Prediction, complete: b
     }
     if !complete {
         lines.push(
-            "            │ effect: (predicted from images only: this mesh does not show volumes or the control plane's modules)"
+            "            │ effect: (this mesh does not show the control plane's modules: predicted from its containers alone)"
                 .to_string(),
         );
     }
@@ -492,7 +492,7 @@ fn print_summary(report: &RunReport) {
         let how = match report.rules {
             RulesChecked::Verified => "all held: predicted before any push, then checked on what the node did",
             RulesChecked::Predicted => "predicted to hold; nothing checked what the node did after a push",
-            RulesChecked::Inspected => {
+            RulesChecked::Inspected | RulesChecked::InspectedImages => {
                 let (inspected, predicted): (Vec<Rule>, Vec<Rule>) =
                     Rule::ALL.iter().partition(|rule| report.rules.of_rule(**rule) == RulesChecked::Inspected);
                 let names = |rules: Vec<Rule>| rules.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");

@@ -250,7 +250,7 @@ fn ids_once(manifest: &ModuleManifest) -> Result<()> {
         );
     }
     if let Some(r) =
-        manifest.resources.iter().find(|r| r.kind != "container" && r.kind.eq_ignore_ascii_case("container"))
+        manifest.resources.iter().find(|r| r.kind != "container" && r.kind.trim().eq_ignore_ascii_case("container"))
     {
         bail!(
             "its resource `{}` is of type `{}`; a container's type is `container`",
@@ -415,14 +415,14 @@ impl Foundation {
             }
             if r.kind != "container"
                 && r.kind != "file"
-                && ["container", "file"].iter().any(|k| r.kind.eq_ignore_ascii_case(k))
+                && ["container", "file"].iter().any(|k| r.kind.trim().eq_ignore_ascii_case(k))
             {
                 bail!(
-                    "resource {index} (`{}`) is of kind `{}`; kinds are lower case (`{}`), and any other kind is \
-                     taken as something genesis raised that is neither a container nor a file",
+                    "resource {index} (`{}`) is of kind `{}`; kinds are lower case, with no spaces (`{}`), and \
+                     any other kind is taken as something genesis raised that is neither a container nor a file",
                     r.id.escape_debug(),
                     r.kind.escape_debug(),
-                    r.kind.to_ascii_lowercase()
+                    r.kind.trim().to_ascii_lowercase()
                 );
             }
             let missing = |field: &str| anyhow::anyhow!("resource {index} (`{}`, a {}) has no `{field}`", r.id, r.kind);
@@ -566,7 +566,9 @@ mod tests {
     fn a_kind_of_the_wrong_case_is_refused_and_credentials_are_a_containers() {
         let typo = Foundation::parse(br#"{"resources":[{"id":"control","kind":"Container","name":"c","image":"i"}]}"#)
             .unwrap_err();
-        assert!(typo.to_string().contains("kinds are lower case (`container`)"), "{typo}");
+        assert!(typo.to_string().contains("kinds are lower case, with no spaces (`container`)"), "{typo}");
+        let padded = Foundation::parse(br#"{"resources":[{"id":"s","kind":"container ","name":"c","image":"i"}]}"#);
+        assert!(padded.is_err(), "a kind with a space is refused");
         let file = Foundation::parse(br#"{"resources":[{"id":"f","kind":"file","path":"/p","credentials":["c"]}]}"#)
             .unwrap_err();
         assert!(file.to_string().contains("only a container runs with any"), "{file}");

@@ -318,8 +318,13 @@ mod tests {
     #[test]
     fn refuses_another_format() {
         let mut plan = serde_json::to_value(saved()).unwrap();
-        plan["schema"] = 2.into();
+        plan["schema"] = 1.into();
         let err = SavedPlan::parse(plan.to_string().as_bytes()).unwrap_err();
-        assert!(err.to_string().contains("format 2"), "{err}");
+        assert!(err.to_string().contains("a plan of format 1; this host reads format 2"), "{err}");
+        // A plan of this format with a field missing is no plan, not a plan that moved.
+        let mut partial = serde_json::to_value(saved()).unwrap();
+        partial.as_object_mut().unwrap().remove("effect");
+        let err = SavedPlan::parse(partial.to_string().as_bytes()).unwrap_err();
+        assert!(format!("{err:#}").contains("missing field `effect`"), "{err:#}");
     }
 }

@@ -167,6 +167,9 @@ pub enum RulesChecked {
     /// Predicted, then after each push the containers inspected until they matched; what the
     /// node sealed cannot be seen on such a mesh (a live one).
     Inspected,
+    /// As [`RulesChecked::Inspected`], but the mesh showed images only (an older inspect
+    /// template): the rules on volumes were predicted, not inspected.
+    InspectedImages,
     /// Predicted, then checked after each push on all the node did.
     Verified,
 }
@@ -178,9 +181,14 @@ impl RulesChecked {
     pub fn of_rule(self, rule: crate::effect::Rule) -> RulesChecked {
         use crate::effect::Rule;
         match (self, rule) {
-            (RulesChecked::Inspected, Rule::CredentialNeverReplaced | Rule::OneOwner | Rule::OnePush) => {
+            (
+                RulesChecked::Inspected | RulesChecked::InspectedImages,
+                Rule::CredentialNeverReplaced | Rule::OneOwner | Rule::OnePush,
+            ) => RulesChecked::Predicted,
+            (RulesChecked::InspectedImages, Rule::AdoptedKeepsVolumes | Rule::GenesisVolumesHeldOnce) => {
                 RulesChecked::Predicted
             }
+            (RulesChecked::InspectedImages, _) => RulesChecked::Inspected,
             (how, _) => how,
         }
     }
@@ -190,7 +198,7 @@ impl RulesChecked {
         match self {
             RulesChecked::NotPredicted => "not_predicted",
             RulesChecked::Predicted => "predicted",
-            RulesChecked::Inspected => "inspected",
+            RulesChecked::Inspected | RulesChecked::InspectedImages => "inspected",
             RulesChecked::Verified => "verified",
         }
     }
@@ -422,7 +430,10 @@ impl Run<'_> {
         let rules = match &foreseen {
             None => RulesChecked::NotPredicted,
             Some(_) if adopting && audit.observed => RulesChecked::Verified,
-            Some(f) if adopting && f.view.looked => RulesChecked::Inspected,
+            Some(f) if adopting && f.view.looked && f.view.containers.values().all(|c| c.volumes.is_some()) => {
+                RulesChecked::Inspected
+            }
+            Some(f) if adopting && f.view.looked => RulesChecked::InspectedImages,
             Some(_) => RulesChecked::Predicted,
         };
         RunReport {

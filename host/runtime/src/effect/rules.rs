@@ -309,7 +309,10 @@ fn touched(
             if other == name {
                 continue;
             }
-            let held: Vec<String> = mounts(&genesis.volumes).into_values().collect();
+            // What the bundle says it holds, and what the mesh shows it mounting now.
+            let running = view.containers.get(other).and_then(|c| c.volumes.clone()).unwrap_or_default();
+            let held: Vec<String> =
+                mounts(&genesis.volumes).into_values().chain(mounts(&running).into_values()).collect();
             if let Some(path) = mounted.iter().find(|p| held.iter().any(|h| overlap(p, h))) {
                 found.push(Rule::GenesisVolumesHeldOnce.broken(format!(
                     "`{}`'s container `{name}` {} mount `{path}`, which genesis's `{other}` (the bundle's `{}`) \
