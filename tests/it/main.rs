@@ -8,6 +8,7 @@ mod check_phase;
 mod cli;
 mod conformance;
 mod events;
+mod files;
 mod fleet;
 mod fuzz;
 mod hostile;

@@ -410,6 +410,10 @@ impl RunArgs {
 
     /// Refuses a `--record` or `--out` that would write over one of the run's inputs.
     fn check_outputs(&self) -> Result<()> {
+        // Before anything runs: a plan that could not be saved at the end is no check.
+        if let Some(out) = &self.out {
+            mesh_adopt_runtime::catalogue::output_file(out, "a plan")?;
+        }
         let mut inputs = self.site.inputs();
         inputs.extend(self.config.clone());
         inputs.extend(self.plan.clone());
@@ -673,7 +677,11 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
 fn live_config(path: Option<&std::path::Path>) -> Result<LiveConfig> {
     match path {
         Some(path) => LiveConfig::load(path),
-        None if std::path::Path::new(CONFIG_FILE).is_file() => LiveConfig::load(std::path::Path::new(CONFIG_FILE)),
+        // One that is there but is no file is an error, not a reason to fall back to the
+        // defaults the operator meant to replace.
+        None if std::path::Path::new(CONFIG_FILE).symlink_metadata().is_ok() => {
+            LiveConfig::load(std::path::Path::new(CONFIG_FILE))
+        }
         None => Ok(LiveConfig::default()),
     }
 }

@@ -54,6 +54,7 @@ impl Output {
         let recording = match record {
             None => None,
             Some(path) => {
+                mesh_adopt_runtime::catalogue::output_file(path, "a recording")?;
                 let file = std::fs::OpenOptions::new()
                     .write(true)
                     .create(true)

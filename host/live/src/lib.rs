@@ -24,6 +24,9 @@ use mesh_adopt_runtime::mesh::{ContainerState, Mesh, MeshError, Payload, Respons
 /// The file the live mesh is configured by, looked for in the working directory.
 pub const CONFIG_FILE: &str = "mesh-adopt.toml";
 
+/// The largest configuration read: real ones are a few hundred bytes.
+const CONFIG_BYTES: u64 = 1 << 20;
+
 /// What the default inspect asks the container engine: the image, whether it runs, and its
 /// mounts, which the host checks a push against once it has landed.
 pub const INSPECT_FORMAT: &str =
@@ -78,7 +81,8 @@ impl Default for LiveConfig {
 impl LiveConfig {
     /// Reads a config file, naming it in any error.
     pub fn load(path: &Path) -> Result<LiveConfig> {
-        let text = std::fs::read_to_string(path)
+        let text = mesh_adopt_runtime::catalogue::read_bounded(path, CONFIG_BYTES)
+            .and_then(|bytes| String::from_utf8(bytes).context("it is not UTF-8"))
             .with_context(|| format!("failed to read the live mesh configuration `{}`", path.display()))?;
         let config: LiveConfig = toml::from_str(&text)
             .with_context(|| format!("the live mesh configuration `{}` is malformed", path.display()))?;
@@ -89,6 +93,19 @@ impl LiveConfig {
             ("inspect", &config.inspect),
         ] {
             anyhow::ensure!(!command.is_empty(), "`{what}` in `{}` names no command", path.display());
+        }
+        // A zero would cut every answer to nothing or time every call out at once.
+        for (what, value, most) in [
+            ("inspect_timeout_seconds", config.inspect_timeout_seconds, 3600),
+            ("fetch_timeout_seconds", config.fetch_timeout_seconds, 3600),
+            ("fetch_body_bytes", config.fetch_body_bytes, 64 << 20),
+            ("output_bytes", config.output_bytes as u64, 64 << 20),
+        ] {
+            anyhow::ensure!(
+                (1..=most).contains(&value),
+                "`{what}` in `{}` is {value}; it must be from 1 to {most}",
+                path.display()
+            );
         }
         Ok(config)
     }

@@ -288,6 +288,28 @@ pub fn regular_file(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Refuses to write `what` to anything but a regular file or a path not there yet: a FIFO
+/// nobody reads would hold the writer forever, and a device (`/dev/full`) is no record.
+pub fn output_file(path: &Path, what: &str) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::metadata(path) else { return Ok(()) };
+    let kind = meta.file_type();
+    let named = if meta.is_file() {
+        return Ok(());
+    } else if meta.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    bail!("`{}` is {named}: {what} is written only to a regular file", path.display())
+}
+
 /// Refuses a document of more than `limit` bytes: what [`read_bounded`] holds a file to,
 /// for one already in memory.
 pub fn within_bound(bytes: &[u8], limit: u64) -> Result<()> {

@@ -125,6 +125,7 @@ impl SavedPlan {
     pub fn write(&self, path: &Path) -> Result<()> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
+        crate::catalogue::output_file(path, "a plan")?;
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
         std::fs::OpenOptions::new()

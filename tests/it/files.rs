@@ -1,0 +1,88 @@
+//! No file a command opens can hold it: what is not a regular file (a FIFO nobody reads or
+//! writes, a device, a directory) is refused, exit 2, naming it, before anything runs.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::cli::catalogue;
+
+const SOURCE: &str = "https://git.mesh.test/catalogue.git";
+
+/// `mesh-adopt ARGS` in `dir` on the catalogue `catalogue`, killed (and the test failed) if it
+/// has not ended within 20 s: what the test is about is that it ends.
+fn ends(dir: &Path, catalogue: &Path, args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .current_dir(dir)
+        .env("XDG_CACHE_HOME", catalogue.join("cache"))
+        .args(args)
+        .arg("--catalogue")
+        .arg(catalogue)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("`mesh-adopt {}` was still running after 20 s", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn refused(out: &Output, mentions: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(mentions), "{stderr}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("plan:"),
+        "it ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// A FIFO at `at`, made by `mkfifo`; its path.
+fn fifo(at: &Path) -> String {
+    let made = Command::new("mkfifo").arg(at).status().unwrap();
+    assert!(made.success(), "mkfifo {}", at.display());
+    at.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_record_or_plan_that_is_not_a_regular_file_is_refused_before_anything_runs() {
+    let dir = catalogue();
+    let pipe = fifo(&dir.path().join("nobody-reads"));
+    let out = ends(dir.path(), dir.path(), &["run", "--catalog-source", SOURCE, "--record", &pipe]);
+    refused(&out, &format!("`{pipe}` is a FIFO: a recording is written only to a regular file"));
+    let out = ends(dir.path(), dir.path(), &["check", "--catalog-source", SOURCE, "--out", "/dev/full"]);
+    refused(&out, "`/dev/full` is a device: a plan is written only to a regular file");
+    let out =
+        ends(dir.path(), dir.path(), &["check", "--catalog-source", SOURCE, "--out", dir.path().to_str().unwrap()]);
+    refused(&out, "is a directory: a plan is written only to a regular file");
+}
+
+#[test]
+fn a_live_configuration_that_is_not_a_regular_file_or_sets_a_zero_limit_is_refused() {
+    let dir = catalogue();
+    let pipe = fifo(&dir.path().join("nobody-writes"));
+    let out = ends(dir.path(), dir.path(), &["run", "--mesh", "live", "--catalog-source", SOURCE, "--config", &pipe]);
+    refused(&out, &format!("`{pipe}` is not a regular file"));
+    // The configuration found beside the command, when it is no file, is not skipped for
+    // the defaults.
+    let here = tempfile::tempdir().unwrap();
+    std::fs::create_dir(here.path().join("mesh-adopt.toml")).unwrap();
+    let out = ends(here.path(), dir.path(), &["run", "--mesh", "live", "--catalog-source", SOURCE]);
+    refused(&out, "mesh-adopt.toml` is not a regular file");
+    let zero = dir.path().join("zero.toml");
+    std::fs::write(&zero, "output_bytes = 0\n").unwrap();
+    let out = ends(
+        dir.path(),
+        dir.path(),
+        &["run", "--mesh", "live", "--catalog-source", SOURCE, "--config", zero.to_str().unwrap()],
+    );
+    refused(&out, "`output_bytes` in");
+}
