@@ -536,6 +536,6 @@ fn a_scenario_whose_sweep_finds_a_problem_is_not_counted_passed() {
     let out = mesh_adopt(dir.path(), &["test", "--sweep", scenario.to_str().unwrap()]);
     let said = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{said}{}", text(&out.stderr));
-    assert!(said.starts_with("FAIL  ") && said.contains("it reported success, but left the mesh"), "{said}");
+    assert!(said.starts_with("FAIL  ") && said.contains("invariant `effect-as-predicted` broken"), "{said}");
     assert!(said.contains("\n0 passed, 1 failed\n"), "{said}");
 }

@@ -46,8 +46,12 @@ async fn a_registration_of_what_this_run_did_not_carry_is_denied() {
         .with_plugin("postgres", "registers_without_carrying")
         .run_modules(&["postgres"], Mode::Adopt)
         .await;
-    // Every tell was denied, and the plugin said it succeeded: it did not tell its plan.
+    // Every tell was denied, and the plugin said it succeeded: not adopted, the denial named.
     assert!(!ran.report.succeeded());
+    assert_mentions(
+        ran.refusal("postgres"),
+        &["not adopted: its plugin was denied `tell module add /postgres-module.json`"],
+    );
     assert!(ran.commands().is_empty(), "{:?}", ran.commands());
     let denied = ran.transcript.events().into_iter().any(|e| {
         matches!(&e, mesh_adopt_runtime::transcript::Event::Call { outcome: Err(error), .. }

@@ -240,7 +240,11 @@ async fn a_dot_dot_under_a_prefix_grant_is_denied_before_the_mesh() {
         mesh.manifest("postgres")["hostile-fetch"] = json!(urls);
     })
     .await;
-    ran.assert_adopted("postgres");
+    // It went on past its denials: not adopted, the first denial named.
+    assert_mentions(
+        ran.refusal("postgres"),
+        &["not adopted: its plugin was denied `fetch http://127.0.0.1:8222/api/../healthz`"],
+    );
     let said = ran.transcript.said("postgres");
     assert_eq!(said.len(), urls.len(), "{said:?}");
     for (url, line) in urls.iter().zip(&said) {

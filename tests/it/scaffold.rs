@@ -266,7 +266,8 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
         &scenario,
         "name = \"pushes though its hand-over failed\"\nmodules = [\"redis\"]\n\
          [[mesh.faults]]\nop = \"tell\"\nmatching = \"secret accept\"\nfail = \"no\"\n\
-         [expect]\noutcome = \"adopted\"\nstrict = false\nkept = [\"mesh-cache\"]\n\
+         [expect]\noutcome = \"refused\"\nstrict = false\nkept = [\"mesh-cache\"]\n\
+         messages = [\"not adopted: `tell secret accept node-1 redis password\"]\n\
          broken = [\"credential-never-replaced\"]\n",
     )
     .unwrap();

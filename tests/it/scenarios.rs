@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use mesh_adopt_runtime::mesh::simulated::FaultEffect;
+
 use crate::support::{example_catalogue, host, plugin, root};
 
 fn shipped() -> Vec<mesh_adopt_testkit::ScenarioFile> {
@@ -324,12 +326,23 @@ async fn the_sweep_catches_a_plugin_that_reports_success_over_a_failed_call() {
     let catalogue = example_catalogue(&plugin("adopt_postgres"));
     std::fs::copy(plugin("swallows_failures"), catalogue.path().join("modules/mesh-vault/adopt.wasm")).unwrap();
     let file = mesh_adopt_testkit::read(&root().join("plugins/mesh-vault/scenarios/installs.toml")).unwrap();
+    // The host does not take its word: a failed command it went past means not adopted,
+    // naming the command.
+    let clean = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
+    let push = clean.mesh.calls().iter().position(|c| c == "tell push node-1").unwrap();
+    let failed = FaultEffect::Fail("node-1 is cordoned".into());
+    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, Some((push, failed))).await.unwrap();
+    let (outcome, message) = mesh_adopt_testkit::outcome_of(&ran.report);
+    assert_eq!(outcome, "refused", "{message}");
+    assert!(message.contains("not adopted: `tell push node-1` failed (node-1 is cordoned)"), "{message}");
+    // And where it pushes past a failed step, the node is not what was predicted.
     let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
     let problems = swept.problems.join("\n");
-    // Its runs converge and break no invariant: only what it reported gives it away.
     assert_eq!(swept.not_converged, 0, "{problems}");
-    assert!(problems.contains("(`tell push node-1`) failed: it reported success, but left the mesh"), "{problems}");
-    assert!(problems.contains("(`tell build "), "{problems}");
+    assert!(
+        problems.contains("(`tell prepare node-1 mesh-vault`) failed: invariant `effect-as-predicted` broken"),
+        "{problems}"
+    );
 }
 
 #[tokio::test]

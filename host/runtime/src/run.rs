@@ -695,12 +695,28 @@ impl Run<'_> {
                 Err(refusal) => {
                     ModuleOutcome::Refused { during: Phase::Adopt, message: self.scrub(module, refusal.message) }
                 }
-                Ok(report) if adopted.left.is_empty() => {
-                    ModuleOutcome::Adopted(self.scrub_in(module, report.summary, "its report"))
-                }
-                Ok(report) => ModuleOutcome::Incomplete {
-                    summary: self.scrub_in(module, report.summary, "its report"),
-                    left: adopted.left,
+                // A denial or a failed command the plugin went on past is never silent:
+                // whatever it reports, the module is not adopted.
+                Ok(report) => match self.transcript.trouble_passed_over(module) {
+                    Some(trouble) => ModuleOutcome::Refused {
+                        during: Phase::Adopt,
+                        message: self.scrub_in(
+                            module,
+                            format!(
+                                "not adopted: {trouble}, and it went on as if it had not been, reporting success ({}); \
+                                 a module whose plugin went past a denial or a failed command is not adopted",
+                                report.summary
+                            ),
+                            "its report",
+                        ),
+                    },
+                    None if adopted.left.is_empty() => {
+                        ModuleOutcome::Adopted(self.scrub_in(module, report.summary, "its report"))
+                    }
+                    None => ModuleOutcome::Incomplete {
+                        summary: self.scrub_in(module, report.summary, "its report"),
+                        left: adopted.left,
+                    },
                 },
             },
         }

@@ -154,6 +154,33 @@ impl Transcript {
         self.all_effects().into_iter().filter(|(m, _)| m == module).map(|(_, request)| request.words()).collect()
     }
 
+    /// The first trouble `module`'s plugin went on past: a call the host denied (past its
+    /// grants or its plan), or a planned command the control plane did not carry out, other
+    /// than the account the provider sequence may go without. `None` when there was none.
+    pub fn trouble_passed_over(&self, module: &str) -> Option<String> {
+        use crate::events::{ErrorKind, Op};
+        self.with_events(|events| {
+            events.iter().find_map(|e| match e {
+                Event::Call { module: m, request, outcome: Err(error), .. } if m == module => {
+                    let call = format!("`{} {}`", request.op.name(), request.words());
+                    match error.kind {
+                        ErrorKind::Denied => Some(format!("its plugin was denied {call} ({})", error.message)),
+                        _ if request.op == Op::Tell
+                            && !matches!(
+                                mesh_adopt_manifest::command::Command::parse(&request.args),
+                                Ok(mesh_adopt_manifest::command::Command::ModuleIssue { .. })
+                            ) =>
+                        {
+                            Some(format!("{call} {} ({})", error.kind.words(), error.message))
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+        })
+    }
+
     /// Whether `module`'s plugin told a `push` that the control plane took: a push whose
     /// effect the node should now show.
     pub fn pushed(&self, module: &str) -> bool {
