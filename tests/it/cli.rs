@@ -539,3 +539,29 @@ fn a_scenario_whose_sweep_finds_a_problem_is_not_counted_passed() {
     assert!(said.starts_with("FAIL  ") && said.contains("invariant `effect-as-predicted` broken"), "{said}");
     assert!(said.contains("\n0 passed, 1 failed\n"), "{said}");
 }
+
+#[test]
+fn a_credential_whose_value_is_in_a_planned_command_stops_preflight_naming_it() {
+    // The superuser's password is a word the plans use: no command can be told without
+    // showing it, so nothing runs, and the value is shown nowhere.
+    let dir = catalogue();
+    std::fs::write(dir.path().join("genesis/credentials/store-superuser"), "node-1\n").unwrap();
+    let out = mesh_adopt(dir.path(), &["run", "-v", "--catalog-source", "https://git.mesh.test/catalogue.git"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("holds the value of credential `store-superuser`"), "{stdout}");
+    assert!(!stdout.contains("tell assign node-1"), "a planned command was shown: {stdout}");
+}
+
+#[test]
+fn a_node_name_longer_than_a_host_name_is_refused_before_anything_runs() {
+    let dir = catalogue();
+    let node = "n".repeat(254);
+    let out = mesh_adopt(dir.path(), &["check", "--node", &node, "--catalog-source", "https://git.mesh.test/c.git"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("--node is 254 bytes long; a name is at most 253 bytes"),
+        "{}",
+        text(&out.stderr)
+    );
+}

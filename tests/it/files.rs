@@ -86,3 +86,38 @@ fn a_live_configuration_that_is_not_a_regular_file_or_sets_a_zero_limit_is_refus
     );
     refused(&out, "`output_bytes` in");
 }
+
+#[test]
+fn a_plugin_linked_out_of_the_catalogue_is_refused_and_no_digest_of_it_shown() {
+    let dir = catalogue();
+    let plugin = dir.path().join("modules/postgres/adopt.wasm");
+    std::fs::remove_file(&plugin).unwrap();
+    std::os::unix::fs::symlink("../../genesis/credentials/store-superuser", &plugin).unwrap();
+    // Inside the checkout, but out of its modules: refused, even pinned, its digest unshown.
+    let manifest_path = dir.path().join("modules/postgres/manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["adopt"]["sha256"] = "0".repeat(64).into();
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let inside = ends(dir.path(), dir.path(), &["check", "postgres", "--catalog-source", SOURCE]);
+    refused_stdout(&inside, "outside the catalogue's modules");
+    let credential = std::fs::read(dir.path().join("genesis/credentials/store-superuser")).unwrap();
+    let digest = mesh_adopt_runtime::catalogue::sha256_hex(&credential);
+    let said = format!("{}{}", String::from_utf8_lossy(&inside.stdout), String::from_utf8_lossy(&inside.stderr));
+    assert!(!said.contains(&digest), "the credential's digest was shown: {said}");
+    // Out of the catalogue altogether: refused, naming where it leads.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret"), "an operator's password").unwrap();
+    std::fs::remove_file(&plugin).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret"), &plugin).unwrap();
+    let out = ends(dir.path(), dir.path(), &["check", "postgres", "--catalog-source", SOURCE]);
+    refused_stdout(&out, "outside the catalogue");
+    let digest = mesh_adopt_runtime::catalogue::sha256_hex(b"an operator's password");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(&digest));
+}
+
+/// Exit 2, with `mentions` in what the command printed for a person.
+fn refused_stdout(out: &Output, mentions: &str) {
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains(mentions), "{said}");
+}

@@ -22,7 +22,7 @@ async fn load_failure(bytes: Vec<u8>) -> (String, Vec<String>) {
 #[tokio::test]
 async fn refuses_a_file_that_is_not_webassembly() {
     let (failure, commands) = load_failure(b"#!/bin/sh\necho adopted\n".to_vec()).await;
-    assert_mentions(&failure, &["failed to load plugin", "adopt.wasm", "not WebAssembly"]);
+    assert_mentions(&failure, &["plugin", "adopt.wasm", "is not a WebAssembly component: it does not begin as one"]);
     assert!(commands.is_empty());
 }
 
@@ -38,7 +38,7 @@ async fn refuses_a_truncated_component() {
 #[tokio::test]
 async fn refuses_a_core_module_that_is_not_a_component() {
     let (failure, _) = load_failure(b"\0asm\x01\0\0\0".to_vec()).await;
-    assert_mentions(&failure, &["adopt.wasm", "not a valid WebAssembly component"]);
+    assert_mentions(&failure, &["adopt.wasm", "is not a WebAssembly component", "layer 1"]);
 }
 
 #[tokio::test]

@@ -37,7 +37,7 @@ async fn an_empty_plugin_stops_the_run_before_any_effect_and_is_a_bad_input() {
     mesh.plugins.push(("nats".into(), empty.path().to_path_buf()));
     let ran = mesh.run().await;
     nothing_moved(&ran);
-    assert_mentions(ran.failure("nats"), &["not WebAssembly"]);
+    assert_mentions(ran.failure("nats"), &["is not a WebAssembly component"]);
     assert_eq!(ran.unusable_input("nats"), mesh_adopt_runtime::Input::Plugin);
     assert_eq!(ran.report.exit_code(), 2);
 }

@@ -149,10 +149,17 @@ impl Catalogue {
                     self.module_names().map_or_else(|| "no modules/ directory".to_string(), |names| names.join(", "))
                 );
             }
+            inside(&self.root.join("modules"), &manifest_path).with_context(|| {
+                format!("the `{name}` module's manifest `{}` cannot be used", manifest_path.display())
+            })?;
             let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).with_context(|| {
                 format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display())
             })?;
-            return entry(name, &dir, manifest_path, manifest, |file| std::fs::metadata(dir.join(file)).ok());
+            let found = entry(name, &dir, manifest_path, manifest, |file| std::fs::metadata(dir.join(file)).ok())?;
+            inside(&self.root.join("modules"), &found.plugin_path).with_context(|| {
+                format!("the `{name}` module's plugin `{}` cannot be used", found.plugin_path.display())
+            })?;
+            return Ok(found);
         };
         let Some(files) = modules.get(name) else {
             bail!(
@@ -286,6 +293,21 @@ pub fn regular_file(path: &Path) -> Result<()> {
         bail!("`{}` is not a regular file", path.display());
     }
     Ok(())
+}
+
+/// Refuses a file the catalogue points to that leaves its `modules/` through a link: a plugin
+/// or a manifest linked to `../../genesis/credentials/…` would have its digest shown and
+/// recorded. A path not there yet is left to the read that follows.
+fn inside(root: &Path, path: &Path) -> Result<()> {
+    let (Ok(root), Ok(resolved)) = (root.canonicalize(), path.canonicalize()) else { return Ok(()) };
+    if resolved.starts_with(&root) {
+        return Ok(());
+    }
+    bail!(
+        "it leads, through a link, to `{}`, outside the catalogue's modules `{}`: what a module ships stays there",
+        resolved.display(),
+        root.display()
+    )
 }
 
 /// Refuses to write `what` to anything but a regular file or a path not there yet: a FIFO

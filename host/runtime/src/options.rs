@@ -70,8 +70,22 @@ impl RunOptions {
     }
 }
 
+/// The longest node or module name taken: a host name's 253 bytes. Every name enters the
+/// plan's commands, whose size a plugin's limits bound; a longer one could make a plan that
+/// preflight accepts but `adopt` cannot tell in full.
+pub const NAME_BYTES: usize = 253;
+
+/// The longest repository or ref of `--catalog-source` taken.
+pub const SOURCE_BYTES: usize = 2048;
+
 /// Refuses a name an option gives (`--node`, a module) that a command could misread.
 pub fn check_name(option: &str, value: &str) -> Result<()> {
+    if value.len() > NAME_BYTES {
+        return Err(anyhow!(
+            "{option} is {} bytes long; a name is at most {NAME_BYTES} bytes, as a host name is",
+            value.len()
+        ));
+    }
     check_word("name", value).map_err(|e| {
         anyhow!(
             "{option} `{}` cannot be used: {}; a name is a word such as `node-1`",
@@ -94,6 +108,12 @@ pub fn check_module_name(value: &str) -> Result<()> {
 }
 
 fn check_source(source: &CatalogSource) -> Result<()> {
+    let longest = source.repository.len().max(source.ref_.as_ref().map_or(0, String::len));
+    if longest > SOURCE_BYTES {
+        return Err(anyhow!(
+            "--catalog-source has a part {longest} bytes long; a repository or ref is at most {SOURCE_BYTES} bytes"
+        ));
+    }
     check_word("repository", &source.repository).map_err(|e| {
         anyhow!("--catalog-source `{}` cannot be used: {e}; give REPO or REPO@REF", source.repository.escape_debug())
     })?;
@@ -209,6 +229,9 @@ mod tests {
             assert!(check_module_name(bad).is_err(), "{bad:?}");
         }
         assert!(check_name("--node", "--all").unwrap_err().to_string().contains("--node `--all`"));
+        let long = "n".repeat(NAME_BYTES + 1);
+        assert!(check_name("--node", &long).unwrap_err().to_string().contains("at most 253 bytes"));
+        assert!(check_name("--node", &"n".repeat(NAME_BYTES)).is_ok());
         assert!(check_module_name("mesh-vault").is_ok());
     }
 }

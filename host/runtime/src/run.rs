@@ -753,7 +753,18 @@ impl Run<'_> {
                 limits.wall_time
             ));
         }
-        for command in &plan.commands {
+        for (index, command) in plan.commands.iter().enumerate() {
+            // A value found in a command would reach the control plane's argv and its logs:
+            // named by its credential, never shown, before anything moves.
+            if let (_, Some(credential)) = self.credentials.redact(command.join(" ")) {
+                return Err(format!(
+                    "the `{module}` plugin's plan, command {}, holds the value of credential `{credential}`: a \
+                     command would carry it into the control plane's arguments and logs. A credential reaches \
+                     the control plane only as a carried secret; if its value is an ordinary word, it cannot be \
+                     kept secret: change it",
+                    index + 1
+                ));
+            }
             env.permissions
                 .allow(Phase::Adopt, Call::Tell { args: command })
                 .map_err(|why| format!("the `{module}` plugin plans a command it could never tell: {why}"))?;

@@ -30,6 +30,10 @@ use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
 pub use crate::state::RunEnv;
 use crate::state::{PlanCursor, RunState};
 
+/// How every WebAssembly component begins: the magic `\0asm`, version 13, layer 1 (a core
+/// module's layer is 0).
+const COMPONENT_PREAMBLE: &[u8] = b"\0asm\x0d\x00\x01\x00";
+
 /// Memories and tables the pool keeps per plugin slot, on average: a Rust plugin has one
 /// memory and a few tables, a componentize-py one more; one plugin may have up to the
 /// `limits.*_per_plugin` maximum while others have fewer.
@@ -290,6 +294,14 @@ impl PluginHost {
             }
         }
         let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        // Before any digest of it is taken, shown or recorded: the file may be anything.
+        if !bytes.starts_with(COMPONENT_PREAMBLE) {
+            anyhow::bail!(
+                "plugin `{}` is not a WebAssembly component: it does not begin as one (`\\0asm`, version 13, layer \
+                 1); build it for `wasm32-wasip2`",
+                path.display()
+            );
+        }
         let digest = sha256_hex(&bytes);
         // Checked before compiling: a file the manifest does not pin is never compiled.
         check_pin(path, &digest, pin)?;
@@ -440,6 +452,14 @@ impl PluginHost {
     /// whether this host would load it.
     pub fn describe(&self, path: &Path) -> Result<PluginInfo> {
         let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        // Before any digest of it is taken, shown or recorded: the file may be anything.
+        if !bytes.starts_with(COMPONENT_PREAMBLE) {
+            anyhow::bail!(
+                "plugin `{}` is not a WebAssembly component: it does not begin as one (`\\0asm`, version 13, layer \
+                 1); build it for `wasm32-wasip2`",
+                path.display()
+            );
+        }
         let digest = sha256_hex(&bytes);
         let component = self
             .compile(&bytes)
