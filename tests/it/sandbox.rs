@@ -557,3 +557,18 @@ async fn a_componentize_js_plugin_loads_is_seeded_and_stopped_when_it_fetches() 
     assert_eq!(said, second.transcript.said("postgres"), "the same seed draws the same numbers");
     untouched(&first);
 }
+
+#[tokio::test]
+async fn host_calls_are_counted_per_export_call_even_when_adopt_follows_check_on_one_instance() {
+    static HOST: std::sync::OnceLock<mesh_adopt_runtime::PluginHost> = std::sync::OnceLock::new();
+    let host = HOST.get_or_init(|| {
+        let limits = mesh_adopt_runtime::Limits { host_calls: 50, ..mesh_adopt_runtime::Limits::default() };
+        mesh_adopt_runtime::PluginHost::new(limits).expect("plugin host")
+    });
+    // Thirty calls in check and some forty in adopt: each export within fifty, the two
+    // together over it.
+    let mut mesh = TestMesh::new().with_plugin("postgres", "calls_in_both");
+    mesh.host = Some(host);
+    let ran = mesh.run_modules(&["postgres"], mesh_adopt_runtime::run::Mode::Adopt).await;
+    ran.assert_adopted("postgres");
+}

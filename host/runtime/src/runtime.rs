@@ -524,8 +524,7 @@ impl PluginHost {
                 _ => return Ok((planned, None)),
             };
             let state = store.data_mut();
-            state.phase = Phase::Adopt;
-            state.deadline.restart();
+            state.begin_export(Phase::Adopt);
             state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
             let result = adopter.call_adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(|p| p.commands[p.told..].to_vec()).unwrap_or_default();

@@ -74,6 +74,17 @@ impl WasiView for RunState {
 }
 
 impl RunState {
+    /// Starts the budgets of an export call afresh: its compute time, its wall time and its
+    /// host calls are each export's own, even when `adopt` follows `check` on one instance
+    /// (what the limits say: per export call). Lines said are counted per run.
+    pub(crate) fn begin_export(&mut self, phase: Phase) {
+        self.phase = phase;
+        self.started = Instant::now();
+        self.in_host = Duration::ZERO;
+        self.calls = 0;
+        self.deadline.restart();
+    }
+
     pub(crate) fn table(&mut self) -> &mut ResourceTable {
         &mut self.table
     }
