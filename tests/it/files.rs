@@ -121,3 +121,14 @@ fn refused_stdout(out: &Output, mentions: &str) {
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains(mentions), "{said}");
 }
+
+#[test]
+fn a_manifest_that_is_not_utf8_is_refused_though_the_byte_sits_in_a_field_the_host_skips() {
+    let dir = catalogue();
+    let path = dir.path().join("modules/mesh-vault/manifest.json");
+    let mut bytes = b"{\"note\": \"\xff\", ".to_vec();
+    bytes.extend_from_slice(&std::fs::read(&path).unwrap()[1..]);
+    std::fs::write(&path, bytes).unwrap();
+    let out = ends(dir.path(), dir.path(), &["run", "mesh-vault", "--catalog-source", SOURCE]);
+    refused_stdout(&out, "is not UTF-8 (the byte at offset 10 is not)");
+}

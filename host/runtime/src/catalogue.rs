@@ -201,6 +201,8 @@ fn entry(
     }
     ids_once(&parsed)
         .with_context(|| format!("the `{name}` module's manifest `{}` is ambiguous", manifest_path.display()))?;
+    well_formed(&manifest, &parsed)
+        .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
     crate::grants::within_ceiling(&parsed.adopt.grants)
         .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
     let plugin_file = &parsed.adopt.plugin;
@@ -238,6 +240,33 @@ fn entry(
         secrets: parsed.secrets.clone(),
         parsed,
     })
+}
+
+/// Refuses a manifest the control plane could not take as it is: bytes that are not UTF-8
+/// (registered byte for byte, whatever a field the host skips holds), a container with no
+/// name or image or a name a command could misread, a volume whose `${access:…}` names no
+/// access.
+fn well_formed(bytes: &[u8], manifest: &ModuleManifest) -> Result<()> {
+    if let Err(e) = std::str::from_utf8(bytes) {
+        bail!("it is not UTF-8 (the byte at offset {} is not)", e.valid_up_to());
+    }
+    for container in manifest.resolved_containers() {
+        let id = container.id.escape_debug();
+        if container.image.trim().is_empty() {
+            bail!("its container `{id}` names no image");
+        }
+        mesh_adopt_manifest::command::check_word("container name", &container.name)
+            .map_err(|e| anyhow::anyhow!("its container `{id}`: {e}"))?;
+        if let Some(volume) = container.volumes.iter().find(|v| v.contains("${access:")) {
+            let ids: Vec<String> = manifest.accesses.iter().map(|a| format!("`{}`", a.id)).collect();
+            bail!(
+                "its container `{id}` mounts `{}`, whose `${{access:…}}` names no access (it declares {})",
+                volume.escape_debug(),
+                if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Refuses what a reader could take two ways: two resources or two accesses with one id (a
