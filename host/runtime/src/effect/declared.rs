@@ -208,14 +208,6 @@ impl Declarations {
         }
     }
 
-    /// The one module that declares it adopts the genesis container `name`, if exactly one does.
-    pub fn adopter(&self, name: &str) -> Option<&Adopter> {
-        match self.adopters.get(name).map(Vec::as_slice) {
-            Some([one]) => Some(one),
-            _ => None,
-        }
-    }
-
     /// How `module` declares it adopts the genesis container `name`, if it does.
     pub fn adopted_as(&self, module: &str, name: &str) -> Option<AdoptedAs> {
         self.adopters.get(name)?.iter().find(|a| a.module == module).map(|a| a.adoption.how)

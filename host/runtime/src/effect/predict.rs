@@ -31,9 +31,6 @@ pub struct Prediction {
     pub pushes: Vec<PushEffect>,
     /// How many pushes each module's plan makes.
     pub pushes_by_module: BTreeMap<String, usize>,
-    /// For each module, the place in its plan of its push and of each secret accepted, so a
-    /// rule can say which came first.
-    pub accepts: BTreeMap<(String, String), usize>,
     /// Modules moved ahead of the order asked for: an earlier run left each prepared without
     /// its hand-over, so its own `secret accept` must come before any other module's push.
     pub first: Vec<String>,
@@ -112,7 +109,6 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
                     }
                 }
                 Command::SecretAccept { module, secret, .. } => {
-                    prediction.accepts.entry((module.clone(), secret.clone())).or_insert(index);
                     accepted.insert((module, secret));
                 }
                 Command::Push { .. } => {
