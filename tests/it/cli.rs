@@ -15,6 +15,8 @@ pub(crate) fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
         // Keep the compile cache inside the test's own directory.
         .env("XDG_CACHE_HOME", catalogue.join("cache"))
+        // And the plan key.
+        .env("XDG_STATE_HOME", catalogue.join("state"))
         .args(args)
         .arg("--catalogue")
         .arg(catalogue)
@@ -208,7 +210,7 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
     let checked = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan_arg]);
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    assert_eq!(saved["schema"], 2);
+    assert_eq!(saved["schema"], 3);
     assert_eq!(saved["modules"].as_array().unwrap().len(), 3);
     // The plan binds the mesh and what its pushes were predicted to do there.
     assert_eq!(saved["mesh"], "the simulated mesh (node `node-1`)");
@@ -249,6 +251,53 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
     // Another option than the plan's: refused, naming it.
     let other = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--node", "node-2", "--plan", plan_arg]);
     assert!(text(&other.stdout).contains("the node is `node-2` now"), "{}", text(&other.stdout));
+}
+
+#[test]
+fn a_plan_file_holds_nothing_a_guess_at_a_credential_can_be_checked_against() {
+    use sha2::{Digest as _, Sha256};
+    let dir = catalogue();
+    let plan = dir.path().join("plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    let checked = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan_arg]);
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    let saved = std::fs::read_to_string(&plan).unwrap();
+    // Neither the value's digest nor that of the credential as the host once framed it (name
+    // and value with their lengths) is there: a digest keyed outside the file is.
+    let name = "store-superuser";
+    let value = std::fs::read_to_string(dir.path().join("genesis/credentials").join(name)).unwrap();
+    let value = value.trim_end_matches('\n');
+    let mut framed = Vec::new();
+    framed.extend((name.len() as u64).to_le_bytes());
+    framed.extend(name.as_bytes());
+    framed.extend((value.len() as u64).to_le_bytes());
+    framed.extend(value.as_bytes());
+    for guess in [Sha256::digest(value.as_bytes()), Sha256::digest(&framed)] {
+        let hex: String = guess.iter().map(|b| format!("{b:02x}")).collect();
+        assert!(!saved.contains(&hex), "the plan holds the plain sha256 of the credential:\n{saved}");
+    }
+    let parsed: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    let digest = parsed["modules"][0]["credentials_digest"].as_str().unwrap();
+    assert_eq!(digest.len(), 64, "{saved}");
+    let key = std::fs::read(dir.path().join("state/mesh-adopt/plan-key")).unwrap();
+    assert!(!saved.contains(&key.iter().map(|b| format!("{b:02x}")).collect::<String>()));
+
+    // Taken to another machine (another plan key): it says it cannot check the credentials,
+    // and nothing moves.
+    let elsewhere = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .env("XDG_STATE_HOME", dir.path().join("another-machine"))
+        .args(["run", "--catalog-source", SOURCE, "--plan", plan_arg, "--catalogue"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = text(&elsewhere.stdout);
+    assert_eq!(elsewhere.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("another plan key") && stdout.contains("cannot check"), "{stdout}");
+    assert!(!stdout.contains("registered"), "{stdout}");
+    // Here it applies.
+    let applied = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stdout));
 }
 
 #[test]

@@ -122,6 +122,7 @@ fn streamed(catalogue: &Path, args: &[&str]) -> (Output, Stream, PathBuf) {
     let record = catalogue.join(format!("record-{}.jsonl", RECORDS.fetch_add(1, Ordering::Relaxed)));
     let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
         .env("XDG_CACHE_HOME", catalogue.join("cache"))
+        .env("XDG_STATE_HOME", catalogue.join("state"))
         .args(args)
         .arg("--catalogue")
         .arg(catalogue)

@@ -270,6 +270,7 @@ fn live_command(standin: &StandIn, dir: &Path, nats: &Nats, args: &[&str]) -> st
     let mut command = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"));
     command
         .env("XDG_CACHE_HOME", dir.join("cache"))
+        .env("XDG_STATE_HOME", dir.join("state"))
         .args(args)
         .args(["--catalog-source", "https://git.mesh.test/c.git", "--catalogue"])
         .arg(dir);

@@ -20,6 +20,7 @@ use mesh_adopt_runtime::mesh::replay::{ReplayMesh, read_recording};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::options::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
 use mesh_adopt_runtime::plan_file::SavedPlan;
+use mesh_adopt_runtime::plan_key::PlanKey;
 use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run, RunBuilder};
 use mesh_adopt_runtime::runtime::PluginHost;
 use mesh_adopt_runtime::transcript::Transcript;
@@ -624,6 +625,13 @@ impl Session {
     }
 }
 
+/// The key saved plans' credentials are digested with, kept with this user's state.
+fn plan_key() -> Result<PlanKey> {
+    let dir = PlanKey::default_dir()
+        .context("no place for the plan key: set XDG_STATE_HOME or HOME (a saved plan needs one)")?;
+    PlanKey::open(&dir)
+}
+
 /// `check` (preflight only, `--out` saves the plans) and `run` (preflight, then adopt, held
 /// to `--plan` when given).
 async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
@@ -650,6 +658,9 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
         mesh.summary()
     ));
     let mut run = session.run(&host, mesh, options);
+    if args.out.is_some() || saved_plan.is_some() {
+        run = run.plan_key(plan_key()?);
+    }
     if let Some(saved) = saved_plan {
         run = run.saved_plan(saved);
     }

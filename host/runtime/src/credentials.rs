@@ -18,6 +18,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 use crate::mesh::SecretValue;
+use crate::plan_key::PlanKey;
 
 /// The shortest value scrubbed from text: a shorter one cannot be told from ordinary words,
 /// and is no secret worth the name.
@@ -192,10 +193,11 @@ impl Credentials {
     }
 
     /// Verifies the named credentials as [`Credentials::verify`] does, reading each once, and
-    /// gives one digest of them, names and values together (empty for none): what a saved
-    /// plan keeps to see that a credential changed, without keeping the credential. The error
-    /// names the first credential that cannot be used, and why.
-    pub fn verify_all(&self, names: &[String]) -> Result<String, (String, String)> {
+    /// gives one digest of them under `key`, names and values together (empty for none): what
+    /// a saved plan keeps to see that a credential changed, without keeping the credential or
+    /// anything a guess could be checked against. The error names the first credential that
+    /// cannot be used, and why.
+    pub fn verify_all(&self, names: &[String], key: &PlanKey) -> Result<String, (String, String)> {
         if names.is_empty() {
             return Ok(String::new());
         }
@@ -209,7 +211,7 @@ impl Credentials {
             bytes.extend((value.len() as u64).to_le_bytes());
             bytes.extend(value);
         }
-        Ok(crate::catalogue::sha256_hex(&bytes))
+        Ok(key.digest(&bytes))
     }
 
     /// Checks that credential `name` can be handed over, without handing it out: what a
@@ -438,15 +440,16 @@ mod tests {
         std::fs::write(dir.path().join("pw"), "first-value\n").unwrap();
         let credentials = Credentials::open(dir.path());
         credentials.learn_all();
-        let digest = credentials.verify_all(&["pw".into()]).unwrap();
+        let key = PlanKey::ephemeral();
+        let digest = credentials.verify_all(&["pw".into()], &key).unwrap();
         // Changed on disk during the run: the run hands over and digests what it learnt.
         std::fs::write(dir.path().join("pw"), "second-value\n").unwrap();
         assert_eq!(credentials.read("pw").unwrap().bytes, b"first-value");
-        assert_eq!(credentials.verify_all(&["pw".into()]).unwrap(), digest);
+        assert_eq!(credentials.verify_all(&["pw".into()], &key).unwrap(), digest);
         // The next run learns the new value, and a removed credential is gone with it.
         credentials.learn_all();
         assert_eq!(credentials.read("pw").unwrap().bytes, b"second-value");
-        assert_ne!(credentials.verify_all(&["pw".into()]).unwrap(), digest);
+        assert_ne!(credentials.verify_all(&["pw".into()], &key).unwrap(), digest);
         std::fs::remove_file(dir.path().join("pw")).unwrap();
         credentials.learn_all();
         assert!(credentials.read("pw").unwrap_err().contains("no credential `pw`"));

@@ -26,6 +26,7 @@ pub mod limits;
 pub mod mesh;
 pub mod options;
 pub mod plan_file;
+pub mod plan_key;
 pub mod run;
 pub mod runtime;
 mod sandbox;

@@ -14,9 +14,10 @@ use crate::bindings::Plan;
 use crate::catalogue::Foundation;
 use crate::limits::Limits;
 use crate::options::RunOptions;
+use crate::plan_key::PlanKey;
 
 /// The format version this host writes and reads.
-pub const PLAN_SCHEMA: u32 = 2;
+pub const PLAN_SCHEMA: u32 = 3;
 
 /// The largest plan file read: far above any real one, well below what would strain memory.
 const PLAN_FILE_BYTES: u64 = 16 << 20;
@@ -37,6 +38,9 @@ pub struct SavedPlan {
     pub limits: SavedLimits,
     /// The foundation bundle's sha256.
     pub foundation_sha256: String,
+    /// Names the key the credentials' digests were made with ([`PlanKey::id`]); the key
+    /// itself stays where it was made.
+    pub credentials_key: String,
     /// Each module, in the run's order.
     pub modules: Vec<SavedModule>,
     /// The mesh the plans were made on, as it names itself: a plan made on the simulator is
@@ -82,9 +86,10 @@ pub struct SavedModule {
     pub manifest_sha256: String,
     /// The sha256 of its plugin.
     pub plugin_sha256: String,
-    /// The sha256 of the credentials its manifest grants, names and values together, so a
-    /// credential changed since the plan was made is seen (empty when it grants none).
-    pub credentials_sha256: String,
+    /// The keyed digest ([`PlanKey::digest`]) of the credentials its manifest grants, names
+    /// and values together, so a credential changed since the plan was made is seen (empty
+    /// when it grants none).
+    pub credentials_digest: String,
     /// The plan's summary lines.
     pub summary: Vec<String>,
     /// The plan's commands, each as its words.
@@ -92,8 +97,9 @@ pub struct SavedModule {
 }
 
 impl SavedPlan {
-    /// An empty saved plan for a run with `options` on `foundation`.
-    pub fn new(options: &RunOptions, foundation: &Foundation, limits: &Limits) -> SavedPlan {
+    /// An empty saved plan for a run with `options` on `foundation`, its credentials digested
+    /// with `key`.
+    pub fn new(options: &RunOptions, foundation: &Foundation, limits: &Limits, key: &PlanKey) -> SavedPlan {
         SavedPlan {
             schema: PLAN_SCHEMA,
             node: options.node.clone(),
@@ -101,6 +107,7 @@ impl SavedPlan {
             wait_s: options.wait.as_secs(),
             limits: SavedLimits::of(limits),
             foundation_sha256: foundation.digest.clone(),
+            credentials_key: key.id(),
             modules: Vec::new(),
             mesh: String::new(),
             effect: Vec::new(),
@@ -110,18 +117,18 @@ impl SavedPlan {
     /// Adds one module's plan; `digests` are its manifest's, its plugin's and its granted
     /// credentials'.
     pub fn add(&mut self, module: &str, digests: [&str; 3], plan: &Plan) {
-        let [manifest_sha256, plugin_sha256, credentials_sha256] = digests;
+        let [manifest_sha256, plugin_sha256, credentials_digest] = digests;
         self.modules.push(SavedModule {
             module: module.to_string(),
             manifest_sha256: manifest_sha256.to_string(),
             plugin_sha256: plugin_sha256.to_string(),
-            credentials_sha256: credentials_sha256.to_string(),
+            credentials_digest: credentials_digest.to_string(),
             summary: plan.summary.clone(),
             commands: plan.commands.clone(),
         });
     }
 
-    /// Writes the plan file, readable by this user only: it holds a digest of credentials.
+    /// Writes the plan file, readable by this user only: it holds a keyed digest of credentials.
     pub fn write(&self, path: &Path) -> Result<()> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
@@ -211,6 +218,15 @@ impl SavedPlan {
                 short(&self.foundation_sha256)
             ));
         }
+        let grants_any = self.modules.iter().any(|m| !m.credentials_digest.is_empty());
+        if grants_any && self.credentials_key != now.credentials_key {
+            return Some(format!(
+                "the plan's credentials were digested with another plan key ({} when planned, {} here: made on \
+                 another machine or by another user), so this run cannot check that they are the ones it was made \
+                 with; make the plan again here",
+                self.credentials_key, now.credentials_key
+            ));
+        }
         let names = |plan: &SavedPlan| plan.modules.iter().map(|m| m.module.clone()).collect::<Vec<_>>();
         if names(self) != names(now) {
             return fields("the modules", names(self).join(" "), names(now).join(" "));
@@ -218,7 +234,7 @@ impl SavedPlan {
         for (saved, now) in self.modules.iter().zip(&now.modules) {
             let m = &saved.module;
             let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
-            if !same(&saved.credentials_sha256, &now.credentials_sha256) {
+            if !same(&saved.credentials_digest, &now.credentials_digest) {
                 return Some(format!("the credentials the `{m}` module's manifest grants changed"));
             }
             if !same(&saved.manifest_sha256, &now.manifest_sha256) {
@@ -288,10 +304,16 @@ mod tests {
     use super::*;
 
     fn saved() -> SavedPlan {
-        let mut plan = SavedPlan::new(&RunOptions::default(), &Foundation::default(), &Limits::default());
+        saved_with(&KEY, "")
+    }
+
+    static KEY: std::sync::LazyLock<PlanKey> = std::sync::LazyLock::new(PlanKey::ephemeral);
+
+    fn saved_with(key: &PlanKey, credentials: &str) -> SavedPlan {
+        let mut plan = SavedPlan::new(&RunOptions::default(), &Foundation::default(), &Limits::default(), key);
         plan.add(
             "postgres",
-            ["aa", "bb", ""],
+            ["aa", "bb", credentials],
             &Plan { summary: vec!["s".into()], commands: vec![vec!["push".into()]] },
         );
         plan
@@ -317,11 +339,27 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_whose_credentials_another_key_digested_says_it_cannot_check_them() {
+        let (here, there) = (PlanKey::ephemeral(), PlanKey::ephemeral());
+        let digest = |key: &PlanKey| key.digest(b"superuser");
+        let made_there = saved_with(&there, &digest(&there));
+        let why = made_there.first_difference(&saved_with(&here, &digest(&here))).unwrap();
+        assert!(why.contains("another plan key") && why.contains(&there.id()), "{why}");
+        // Made here, it is checked: the same credentials pass, another value is named.
+        let made_here = saved_with(&here, &digest(&here));
+        assert_eq!(made_here.first_difference(&saved_with(&here, &digest(&here))), None);
+        let changed = saved_with(&here, &here.digest(b"another"));
+        assert!(made_here.first_difference(&changed).unwrap().contains("credentials"));
+        // A plan granting no credential has nothing to check and goes anywhere.
+        assert_eq!(saved_with(&there, "").first_difference(&saved_with(&here, "")), None);
+    }
+
+    #[test]
     fn refuses_another_format() {
         let mut plan = serde_json::to_value(saved()).unwrap();
         plan["schema"] = 1.into();
         let err = SavedPlan::parse(plan.to_string().as_bytes()).unwrap_err();
-        assert!(err.to_string().contains("a plan of format 1; this host reads format 2"), "{err}");
+        assert!(err.to_string().contains("a plan of format 1; this host reads format 3"), "{err}");
         // A plan of this format with a field missing is no plan, not a plan that moved.
         let mut partial = serde_json::to_value(saved()).unwrap();
         partial.as_object_mut().unwrap().remove("effect");

@@ -25,6 +25,7 @@ use crate::grants::{Call, Permissions, Phase};
 use crate::mesh::{ContainerChange, Mesh, Violation};
 pub use crate::options::RunOptions;
 use crate::plan_file::{SavedPlan, plan_difference};
+use crate::plan_key::PlanKey;
 use crate::runtime::{Plugin, PluginHost, RunEnv};
 use crate::screen::{visible, visible_lines};
 use crate::transcript::{Event, Transcript};
@@ -249,6 +250,7 @@ pub struct Run<'a> {
     options: RunOptions,
     plugin_overrides: Vec<(String, PathBuf)>,
     saved_plan: Option<SavedPlan>,
+    plan_key: PlanKey,
 }
 
 /// What a run is made from beyond its plugin host, catalogue, foundation and mesh; each part
@@ -282,6 +284,14 @@ impl<'a> RunBuilder<'a> {
     /// (options, limits, foundation, manifests, plugins, credentials) is still the same.
     pub fn saved_plan(mut self, saved: SavedPlan) -> Self {
         self.run.saved_plan = Some(saved);
+        self
+    }
+
+    /// The key the credentials' digests in saved plans are made with: the one kept where
+    /// plans are made and applied ([`PlanKey::open`]). Without it a key of this process only
+    /// is used, and a plan saved by another process says it cannot check the credentials.
+    pub fn plan_key(mut self, key: PlanKey) -> Self {
+        self.run.plan_key = key;
         self
     }
 
@@ -353,6 +363,7 @@ impl<'a> Run<'a> {
                 options: RunOptions::default(),
                 plugin_overrides: Vec::new(),
                 saved_plan: None,
+                plan_key: PlanKey::ephemeral(),
             },
         }
     }
@@ -571,7 +582,7 @@ impl Run<'_> {
         // Every credential's value is known before any plugin runs, so a value is scrubbed
         // and caught wherever it shows, not only once some module has asked for it.
         self.credentials.learn_all();
-        let mut saved = SavedPlan::new(&self.options, self.foundation, self.host.limits());
+        let mut saved = SavedPlan::new(&self.options, self.foundation, self.host.limits(), &self.plan_key);
         for module in modules {
             let ready = match self.load(module) {
                 Ok(ready) => ready,
@@ -791,7 +802,7 @@ impl Run<'_> {
             ));
         }
         let credentials_digest =
-            self.credentials.verify_all(&found.adopt.grants.credentials).map_err(|(name, why)| {
+            self.credentials.verify_all(&found.adopt.grants.credentials, &self.plan_key).map_err(|(name, why)| {
                 let e = anyhow::anyhow!(
                     "the `{module}` module's manifest `{}` grants credential `{name}`, which cannot be used: {why}",
                     found.manifest_path.display()

@@ -1,0 +1,157 @@
+//! The key saved plans digest credentials with. A plan file says that the credentials it was
+//! made with are still the same without saying anything a guess could be checked against: the
+//! digest is an HMAC-SHA256 under a random key kept beside the user's state, never in the plan
+//! file, so a weak password cannot be recovered from a plan file by trying words. A plan taken
+//! to another machine (or user) meets another key and says it cannot check the credentials.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use hmac::{Hmac, Mac as _};
+use sha2::{Digest as _, Sha256};
+
+/// The key's length: as long as SHA-256's block needs to be no weaker than the hash.
+const KEY_BYTES: usize = 32;
+
+/// The file, in the key's directory, that holds it.
+const KEY_FILE: &str = "plan-key";
+
+/// A key for the credentials' digests in saved plans.
+#[derive(Clone)]
+pub struct PlanKey {
+    key: [u8; KEY_BYTES],
+}
+
+impl std::fmt::Debug for PlanKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key itself is what keeps a plan file's digests from being checked by a guess.
+        f.debug_struct("PlanKey").field("id", &self.id()).finish_non_exhaustive()
+    }
+}
+
+impl PlanKey {
+    /// A key for this process only: what a run that saves and applies no plan file digests
+    /// with, and what a plan made by another process cannot be checked against.
+    pub fn ephemeral() -> PlanKey {
+        let mut key = [0; KEY_BYTES];
+        rand::fill(&mut key);
+        PlanKey { key }
+    }
+
+    /// The default place: `$XDG_STATE_HOME/mesh-adopt`, else `~/.local/state/mesh-adopt`.
+    pub fn default_dir() -> Option<PathBuf> {
+        std::env::var_os("XDG_STATE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| Path::new(&h).join(".local/state")))
+            .map(|dir| dir.join("mesh-adopt"))
+    }
+
+    /// The key kept in `dir`, made there (readable by this user only) the first time. Two
+    /// processes making it at once agree on one: the first to place it wins, the other reads it.
+    pub fn open(dir: &Path) -> Result<PlanKey> {
+        let path = dir.join(KEY_FILE);
+        if let Some(key) = Self::read(&path)? {
+            return Ok(key);
+        }
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("failed to make the directory of the plan key `{}`", dir.display()))?;
+        let made = PlanKey::ephemeral();
+        let mut file = tempfile::Builder::new()
+            .prefix(".plan-key")
+            .tempfile_in(dir)
+            .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
+        file.write_all(&made.key).and_then(|()| file.as_file().sync_all()).with_context(|| {
+            format!("failed to write the plan key in `{}`", dir.display())
+        })?;
+        match file.persist_noclobber(&path) {
+            Ok(_) => Ok(made),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+                Self::read(&path)?.with_context(|| format!("the plan key `{}` vanished as it was read", path.display()))
+            }
+            Err(e) => Err(e.error).with_context(|| format!("failed to place the plan key `{}`", path.display())),
+        }
+    }
+
+    /// The key at `path`, or none there yet; anything but a regular file of the key's length
+    /// is refused, naming it.
+    fn read(path: &Path) -> Result<Option<PlanKey>> {
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("failed to read the plan key `{}`", path.display())),
+        };
+        if !meta.is_file() || meta.len() != KEY_BYTES as u64 {
+            bail!(
+                "the plan key `{}` is not a file of {KEY_BYTES} bytes: remove it and a new one is made (plans saved \
+                 with the old one must then be made again)",
+                path.display()
+            );
+        }
+        let bytes = std::fs::read(path).with_context(|| format!("failed to read the plan key `{}`", path.display()))?;
+        let key = bytes.try_into().map_err(|_| anyhow::anyhow!("the plan key `{}` changed as it was read", path.display()))?;
+        Ok(Some(PlanKey { key }))
+    }
+
+    /// Names the key without revealing it: a digest of the key alone, which says whether two
+    /// plans were made with one key and, the key being random, nothing about a credential.
+    pub fn id(&self) -> String {
+        let mut hash = Sha256::new();
+        hash.update(b"mesh-adopt plan key id\0");
+        hash.update(self.key);
+        hex(&hash.finalize()[..8])
+    }
+
+    /// The keyed digest of `bytes`, in hex.
+    pub fn digest(&self, bytes: &[u8]) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes a key of any length");
+        mac.update(bytes);
+        hex(&mac.finalize().into_bytes())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_made_once_and_read_back_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = PlanKey::open(dir.path()).unwrap();
+        let again = PlanKey::open(dir.path()).unwrap();
+        assert_eq!(made.id(), again.id());
+        assert_eq!(made.digest(b"pw"), again.digest(b"pw"));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join(KEY_FILE)).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the key is this user's only");
+    }
+
+    #[test]
+    fn two_keys_digest_one_value_differently_and_neither_is_the_plain_hash() {
+        let (a, b) = (PlanKey::ephemeral(), PlanKey::ephemeral());
+        assert_ne!(a.id(), b.id());
+        assert_ne!(a.digest(b"pw"), b.digest(b"pw"));
+        let plain = hex(&Sha256::digest(b"pw"));
+        assert_ne!(a.digest(b"pw"), plain);
+    }
+
+    #[test]
+    fn a_key_file_of_the_wrong_size_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(KEY_FILE), b"short").unwrap();
+        let error = format!("{:#}", PlanKey::open(dir.path()).unwrap_err());
+        assert!(error.contains("plan-key") && error.contains("32 bytes"), "{error}");
+    }
+
+    #[test]
+    fn the_debug_form_shows_the_id_not_the_key() {
+        let key = PlanKey::ephemeral();
+        let shown = format!("{key:?}");
+        assert!(shown.contains(&key.id()) && !shown.contains(&hex(&key.key)), "{shown}");
+    }
+}
