@@ -545,22 +545,47 @@ fn sigint_during_a_build_stops_the_run_ends_its_processes_and_records_the_interr
 }
 
 #[tokio::test]
-async fn a_replay_draws_the_random_numbers_the_recorded_live_run_drew() {
+async fn a_live_run_draws_fresh_random_numbers_and_keeps_no_seed() {
     let standin = StandIn::new();
-    let live = Arc::new(LiveMesh::new(LiveConfig::load(&standin.config(None)).unwrap()));
-    let seed = live.seed().expect("a live run draws a seed and keeps it");
+    let live = standin.mesh(None);
+    assert_eq!(live.seed(), None, "nothing a record holds decides a live run's draws");
+    let said = async |dir: &Path| {
+        let (_, ran) = TestMesh::new()
+            .with_plugin("mesh-vault", "random_is_seeded")
+            .run_live(dir, standin.mesh(None), &["mesh-vault"])
+            .await;
+        ran.said("mesh-vault")
+    };
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (first, second) = (said(first.path()).await, said(second.path()).await);
+    assert!(first.iter().any(|l| l.starts_with("random: ")), "{first:?}");
+    assert_ne!(first[0], second[0], "two live runs draw other numbers");
+}
+
+#[tokio::test]
+async fn a_replay_of_a_live_run_says_where_a_random_draw_made_it_differ() {
+    let standin = StandIn::new();
     let catalogue = tempfile::tempdir().unwrap();
-    let (_, recorded) = TestMesh::new()
-        .with_plugin("mesh-vault", "random_is_seeded")
-        .run_live(catalogue.path(), live, &["mesh-vault"])
-        .await;
-    let replayed_from = tempfile::tempdir().unwrap();
-    let replay = Arc::new(mesh_adopt_runtime::mesh::replay::ReplayMesh::new(Vec::new(), Some(seed)));
-    let (_, replayed) = TestMesh::new()
-        .with_plugin("mesh-vault", "random_is_seeded")
-        .run_live(replayed_from.path(), replay, &["mesh-vault"])
-        .await;
-    let said = recorded.said("mesh-vault");
-    assert!(said.iter().any(|l| l.starts_with("random: ")), "{said:?}");
-    assert_eq!(said, replayed.said("mesh-vault"));
+    let mut mesh = TestMesh::new().with_plugin("mesh-vault", "fetches_by_chance");
+    mesh.manifest("mesh-vault")["adopt"]["grants"]["fetch"] = json!(["http://127.0.0.1:8222/*"]);
+    let (_, recorded) = mesh.run_live(catalogue.path(), standin.mesh(None), &["mesh-vault"]).await;
+    let calls: Vec<_> = recorded
+        .events()
+        .iter()
+        .filter_map(|e| match e.to_event() {
+            mesh_adopt_runtime::events::Event::Call(call) => Some(call),
+            _ => None,
+        })
+        .collect();
+    assert!(calls.iter().any(|c| c.request.words().contains("draw=")), "{calls:?}");
+    // The record of a live run holds no seed: the replay draws afresh and says so where it
+    // then does otherwise.
+    let replay = Arc::new(mesh_adopt_runtime::mesh::replay::ReplayMesh::new(calls, None));
+    let replayed_in = tempfile::tempdir().unwrap();
+    let mut mesh = TestMesh::new().with_plugin("mesh-vault", "fetches_by_chance");
+    mesh.manifest("mesh-vault")["adopt"]["grants"]["fetch"] = json!(["http://127.0.0.1:8222/*"]);
+    mesh.run_live(replayed_in.path(), replay.clone(), &["mesh-vault"]).await;
+    let divergence = replay.divergence().expect("the replay drew another number and fetched another URL");
+    assert!(divergence.message.contains("draw="), "{divergence}");
+    assert!(divergence.message.contains("a random draw made it differ here"), "{divergence}");
 }

@@ -116,19 +116,14 @@ pub struct LiveMesh {
     config: LiveConfig,
     opened: Instant,
     opened_at: SystemTime,
-    /// This run's seed for the plugins' WASI random numbers, drawn fresh for each run and
-    /// kept in its record, so that a replay of it draws the same numbers.
-    seed: u64,
 }
 
 impl LiveMesh {
-    /// A live mesh reached as `config` says, with a fresh seed for the plugins' random
-    /// numbers (recorded, so a replay draws the same).
+    /// A live mesh reached as `config` says. Its plugins draw their WASI random numbers from
+    /// the system's randomness: a nonce or a password a plugin draws there is not recorded
+    /// and cannot be drawn again from anything its record holds.
     pub fn new(config: LiveConfig) -> LiveMesh {
-        use std::hash::{BuildHasher, Hasher};
-        // The standard library seeds its hasher keys from the operating system.
-        let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
-        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), seed }
+        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now() }
     }
 }
 
@@ -266,10 +261,6 @@ impl LiveMesh {
 
 #[async_trait]
 impl Mesh for LiveMesh {
-    fn seed(&self) -> Option<u64> {
-        Some(self.seed)
-    }
-
     fn summary(&self) -> String {
         format!("the live mesh (control plane `{}`)", self.config.control.join(" "))
     }

@@ -48,9 +48,9 @@ pub const OFFERED: &[(&str, &str)] = &[
     ("wasi:cli/terminal-stderr", "not a terminal"),
     ("wasi:clocks/monotonic-clock", "the mesh's clock; waits end by the call's deadline"),
     ("wasi:clocks/wall-clock", "the mesh's clock"),
-    ("wasi:random/random", "seeded per run on the simulator"),
-    ("wasi:random/insecure", "seeded per run on the simulator"),
-    ("wasi:random/insecure-seed", "seeded per run on the simulator"),
+    ("wasi:random/random", "seeded per run on the simulator, the system's on a live mesh"),
+    ("wasi:random/insecure", "seeded per run on the simulator, the system's on a live mesh"),
+    ("wasi:random/insecure-seed", "seeded per run on the simulator, the system's on a live mesh"),
     ("wasi:io/error", ""),
     ("wasi:io/poll", ""),
     ("wasi:io/streams", ""),
@@ -163,10 +163,15 @@ pub fn add_offered_to_linker(linker: &mut Linker<RunState>) -> Result<()> {
     wasmtime_wasi_io::add_to_linker_async(l)?;
     monotonic_clock::add_to_linker::<RunState, HasSelf<RunState>>(l, |s| s)?;
     clocks::wall_clock::add_to_linker::<RunState, WasiClocks>(l, RunState::clocks)?;
-    use wasmtime_wasi::{clocks::WasiClocksView, random::WasiRandomView};
-    random::random::add_to_linker::<RunState, WasiRandom>(l, RunState::random)?;
-    random::insecure::add_to_linker::<RunState, WasiRandom>(l, RunState::random)?;
-    random::insecure_seed::add_to_linker::<RunState, WasiRandom>(l, RunState::random)?;
+    use wasmtime_wasi::clocks::WasiClocksView;
+    /// Every draw is told to the mesh, so a replay can say where one may have made it differ.
+    fn drawing(s: &mut RunState) -> &mut wasmtime_wasi::random::WasiRandomCtx {
+        s.env.mesh.random_drawn(&s.env.module);
+        wasmtime_wasi::random::WasiRandomView::random(s)
+    }
+    random::random::add_to_linker::<RunState, WasiRandom>(l, drawing)?;
+    random::insecure::add_to_linker::<RunState, WasiRandom>(l, drawing)?;
+    random::insecure_seed::add_to_linker::<RunState, WasiRandom>(l, drawing)?;
     fn cli_view(s: &mut RunState) -> wasmtime_wasi::cli::WasiCliCtxView<'_> {
         wasmtime_wasi::cli::WasiCliView::cli(s)
     }

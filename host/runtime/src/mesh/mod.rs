@@ -194,6 +194,10 @@ pub trait Mesh: Send + Sync {
         None
     }
 
+    /// Notes that `module`'s plugin drew WASI random numbers: a replay of a run whose draws
+    /// were not recorded says so where the plugin then did otherwise than the record.
+    fn random_drawn(&self, _module: &str) {}
+
     /// Waits, up to `within`, for what the node was pushed to land, so the host can check it
     /// against the prediction (the simulator advances its clock to the applies due by then);
     /// a backend that cannot tell does nothing.

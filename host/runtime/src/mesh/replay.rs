@@ -151,6 +151,10 @@ pub struct ReplayMesh {
 
 struct Replay {
     seed: Option<u64>,
+    /// WASI random draws the plugins made in the replay, in all and since the last call
+    /// answered: with no seed recorded (a live run's), each drew what the recorded run did not.
+    draws: u64,
+    draws_since_answer: u64,
     pending: VecDeque<CallEvent>,
     answered: usize,
     divergence: Option<Divergence>,
@@ -164,6 +168,8 @@ impl ReplayMesh {
         ReplayMesh {
             state: Mutex::new(Replay {
                 seed,
+                draws: 0,
+                draws_since_answer: 0,
                 pending: calls.into(),
                 answered: 0,
                 divergence: None,
@@ -184,7 +190,11 @@ impl ReplayMesh {
         state.divergence.clone().or_else(|| {
             state.pending.front().map(|next| Divergence {
                 call: state.answered as u64 + 1,
-                message: format!("the recording goes on with {}, and the plugin made no more calls", shown(next)),
+                message: format!(
+                    "the recording goes on with {}, and the plugin made no more calls{}",
+                    shown(next),
+                    state.random_note()
+                ),
             })
         })
     }
@@ -203,6 +213,7 @@ impl ReplayMesh {
             Some(recorded) if recorded.request.op == made.op && matches(&recorded.request.args) => {
                 state.pending.pop_front();
                 state.answered += 1;
+                state.draws_since_answer = 0;
                 state.now = state.now.max(events::from_millis(recorded.at_ms));
                 return match recorded.result {
                     CallResult::Ok(value) => Ok(value),
@@ -216,10 +227,34 @@ impl ReplayMesh {
             Some(recorded) => format!("the recording has {}, the plugin made {op} `{words}`", shown(&recorded)),
             None => format!("the plugin made {op} `{words}` beyond the end of the recording"),
         };
-        let divergence = Divergence { call: number, message };
+        let divergence = Divergence { call: number, message: message + &state.random_note() };
         let error = MeshError::Failed(format!("replay diverged at {divergence}"));
         state.divergence = Some(divergence);
         Err(error)
+    }
+}
+
+impl Replay {
+    /// Where a random draw may have made the replay differ: the recorded run kept no seed (a
+    /// live run draws from the system), so every draw in the replay is another number.
+    fn random_note(&self) -> String {
+        if self.seed.is_some() || self.draws == 0 {
+            return String::new();
+        }
+        if self.draws_since_answer > 0 {
+            format!(
+                "; just before, the plugin drew WASI random numbers ({} draws since the last call that matched), \
+                 and the recorded run's draws were not recorded (a live run draws from the system): a random draw \
+                 made it differ here",
+                self.draws_since_answer
+            )
+        } else {
+            format!(
+                "; the plugin drew WASI random numbers earlier ({} draws), which the recording does not hold (a live \
+                 run draws from the system): the difference may come from them",
+                self.draws
+            )
+        }
     }
 }
 
@@ -233,6 +268,12 @@ fn misfit(op: Op, value: &CallValue) -> MeshError {
 impl Mesh for ReplayMesh {
     fn seed(&self) -> Option<u64> {
         self.state.lock().unwrap_or_else(|p| p.into_inner()).seed
+    }
+
+    fn random_drawn(&self, _module: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.draws += 1;
+        state.draws_since_answer += 1;
     }
 
     fn summary(&self) -> String {
