@@ -299,6 +299,38 @@ async fn a_live_fetch_answered_by_a_redirect_gets_the_3xx_and_does_not_follow_it
     assert_eq!(secret_hits.load(Ordering::SeqCst), 0, "the redirect was followed to an ungranted URL");
 }
 
+#[tokio::test]
+async fn on_a_live_mesh_wasi_waits_have_their_own_bound_far_below_the_wall_deadline() {
+    static HOST: OnceLock<PluginHost> = OnceLock::new();
+    // The wall deadline is the default hour; WASI waits may take a second in all.
+    let host = HOST.get_or_init(|| {
+        PluginHost::new(Limits { wasi_wait: Duration::from_secs(1), ..Limits::default() }).expect("plugin host")
+    });
+    for plugin in ["wasi_sleeps", "wasi_polls"] {
+        let standin = StandIn::new();
+        let catalogue = tempfile::tempdir().unwrap();
+        let mut mesh = TestMesh::new().with_plugin("postgres", plugin);
+        mesh.host = Some(host);
+        let started = Instant::now();
+        let (report, _) = tokio::time::timeout(HANG, mesh.run_live(catalogue.path(), standin.mesh(None), &["postgres"]))
+            .await
+            .expect("the run ended");
+        let took = started.elapsed();
+        let failure = match &report.modules[0].1 {
+            ModuleOutcome::Failed(stopped) => {
+                assert_eq!(stopped.kind, mesh_adopt_runtime::StopKind::Limit);
+                stopped.report.clone()
+            }
+            other => panic!("{plugin}: {other:?}"),
+        };
+        assert_mentions(
+            &failure,
+            &["stopped: its WASI sleeps and polls took more than the 1s", "limits.wasi_wait", "subscribe-duration"],
+        );
+        assert!(took >= Duration::from_secs(1) && took < Duration::from_secs(30), "{plugin}: stopped after {took:?}");
+    }
+}
+
 #[test]
 fn on_a_live_mesh_a_wasi_sleep_of_an_hour_is_stopped_at_its_wall_deadline() {
     let standin = StandIn::new();

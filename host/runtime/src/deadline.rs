@@ -6,7 +6,11 @@
 //! deadline comes. Real time bounds the call as well, should a virtual mesh ever wait for
 //! real. A wait that would run past the deadline waits only up to it and then stops the
 //! plugin: the waiting host call never returns to the guest, the export's future is
-//! dropped, and the call ends with a message naming what was waited on.
+//! dropped, and the call ends with a message naming what was waited on. WASI sleeps and
+//! polls have a bound of their own, in real time ([`crate::Limits::wasi_wait`]).
+//!
+//! Its timers are `futures-timer`'s, which need no timer driver from the executor: an
+//! embedder's runtime may be current-thread, built without timers, or not tokio at all.
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use crate::error::StopKind;
 use crate::mesh::Mesh;
 
 /// How often the watchdog looks at the mesh's clock while nothing else wakes it.
@@ -23,6 +28,8 @@ const WATCH_EVERY: Duration = Duration::from_millis(250);
 pub struct Deadline {
     mesh: Arc<dyn Mesh>,
     limit: Duration,
+    /// Real time the call's WASI waits may take together.
+    wasi_wait: Duration,
     state: Mutex<State>,
     stopped: Notify,
 }
@@ -34,7 +41,7 @@ struct State {
     /// What the plugin waits on right now, for the message if the deadline passes.
     waiting_on: Option<String>,
     /// Why the plugin was stopped, once it was.
-    reason: Option<String>,
+    reason: Option<(StopKind, String)>,
     /// WASI waits in progress, since when, and the real time spent in them before: time
     /// the guest-time budget does not count.
     waits: u32,
@@ -43,13 +50,15 @@ struct State {
 }
 
 impl Deadline {
-    /// A deadline `limit` after now, on `mesh`'s clock.
-    pub fn new(mesh: Arc<dyn Mesh>, limit: Duration) -> Arc<Deadline> {
+    /// A deadline `limit` after now, on `mesh`'s clock, and WASI waits bounded by `wasi_wait`
+    /// of real time in all.
+    pub fn new(mesh: Arc<dyn Mesh>, limit: Duration, wasi_wait: Duration) -> Arc<Deadline> {
         let now = Instant::now();
         let began_mesh = mesh.now();
         Arc::new(Deadline {
             mesh,
             limit,
+            wasi_wait,
             state: Mutex::new(State {
                 began_mesh,
                 began_real: now,
@@ -128,6 +137,21 @@ impl Deadline {
         match self.stop(what).await {}
     }
 
+    /// Waits for a WASI timer as [`Deadline::wait`] does, and stops the plugin once its WASI
+    /// waits have taken [`crate::Limits::wasi_wait`] of real time in this call, naming the wait.
+    pub async fn wasi_wait(&self, what: &str, duration: Duration) {
+        let left = self.wasi_wait.saturating_sub(self.waited());
+        let waited = std::pin::pin!(self.wait(what, duration));
+        if !finished_within(waited, left).await {
+            self.mark(StopKind::Limit, format!(
+                "stopped: its WASI sleeps and polls took more than the {:?} of real time a call may spend in them \
+                 (limits.wasi_wait), in {what}; a plugin waits with the contract's `clock.sleep`",
+                self.wasi_wait
+            ));
+            std::future::pending::<()>().await;
+        }
+    }
+
     /// Names the host call in flight (or none), for the message if the deadline passes
     /// during it.
     pub fn in_call(&self, what: Option<String>) {
@@ -149,17 +173,17 @@ impl Deadline {
     /// Stops the plugin past its deadline while it waited on `what`: records why, wakes the
     /// watchdog and never returns, so the guest never runs again.
     pub async fn stop(&self, what: &str) -> Infallible {
-        self.mark(format!(
+        self.mark(StopKind::WallTime, format!(
             "stopped: waited past its deadline of {:?} of wall time (limits.wall_time, `--plugin-wall-time`) in {what}",
             self.limit
         ));
         std::future::pending().await
     }
 
-    fn mark(&self, reason: String) {
+    fn mark(&self, kind: StopKind, reason: String) {
         let mut state = self.state();
         if state.reason.is_none() {
-            state.reason = Some(reason);
+            state.reason = Some((kind, reason));
         }
         drop(state);
         self.stopped.notify_one();
@@ -167,7 +191,7 @@ impl Deadline {
 
     /// Resolves when the plugin is to be stopped, with why: a wait stopped it, or the
     /// deadline passed while it waited on something else (or computed).
-    pub async fn stopped(&self) -> String {
+    pub async fn stopped(&self) -> (StopKind, String) {
         loop {
             let notified = self.stopped.notified();
             if let Some(reason) = self.state().reason.clone() {
@@ -178,25 +202,37 @@ impl Deadline {
                 let waiting_on = self.state().waiting_on.clone();
                 match waiting_on {
                     Some(what) => {
-                        self.mark(format!(
+                        self.mark(StopKind::WallTime, format!(
                             "stopped: waited past its deadline of {:?} of wall time (limits.wall_time, \
                              `--plugin-wall-time`) in {what}",
                             self.limit
                         ));
                     }
-                    None => self.mark(format!(
+                    None => self.mark(StopKind::WallTime, format!(
                         "stopped: ran past its deadline of {:?} of wall time (limits.wall_time, `--plugin-wall-time`)",
                         self.limit
                     )),
                 }
                 continue;
             }
-            tokio::select! {
-                () = notified => {}
-                () = tokio::time::sleep(remaining.min(WATCH_EVERY)) => {}
-            }
+            finished_within(std::pin::pin!(notified), remaining.min(WATCH_EVERY)).await;
         }
     }
+}
+
+/// Waits for `future` up to `limit` of real time: true when it finished, false when the time
+/// ran out first (the future is left unfinished).
+async fn finished_within(mut future: std::pin::Pin<&mut impl Future<Output = ()>>, limit: Duration) -> bool {
+    // A timer's instant must be representable: a year is as good as never to one call.
+    const NEVER: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+    let mut timer = std::pin::pin!(futures_timer::Delay::new(limit.min(NEVER)));
+    std::future::poll_fn(|cx| {
+        if future.as_mut().poll(cx).is_ready() {
+            return std::task::Poll::Ready(true);
+        }
+        timer.as_mut().poll(cx).map(|()| false)
+    })
+    .await
 }
 
 /// A WASI wait in progress; see [`Deadline::waiting`].
@@ -230,7 +266,7 @@ mod tests {
     #[tokio::test]
     async fn a_wait_within_the_deadline_advances_virtual_time_and_returns() {
         let mesh = simulated();
-        let deadline = Deadline::new(mesh.clone(), Duration::from_secs(60));
+        let deadline = Deadline::new(mesh.clone(), Duration::from_secs(60), Duration::MAX);
         deadline.wait("clock.sleep", Duration::from_secs(59)).await;
         assert_eq!(mesh.now(), Duration::from_secs(59));
         assert_eq!(deadline.remaining(), Duration::from_secs(1));
@@ -239,11 +275,11 @@ mod tests {
     #[tokio::test]
     async fn a_wait_past_the_deadline_stops_at_it_naming_the_wait() {
         let mesh = simulated();
-        let deadline = Deadline::new(mesh.clone(), Duration::from_secs(60));
+        let deadline = Deadline::new(mesh.clone(), Duration::from_secs(60), Duration::MAX);
         let started = Instant::now();
         let why = tokio::select! {
             () = deadline.wait("`clock.sleep` of a year", Duration::from_secs(365 * 24 * 3600)) => unreachable!(),
-            why = deadline.stopped() => why,
+            (kind, why) = deadline.stopped() => { assert_eq!(kind, StopKind::WallTime); why }
         };
         assert!(why.contains("stopped: waited past its deadline of 60s"), "{why}");
         assert!(why.contains("`clock.sleep` of a year"), "{why}");
@@ -255,7 +291,7 @@ mod tests {
     #[tokio::test]
     async fn a_restart_gives_the_next_export_its_own_deadline() {
         let mesh = simulated();
-        let deadline = Deadline::new(mesh.clone(), Duration::from_secs(60));
+        let deadline = Deadline::new(mesh.clone(), Duration::from_secs(60), Duration::MAX);
         deadline.wait("clock.sleep", Duration::from_secs(50)).await;
         deadline.restart();
         assert_eq!(deadline.remaining(), Duration::from_secs(60));
@@ -264,10 +300,11 @@ mod tests {
     #[tokio::test]
     async fn the_watchdog_stops_a_plugin_waiting_in_real_time() {
         let mesh = simulated();
-        let deadline = Deadline::new(mesh, Duration::from_millis(300));
+        let deadline = Deadline::new(mesh, Duration::from_millis(300), Duration::MAX);
         let _waiting = deadline.waiting("a WASI sleep");
         let started = Instant::now();
-        let why = deadline.stopped().await;
+        let (kind, why) = deadline.stopped().await;
+        assert_eq!(kind, StopKind::WallTime);
         assert!(why.contains("waited past its deadline") && why.contains("a WASI sleep"), "{why}");
         assert!(started.elapsed() >= Duration::from_millis(290) && started.elapsed() < Duration::from_secs(2));
     }

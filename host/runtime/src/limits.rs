@@ -16,6 +16,12 @@ pub struct Limits {
     /// phase three with room: a build told with up to 1500 s, then a push and the bus's
     /// `--wait` (120 s by default), then the commands around them. `Duration::MAX`: none.
     pub wall_time: Duration,
+    /// Real time one export call may spend in WASI sleeps and polls, all together. A plugin
+    /// waits through the contract's `clock.sleep`, which the mesh's clock and the wall deadline
+    /// govern; a WASI sleep is a library's or a mistake's, and on a live mesh it would
+    /// otherwise hold a call until its wall deadline, an hour by default. On the simulator
+    /// such waits take no real time.
+    pub wasi_wait: Duration,
     /// The longest a single `tell` may wait, whatever the plugin asks for.
     pub tell_timeout_ceiling: Duration,
     /// The longest a single line said may be; longer lines are cut.
@@ -63,6 +69,7 @@ impl Default for Limits {
             memory_bytes: 64 << 20,
             guest_time: Duration::from_secs(10),
             wall_time: DEFAULT_WALL_TIME,
+            wasi_wait: Duration::from_secs(60),
             tell_timeout_ceiling: Duration::from_secs(30 * 60),
             say_line_bytes: 4 << 10,
             say_lines: 1_000,

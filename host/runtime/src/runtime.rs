@@ -560,7 +560,7 @@ impl PluginHost {
         export: impl AsyncFnOnce(&Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T> {
         let output = Output::new();
-        let deadline = Deadline::new(env.mesh.clone(), self.limits.wall_time);
+        let deadline = Deadline::new(env.mesh.clone(), self.limits.wall_time, self.limits.wasi_wait);
         let mut store = self.store(env, phase, self.wasi(env, &output), deadline.clone());
         let outcome = self.run_by_deadline(plugin, &mut store, &deadline, export).await;
         outcome.map_err(|error| {
@@ -643,7 +643,7 @@ impl PluginHost {
         tokio::select! {
             biased;
             outcome = work => outcome,
-            why = deadline.stopped() => Err(StopReason::error(StopKind::WallTime, why).into()),
+            (kind, why) = deadline.stopped() => Err(StopReason::error(kind, why).into()),
         }
     }
 

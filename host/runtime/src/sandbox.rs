@@ -357,7 +357,7 @@ impl Pollable for Timer {
             return;
         }
         let _waiting = self.deadline.waiting(&self.what);
-        self.deadline.wait(&self.what, self.at - now).await;
+        self.deadline.wasi_wait(&self.what, self.at - now).await;
     }
 }
 
