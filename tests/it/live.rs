@@ -544,6 +544,48 @@ fn sigint_during_a_build_stops_the_run_ends_its_processes_and_records_the_interr
     assert_eq!((last["signal"].as_str(), last["exit"].as_u64()), (Some("SIGINT"), Some(130)));
 }
 
+#[test]
+fn a_run_killed_outright_mid_push_leaves_no_control_plane_command_to_land_later() {
+    let standin = StandIn::new();
+    // The push takes three seconds before it applies anything.
+    std::fs::write(standin.path().join("slow-push"), "3").unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "mesh-vault"])
+        .arg("--config")
+        .arg(&config)
+        .arg("--catalogue")
+        .arg(catalogue.path())
+        .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !standin.read("argv.log").contains("push ") {
+        assert!(started.elapsed() < Duration::from_secs(60), "the push never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let control_plane = || {
+        standin_processes_alive(&standin).into_iter().filter(|p| p.contains("control-plane")).collect::<Vec<_>>()
+    };
+    assert!(!control_plane().is_empty(), "the push is under way");
+    // SIGKILL: no handler runs, nothing is dropped, no process group is signalled by the host.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !control_plane().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(control_plane(), Vec::<String>::new(), "the control-plane command died with the host");
+    // Well past the three seconds the push would have taken: it never landed.
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(!standin.path().join("images/mesh-vault").exists(), "the killed run's push landed after it");
+}
+
 #[tokio::test]
 async fn a_live_run_draws_fresh_random_numbers_and_keeps_no_seed() {
     let standin = StandIn::new();

@@ -7,6 +7,8 @@
 
 #![warn(missing_docs)]
 
+mod driver;
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
@@ -166,6 +168,52 @@ impl Drop for GroupKiller {
     }
 }
 
+/// Runs `argv` as [`LiveMesh::run`] says; on the driver's thread.
+async fn run_process(
+    argv: Vec<String>,
+    stdin: Option<Vec<u8>>,
+    timeout: Duration,
+    output_bytes: usize,
+) -> Result<Finished, MeshError> {
+    let shown = argv.join(" ");
+    let mut command = tokio::process::Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    driver::dies_with_us(&mut command);
+    let mut child =
+        command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
+    let mut group = GroupKiller(child.id());
+    let feed = async {
+        if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+            // A process that exits without reading its input is answered by its status.
+            let _ = pipe.write_all(&bytes).await;
+            let _ = pipe.shutdown().await;
+        }
+        child.wait_with_output().await
+    };
+    let answer = tokio::time::timeout(timeout, feed).await;
+    if answer.is_ok() {
+        group.disarm();
+    }
+    match answer {
+        Ok(Ok(output)) => Ok(Finished {
+            code: output.status.code(),
+            stdout: capped(&output.stdout, output_bytes),
+            stderr: capped(&output.stderr, output_bytes),
+        }),
+        Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
+        Err(_) => {
+            drop(group);
+            Err(MeshError::TimedOut(format!("`{shown}` gave no answer within {}s and was stopped", timeout.as_secs())))
+        }
+    }
+}
+
 /// What a finished process said.
 struct Finished {
     code: Option<i32>,
@@ -174,48 +222,15 @@ struct Finished {
 }
 
 impl LiveMesh {
-    /// Runs `argv` with `stdin` fed to it, in its own process group so that a timeout
-    /// stops it and everything it started.
+    /// Runs `argv` with `stdin` fed to it, from the live mesh's own thread ([`driver`]) so
+    /// that it dies with the program, and in its own process group so that a timeout, or the
+    /// call being dropped, stops it and everything it started.
     async fn run(&self, argv: &[String], stdin: Option<&[u8]>, timeout: Duration) -> Result<Finished, MeshError> {
         let shown = argv.join(" ");
-        let mut command = tokio::process::Command::new(&argv[0]);
-        command
-            .args(&argv[1..])
-            .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child =
-            command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
-        let mut group = GroupKiller(child.id());
-        let feed = async {
-            if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
-                // A process that exits without reading its input is answered by its status.
-                let _ = pipe.write_all(bytes).await;
-                let _ = pipe.shutdown().await;
-            }
-            child.wait_with_output().await
-        };
-        let answer = tokio::time::timeout(timeout, feed).await;
-        if answer.is_ok() {
-            group.disarm();
-        }
-        match answer {
-            Ok(Ok(output)) => Ok(Finished {
-                code: output.status.code(),
-                stdout: capped(&output.stdout, self.config.output_bytes),
-                stderr: capped(&output.stderr, self.config.output_bytes),
-            }),
-            Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
-            Err(_) => {
-                drop(group);
-                Err(MeshError::TimedOut(format!(
-                    "`{shown}` gave no answer within {}s and was stopped",
-                    timeout.as_secs()
-                )))
-            }
-        }
+        let work = run_process(argv.to_vec(), stdin.map(<[u8]>::to_vec), timeout, self.config.output_bytes);
+        driver::on_driver(work)
+            .await
+            .map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be watched to its end: {e}")))?
     }
 
     /// Runs `argv` and insists on a zero exit status.
@@ -306,7 +321,7 @@ impl Mesh for LiveMesh {
         let timeout = Duration::from_secs(self.config.fetch_timeout_seconds);
         let cap = self.config.fetch_body_bytes;
         let shown = if target == url { format!("`{url}`") } else { format!("`{url}` (reached as `{target}`)") };
-        let answer = tokio::task::spawn_blocking(move || -> Result<Response, String> {
+        let answer = driver::blocking_on_driver(move || -> Result<Response, String> {
             // A redirect is the plugin's to see, not the host's to follow: following it would
             // fetch a URL the grants never saw. Nor does a proxy from the environment get to
             // see what the plugin fetches.
@@ -343,6 +358,7 @@ impl Mesh for LiveMesh {
     }
 
     async fn sleep(&self, duration: Duration) {
-        tokio::time::sleep(duration).await;
+        // On the driver's runtime, whose timers are there whatever the caller's executor has.
+        let _ = driver::on_driver(tokio::time::sleep(duration)).await;
     }
 }
