@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, Result};
@@ -148,23 +149,37 @@ fn capped(bytes: &[u8], cap: usize) -> String {
     String::from_utf8_lossy(&bytes[..bytes.len().min(cap)]).into_owned()
 }
 
-/// Kills a process group when dropped, unless disarmed: a command cut at its timeout, or
-/// dropped half-way because its plugin was stopped at its wall deadline, leaves nothing of
-/// what it started running.
-struct GroupKiller(Option<u32>);
+/// The process group of a command once started, shared by the caller and the driver's task.
+#[derive(Clone, Default)]
+struct Group(Arc<Mutex<Option<u32>>>);
 
-impl GroupKiller {
-    fn disarm(&mut self) {
-        self.0 = None;
+impl Group {
+    fn started(&self, group: Option<u32>) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = group;
     }
-}
 
-impl Drop for GroupKiller {
-    fn drop(&mut self) {
-        if let Some(pid) = self.0 {
+    fn finished(&self) {
+        self.started(None);
+    }
+
+    /// Kills the group, if it was started and has not finished.
+    fn kill(&self) {
+        if let Some(pid) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
             // The group may be gone already; there is nothing left to end then.
             let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), nix::sys::signal::Signal::SIGKILL);
         }
+    }
+}
+
+/// Kills a command's process group when dropped, unless it finished: a command dropped
+/// half-way because its plugin was stopped at its wall deadline or the run was interrupted
+/// leaves nothing of what it started running. Held by the caller, not by the driver's task,
+/// so the group is killed at once when the call is dropped, before the program may exit.
+struct GroupKiller(Group);
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        self.0.kill();
     }
 }
 
@@ -174,6 +189,7 @@ async fn run_process(
     stdin: Option<Vec<u8>>,
     timeout: Duration,
     output_bytes: usize,
+    group: Group,
 ) -> Result<Finished, MeshError> {
     let shown = argv.join(" ");
     let mut command = tokio::process::Command::new(&argv[0]);
@@ -187,7 +203,7 @@ async fn run_process(
     driver::dies_with_us(&mut command);
     let mut child =
         command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
-    let mut group = GroupKiller(child.id());
+    group.started(child.id());
     let feed = async {
         if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
             // A process that exits without reading its input is answered by its status.
@@ -197,8 +213,9 @@ async fn run_process(
         child.wait_with_output().await
     };
     let answer = tokio::time::timeout(timeout, feed).await;
-    if answer.is_ok() {
-        group.disarm();
+    match &answer {
+        Ok(_) => group.finished(),
+        Err(_) => group.kill(),
     }
     match answer {
         Ok(Ok(output)) => Ok(Finished {
@@ -208,7 +225,6 @@ async fn run_process(
         }),
         Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
         Err(_) => {
-            drop(group);
             Err(MeshError::TimedOut(format!("`{shown}` gave no answer within {}s and was stopped", timeout.as_secs())))
         }
     }
@@ -227,7 +243,9 @@ impl LiveMesh {
     /// call being dropped, stops it and everything it started.
     async fn run(&self, argv: &[String], stdin: Option<&[u8]>, timeout: Duration) -> Result<Finished, MeshError> {
         let shown = argv.join(" ");
-        let work = run_process(argv.to_vec(), stdin.map(<[u8]>::to_vec), timeout, self.config.output_bytes);
+        let group = Group::default();
+        let _killer = GroupKiller(group.clone());
+        let work = run_process(argv.to_vec(), stdin.map(<[u8]>::to_vec), timeout, self.config.output_bytes, group);
         driver::on_driver(work)
             .await
             .map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be watched to its end: {e}")))?
