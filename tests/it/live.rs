@@ -474,7 +474,7 @@ fn on_a_terminal_a_long_tell_shows_a_spinner_with_its_elapsed_time_then_clears_i
 
 /// Whether any process still running was started with this stand-in's state directory in its
 /// environment (the control plane's processes and whatever they started).
-fn standin_processes_alive(standin: &StandIn) -> Vec<String> {
+pub(crate) fn standin_processes_alive(standin: &StandIn) -> Vec<String> {
     let marker = format!("STANDIN_STATE={}", standin.path().display());
     let mut alive = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {

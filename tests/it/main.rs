@@ -6,7 +6,9 @@
 mod cache;
 mod check_phase;
 mod cli;
+mod cli_fuzz;
 mod conformance;
+mod embedding;
 mod events;
 mod files;
 mod fleet;

@@ -525,7 +525,7 @@ pub fn main() -> ExitCode {
 }
 
 /// The exit status of a run interrupted by SIGINT or SIGTERM.
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub const EXIT_INTERRUPTED: u8 = events::EXIT_INTERRUPTED;
 
 /// SIGINT and SIGTERM, taken over as soon as a command starts so that from then on neither
 /// kills the program half-way: a run answers them by stopping cleanly.

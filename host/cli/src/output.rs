@@ -221,14 +221,7 @@ impl Output {
     pub fn interrupted(&self, signal: &str, transcript: &Transcript) {
         self.clear_spinner();
         let done = transcript.all_effects();
-        self.record_and_emit(&events::Event::Interrupted(events::InterruptedEvent {
-            signal: signal.to_string(),
-            exit: crate::cli::EXIT_INTERRUPTED,
-            done: done
-                .iter()
-                .map(|(module, request)| events::Effect { module: module.clone(), request: request.clone() })
-                .collect(),
-        }));
+        self.record_and_emit(&transcript.interrupted(signal));
         if let Style::Human { .. } = self.style {
             crate::errln!(
                 "\ninterrupted by {signal}: the plugin was stopped and the control-plane commands it had started were ended"

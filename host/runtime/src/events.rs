@@ -701,10 +701,14 @@ pub struct ErrorEvent {
     pub exit: u8,
 }
 
-/// The last line of a command stopped by SIGINT or SIGTERM.
+/// The exit status of a run interrupted: what a shell gives a program ended by SIGINT.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// The last line of a run stopped before its end: a command by SIGINT or SIGTERM, an
+/// embedded run cancelled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InterruptedEvent {
-    /// `SIGINT` or `SIGTERM`.
+    /// `SIGINT` or `SIGTERM`, or `cancelled` (an embedder dropped the run).
     pub signal: String,
     /// The process's exit status: 130.
     pub exit: u8,

@@ -370,9 +370,39 @@ impl<'a> Run<'a> {
 }
 
 impl Run<'_> {
+    /// [`Run::run`] for a caller that is not async (a synchronous `main`): the run is driven
+    /// to its end by a current-thread runtime made for it. Called from inside an async runtime
+    /// it does not panic either: it drives the run on a thread of its own and blocks the
+    /// calling thread until the run ends (so from async code, prefer `.await` on `run`).
+    /// An error only when the system refuses the runtime (an epoll, an eventfd or a thread).
+    pub fn run_blocking(&self, modules: &[String], mode: Mode) -> std::io::Result<RunReport> {
+        let drive = || -> std::io::Result<RunReport> {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            Ok(runtime.block_on(self.run(modules, mode)))
+        };
+        if tokio::runtime::Handle::try_current().is_err() {
+            return drive();
+        }
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("mesh-adopt-run".into())
+                .spawn_scoped(scope, drive)?
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+    }
+
     /// Runs `modules`: preflight first (every module loaded, verified and checked, changing
     /// nothing), then, only if every module passed and `mode` adopts, each module checked
     /// again and adopted in order, stopping at the first that does not succeed.
+    ///
+    /// Any executor drives it: it needs no timer or IO driver of the caller's (a tokio
+    /// current-thread runtime, one built without timers, or another executor will do).
+    /// **Cancelling**: drop the future. The plugin in flight is stopped where it stands (its
+    /// sandbox dropped, its host call abandoned), the live mesh's control-plane command in
+    /// flight is killed with its process group, and nothing more reaches the mesh; what had
+    /// been done is in the record ([`Transcript::interrupted`] says it as the record's last
+    /// event).
     pub async fn run(&self, modules: &[String], mode: Mode) -> RunReport {
         let (mut preflight, mut loaded) = self.preflight(modules).await;
         let mut outcomes = std::mem::take(&mut preflight.modules);

@@ -223,7 +223,7 @@ impl PluginHost {
 
     /// A host that keeps compiled plugins in `cache` and loads them from it; a plugin
     /// compiled afresh reuses every function compiled before with this cache (see
-    /// [`crate::functions`]).
+    /// `functions.rs`).
     pub fn cached(limits: Limits, cache: CompileCache) -> Result<PluginHost> {
         let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
         let mut host = Self::assemble(limits, Some(functions.clone()))?;

@@ -193,6 +193,21 @@ impl Transcript {
         })
     }
 
+    /// The record's last event for a run stopped before its end: `why` is `SIGINT` or
+    /// `SIGTERM` for the command line, `cancelled` for an embedder that dropped
+    /// [`crate::Run::run`]'s future; with the effects that had reached the mesh.
+    pub fn interrupted(&self, why: &str) -> events::Event {
+        events::Event::Interrupted(events::InterruptedEvent {
+            signal: why.to_string(),
+            exit: events::EXIT_INTERRUPTED,
+            done: self
+                .all_effects()
+                .into_iter()
+                .map(|(module, request)| events::Effect { module, request })
+                .collect(),
+        })
+    }
+
     /// Every effect that reached the mesh, as (module, what it asked for), in order. A call
     /// the host denied never reached it.
     pub fn all_effects(&self) -> Vec<(String, Request)> {

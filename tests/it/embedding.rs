@@ -1,0 +1,149 @@
+//! The runtime embedded in an installer, in each setting an installer may have: a tokio
+//! current-thread runtime, a runtime built without timers or IO, a synchronous `main`, and a
+//! run cancelled half-way. None panics; each adopts phase three, or stops as asked.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mesh_adopt_runtime::run::{Mode, PHASE_THREE};
+use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Run, RunReport, SimSetup, SimulatedMesh};
+
+use crate::live::{StandIn, standin_processes_alive};
+use crate::support::{TestMesh, host};
+
+/// Phase three's catalogue written in `dir`, and its foundation.
+fn phase_three_in(dir: &Path) -> Foundation {
+    let mesh = TestMesh::new();
+    mesh.write_catalogue(dir);
+    Foundation::parse(&serde_json::to_vec(&mesh.foundation).unwrap()).unwrap()
+}
+
+fn modules() -> Vec<String> {
+    PHASE_THREE.map(String::from).to_vec()
+}
+
+/// What an installer would run: phase three on the simulated mesh, as a future.
+async fn adopt_phase_three(dir: &Path) -> RunReport {
+    let foundation = phase_three_in(dir);
+    let catalogue = Catalogue::at(dir);
+    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+    Run::builder(host(), &catalogue, &foundation, mesh)
+        .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
+        .options(TestMesh::new().options)
+        .build()
+        .run(&modules(), Mode::Adopt)
+        .await
+}
+
+fn assert_all_adopted(report: &RunReport) {
+    assert!(report.succeeded(), "{:?}", report.modules);
+    assert_eq!(report.modules.len(), 3);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn phase_three_adopts_on_a_current_thread_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_all_adopted(&adopt_phase_three(dir.path()).await);
+}
+
+#[test]
+fn phase_three_adopts_on_a_runtime_built_without_timers_or_io() {
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // Twenty times: a timer the run wrongly took from the caller's runtime would panic in
+    // some of them (the watchdog races the plugin).
+    for _ in 0..20 {
+        assert_all_adopted(&runtime.block_on(adopt_phase_three(dir.path())));
+    }
+}
+
+#[test]
+fn the_wall_deadline_and_a_live_mesh_work_without_the_callers_timers() {
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    // The watchdog: a plugin sleeping a year through the contract is stopped at its deadline.
+    let ran = runtime.block_on(TestMesh::new().with_plugin("postgres", "clock_sleeps_a_year").run());
+    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::StopKind::WallTime);
+    // A live mesh brings its own thread for its processes, their timeouts and its sleeps.
+    let standin = StandIn::new();
+    let dir = tempfile::tempdir().unwrap();
+    let (report, _) =
+        runtime.block_on(TestMesh::new().run_live(dir.path(), standin.mesh(None), &["mesh-vault"]));
+    assert!(report.succeeded(), "{:?}", report.modules);
+}
+
+#[test]
+fn a_synchronous_main_adopts_through_run_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let foundation = phase_three_in(dir.path());
+    let catalogue = Catalogue::at(dir.path());
+    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+    let run = Run::builder(host(), &catalogue, &foundation, mesh)
+        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+        .options(TestMesh::new().options)
+        .build();
+    assert_all_adopted(&run.run_blocking(&modules(), Mode::Adopt).unwrap());
+}
+
+#[tokio::test]
+async fn run_blocking_called_from_async_code_does_not_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let foundation = phase_three_in(dir.path());
+    let catalogue = Catalogue::at(dir.path());
+    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+    let run = Run::builder(host(), &catalogue, &foundation, mesh)
+        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+        .options(TestMesh::new().options)
+        .build();
+    assert_all_adopted(&run.run_blocking(&modules(), Mode::Adopt).unwrap());
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_run_cancelled_in_a_hanging_tell_ends_its_command_and_its_record_says_interrupted() {
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("hang-build"), "").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let foundation = phase_three_in(dir.path());
+    let catalogue = Catalogue::at(dir.path());
+    // The embedder's record: every event as a JSON line, as it happens.
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let into = lines.clone();
+    let transcript = Arc::new(Transcript::observed(Box::new(move |event| {
+        let line = serde_json::to_string(&event.to_event()).unwrap();
+        into.lock().unwrap().push(line);
+    })));
+    let run = Run::builder(host(), &catalogue, &foundation, standin.mesh(None))
+        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+        .record(transcript.clone())
+        .options(TestMesh::new().options)
+        .build();
+    let modules = vec!["mesh-vault".to_string()];
+    let building = async {
+        while !standin.read("argv.log").contains("build ") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    // The embedder's cancellation: whichever comes first, and the run's future is dropped.
+    tokio::select! {
+        report = run.run(&modules, Mode::Adopt) => panic!("the build hangs, yet the run ended: {:?}", report.modules),
+        () = building => {}
+    }
+    let cancelled = Instant::now();
+    lines.lock().unwrap().push(serde_json::to_string(&transcript.interrupted("cancelled")).unwrap());
+    // The hanging build's whole process group is gone at once.
+    while !standin_processes_alive(&standin).is_empty() {
+        assert!(cancelled.elapsed() < Duration::from_secs(2), "{:?}", standin_processes_alive(&standin));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let lines = lines.lock().unwrap();
+    let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert_eq!((last["event"].as_str(), last["signal"].as_str(), last["exit"].as_u64()), (
+        Some("interrupted"),
+        Some("cancelled"),
+        Some(130)
+    ));
+    let done: Vec<String> = last["done"].as_array().unwrap().iter().map(|e| e["args"].to_string()).collect();
+    assert!(done.iter().any(|d| d.contains("mesh-vault-module.json")), "{done:?}");
+    assert!(!done.iter().any(|d| d.contains("\"build\"")), "the build never answered, so it is not done: {done:?}");
+}
