@@ -45,6 +45,8 @@ async fn a_memory_bomb_is_stopped_at_the_memory_cap() {
         ran.failure("postgres"),
         &["during `adopt`", "memory", "raise limits.memory_bytes (`--plugin-memory`)"],
     );
+    // The limit is named once.
+    assert_eq!(ran.failure("postgres").matches("limits.memory_bytes").count(), 1, "{}", ran.failure("postgres"));
     assert_eq!(ran.stop_kind("postgres"), StopKind::Memory);
     untouched(&ran);
 }

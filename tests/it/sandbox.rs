@@ -458,6 +458,19 @@ async fn a_component_past_the_core_instance_limit_is_refused_naming_the_limit() 
             "limits.core_instances_per_plugin",
         ],
     );
+    assert_eq!(ran.failure("postgres").matches("this host allows 16").count(), 1, "{}", ran.failure("postgres"));
+    untouched(&ran);
+}
+
+#[tokio::test]
+async fn a_component_whose_memory_starts_past_the_cap_is_stopped_naming_the_limit_once() {
+    static HOST: OnceLock<PluginHost> = OnceLock::new();
+    let host = HOST.get_or_init(|| PluginHost::new(Limits { memory_bytes: 1 << 20, ..Limits::default() }).unwrap());
+    // 17 pages (1.06 MiB) to start with, past a cap of 1 MiB.
+    let ran = run_component(host, many_instances("")).await;
+    let failure = ran.failure("postgres");
+    assert_mentions(failure, &["this host allows each memory 1 MiB", "raise limits.memory_bytes"]);
+    assert_eq!(failure.matches("limits.memory_bytes").count(), 1, "{failure}");
     untouched(&ran);
 }
 

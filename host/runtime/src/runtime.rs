@@ -670,12 +670,6 @@ impl PluginHost {
             plugin.path.display(),
             short(&plugin.digest)
         );
-        if format!("{error:#}").contains("growing memory") {
-            message.push_str(&format!(
-                " (its memory cap is {} MiB: limits.memory_bytes, `--plugin-memory`)",
-                self.limits.memory_bytes >> 20
-            ));
-        }
         if !last_call.is_empty() {
             message.push_str(&format!("\nits last host call: {}", crate::screen::visible(last_call)));
         }
