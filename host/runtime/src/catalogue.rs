@@ -250,6 +250,9 @@ fn well_formed(bytes: &[u8], manifest: &ModuleManifest) -> Result<()> {
     if let Err(e) = std::str::from_utf8(bytes) {
         bail!("it is not UTF-8 (the byte at offset {} is not)", e.valid_up_to());
     }
+    if manifest.resources.is_empty() {
+        bail!("its `resources` list nothing: a module raises something on its node, or there is nothing to install");
+    }
     for container in manifest.resolved_containers() {
         let id = container.id.escape_debug();
         if container.image.trim().is_empty() {
