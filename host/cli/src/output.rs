@@ -3,12 +3,11 @@
 
 use std::fs::File;
 use std::io::{IsTerminal, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use mesh_adopt_runtime::effect::Rule;
@@ -54,14 +53,7 @@ impl Output {
         let recording = match record {
             None => None,
             Some(path) => {
-                mesh_adopt_runtime::catalogue::output_file(path, "a recording")?;
-                let file = std::fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .mode(0o600)
-                    .open(path)
-                    .with_context(|| format!("failed to create the recording `{}`", path.display()))?;
+                let file = mesh_adopt_runtime::catalogue::create_output(path, "a recording")?;
                 Some(Recording { path: path.to_path_buf(), file: Mutex::new(file), broken: Mutex::new(None) })
             }
         };

@@ -364,6 +364,31 @@ pub fn output_file(path: &Path, what: &str) -> Result<()> {
     bail!("`{}` is {named}: {what} is written only to a regular file", path.display())
 }
 
+/// Opens `path` to write `what` to, made readable by this user only and emptied: refused,
+/// naming it, when it is anything but a regular file, even one put there after
+/// [`output_file`] looked, since the open itself never waits for a FIFO's reader.
+pub fn create_output(path: &Path, what: &str) -> Result<std::fs::File> {
+    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    output_file(path, what)?;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .with_context(|| format!("failed to open `{}` to write {what} to", path.display()))?;
+    let meta = file.metadata().with_context(|| format!("failed to look at `{}`", path.display()))?;
+    if !meta.is_file() {
+        bail!("`{}` is not a regular file: {what} is written only to a regular file", path.display());
+    }
+    // Emptied only once known to be a regular file; one that was already there becomes
+    // this user's only, as a new one is.
+    file.set_len(0).with_context(|| format!("failed to empty `{}`", path.display()))?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("failed to make `{}` this user's only", path.display()))?;
+    Ok(file)
+}
+
 /// Refuses a document of more than `limit` bytes: what [`read_bounded`] holds a file to,
 /// for one already in memory.
 pub fn within_bound(bytes: &[u8], limit: u64) -> Result<()> {

@@ -131,22 +131,10 @@ impl SavedPlan {
     /// Writes the plan file, readable by this user only: it holds a keyed digest of credentials.
     pub fn write(&self, path: &Path) -> Result<()> {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
-        crate::catalogue::output_file(path, "a plan")?;
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(path)
-            .and_then(|mut file| {
-                // A file that was already there keeps its mode on open: make it this user's only.
-                use std::os::unix::fs::PermissionsExt;
-                file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-                file.write_all(text.as_bytes())
-            })
+        crate::catalogue::create_output(path, "a plan")?
+            .write_all(text.as_bytes())
             .with_context(|| format!("failed to write the plan `{}`", path.display()))
     }
 
