@@ -614,3 +614,47 @@ fn a_node_name_longer_than_a_host_name_is_refused_before_anything_runs() {
         text(&out.stderr)
     );
 }
+
+/// A component whose one core module has `functions` functions of `length` arithmetic steps
+/// each, and nothing of the contract: what takes long to compile and then cannot be used.
+fn slow_to_compile(functions: usize, length: usize) -> Vec<u8> {
+    let body = "local.get 0 i32.const 7 i32.add i32.const 3 i32.mul local.set 0 ".repeat(length);
+    let funcs: String =
+        (0..functions).map(|i| format!("(func (export \"f{i}\") (param i32) (result i32) {body} local.get 0)\n")).collect();
+    wat::parse_str(format!("(component (core module {funcs}))")).expect("the component's text parses")
+}
+
+#[test]
+fn an_interrupt_while_a_plugin_compiles_ends_the_program_within_two_seconds_record_closed() {
+    let dir = catalogue();
+    std::fs::write(dir.path().join("modules/postgres/adopt.wasm"), slow_to_compile(4000, 150)).unwrap();
+    let record = dir.path().join("run.jsonl");
+    let child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .args(["check", "--no-cache", "--catalog-source", SOURCE, "postgres", "--record"])
+        .arg(&record)
+        .arg("--catalogue")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The record's first line is written before the plugin is loaded: the compile is next.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&record).map_or(true, |r| r.is_empty()) {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "the run never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let sent = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let stopped_in = sent.elapsed();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stopped_in < std::time::Duration::from_secs(2), "stopped after {stopped_in:?}");
+    assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
+    assert_eq!(last["event"], "interrupted", "{recorded}");
+}

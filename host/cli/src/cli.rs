@@ -527,36 +527,65 @@ pub fn main() -> ExitCode {
 /// The exit status of a run interrupted by SIGINT or SIGTERM.
 pub const EXIT_INTERRUPTED: u8 = events::EXIT_INTERRUPTED;
 
+/// How long a run has, once interrupted, to stop by itself before the program ends anyway.
+const INTERRUPT_GRACE: Duration = Duration::from_millis(500);
+
 /// SIGINT and SIGTERM, taken over as soon as a command starts so that from then on neither
-/// kills the program half-way: a run answers them by stopping cleanly.
+/// kills the program half-way: a run answers them by stopping cleanly. They are watched from
+/// a task of their own, which ends the program itself, record closed, should the run not
+/// have stopped within [`INTERRUPT_GRACE`]: a plugin being compiled holds the run's thread,
+/// and nothing can interrupt a compile.
 struct Interrupts {
-    int: Option<tokio::signal::unix::Signal>,
-    term: Option<tokio::signal::unix::Signal>,
+    received: tokio::sync::oneshot::Receiver<&'static str>,
+    /// Where the watcher closes the record when it ends the program itself.
+    closing: Arc<std::sync::OnceLock<(Arc<Output>, Arc<Transcript>)>>,
 }
 
 impl Interrupts {
     fn take_over() -> Interrupts {
         use tokio::signal::unix::{SignalKind, signal};
-        Interrupts { int: signal(SignalKind::interrupt()).ok(), term: signal(SignalKind::terminate()).ok() }
+        let mut int = signal(SignalKind::interrupt()).ok();
+        let mut term = signal(SignalKind::terminate()).ok();
+        let (sent, received) = tokio::sync::oneshot::channel();
+        let closing: Arc<std::sync::OnceLock<(Arc<Output>, Arc<Transcript>)>> = Arc::default();
+        let slot = closing.clone();
+        tokio::spawn(async move {
+            let next = |s: &mut Option<tokio::signal::unix::Signal>| {
+                let mut s = s.take();
+                async move {
+                    match &mut s {
+                        Some(s) => s.recv().await,
+                        None => std::future::pending().await,
+                    }
+                }
+            };
+            let signal = tokio::select! {
+                _ = next(&mut int) => "SIGINT",
+                _ = next(&mut term) => "SIGTERM",
+            };
+            let _ = sent.send(signal);
+            tokio::time::sleep(INTERRUPT_GRACE).await;
+            // Still here: the run did not get to stop itself.
+            if let Some((output, transcript)) = slot.get() {
+                output.interrupted(signal, transcript);
+            }
+            crate::output::finish_stdout_within(INTERRUPT_GRACE);
+            std::process::exit(EXIT_INTERRUPTED.into());
+        });
+        Interrupts { received, closing }
+    }
+
+    /// Where the record is, once it is open, for the watcher to close should it end the
+    /// program itself.
+    fn close_with(&self, output: &Arc<Output>, transcript: &Arc<Transcript>) {
+        let _ = self.closing.set((output.clone(), transcript.clone()));
     }
 
     /// Waits for SIGINT or SIGTERM, and names it.
     async fn next(&mut self) -> &'static str {
-        let int = async {
-            match &mut self.int {
-                Some(s) => s.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        let term = async {
-            match &mut self.term {
-                Some(s) => s.recv().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            _ = int => "SIGINT",
-            _ = term => "SIGTERM",
+        match (&mut self.received).await {
+            Ok(signal) => signal,
+            Err(_) => std::future::pending().await,
         }
     }
 }
@@ -642,6 +671,7 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let options = args.site.options()?;
     let output = args.shown.output(args.mesh == MeshKind::Live)?;
     let session = Session::open(&args.site, output)?;
+    interrupts.close_with(&session.output, &session.transcript);
     let saved_plan = args.plan.as_deref().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(session.foundation.clone(), &options.node))),
@@ -721,6 +751,7 @@ fn host_with_cache(limits: Limits, no_cache: bool, cache: Option<&std::path::Pat
 /// Replays a recording against the catalogue's plugins (or one given), and says whether and
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
 async fn replay(args: ReplayArgs) -> Result<u8> {
+    let mut interrupts = Interrupts::take_over();
     let recording = read_recording(&args.recording)?;
     let (modules, calls) = replayed(recording.calls, args.module.as_deref())?;
     let overrides = match (&args.plugin, modules.as_slice()) {
@@ -733,6 +764,7 @@ async fn replay(args: ReplayArgs) -> Result<u8> {
     inputs.extend(args.plugin.clone());
     refuse_overwriting(&[("--record", &args.shown.record)], &inputs, "the recording and the plugin")?;
     let session = Session::open(&args.site, args.shown.output(false)?)?;
+    interrupts.close_with(&session.output, &session.transcript);
     let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
     let options = args.site.options_over(recording.options)?;
@@ -750,7 +782,14 @@ async fn replay(args: ReplayArgs) -> Result<u8> {
     for (module, path) in overrides {
         run = run.plugin_override(&module, path);
     }
-    let report = run.build().run(&modules, Mode::Adopt).await;
+    let run = run.build();
+    let report = tokio::select! {
+        report = run.run(&modules, Mode::Adopt) => report,
+        signal = interrupts.next() => {
+            output.interrupted(signal, &session.transcript);
+            return Ok(EXIT_INTERRUPTED);
+        }
+    };
     let divergence = mesh.divergence();
     let verdict = events::Event::Replay(events::ReplayEvent {
         recording: args.recording.display().to_string(),

@@ -37,6 +37,8 @@ pub struct Output {
     terminal: bool,
     spinner: Mutex<Option<ProgressBar>>,
     recording: Option<Recording>,
+    /// Whether the interruption was said: the run and the signals' watcher may both get to it.
+    interrupted: std::sync::atomic::AtomicBool,
 }
 
 /// The `--record` file: every event as a JSON line (`docs/events.md`), flushed as written so
@@ -63,6 +65,7 @@ impl Output {
             terminal: std::io::stdout().is_terminal(),
             spinner: Mutex::new(None),
             recording,
+            interrupted: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -211,6 +214,9 @@ impl Output {
 
     /// Shows and records an interrupted run: what had been done, and a last event saying so.
     pub fn interrupted(&self, signal: &str, transcript: &Transcript) {
+        if self.interrupted.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
         self.clear_spinner();
         let done = transcript.all_effects();
         self.record_and_emit(&transcript.interrupted(signal));
