@@ -158,10 +158,9 @@ async fn a_control_plane_that_hangs_is_cut_at_the_timeout_and_stopped() {
     let MeshError::TimedOut(message) = answer.unwrap_err() else { panic!("expected a timeout") };
     assert!(message.contains("gave no answer within 1s and was stopped"), "{message}");
     assert!(started.elapsed() < Duration::from_secs(10), "cut at the timeout, not after the hang");
-    // The stand-in's `sleep` was in the same process group and is gone too.
-    std::thread::sleep(Duration::from_millis(200));
-    let sleeping = Command::new("pgrep").args(["-f", "sleep 600"]).output().unwrap();
-    assert!(sleeping.stdout.is_empty(), "the hung process outlived its timeout");
+    // The stand-in's `sleep` was in the same process group and is gone too: this stand-in's
+    // processes only (others' run in parallel), looked for until they are gone.
+    assert_none_left(&standin, "the hung process outlived its timeout");
 }
 
 #[tokio::test]
@@ -474,6 +473,16 @@ fn on_a_terminal_a_long_tell_shows_a_spinner_with_its_elapsed_time_then_clears_i
 
 /// Whether any process still running was started with this stand-in's state directory in its
 /// environment (the control plane's processes and whatever they started).
+/// Waits up to two seconds for every process of `standin` to end; fails saying `why` if some
+/// are left.
+pub(crate) fn assert_none_left(standin: &StandIn, why: &str) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !standin_processes_alive(standin).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(standin_processes_alive(standin), Vec::<String>::new(), "{why}");
+}
+
 pub(crate) fn standin_processes_alive(standin: &StandIn) -> Vec<String> {
     let marker = format!("STANDIN_STATE={}", standin.path().display());
     let mut alive = Vec::new();
@@ -531,11 +540,7 @@ fn sigint_or_sigterm_during_a_hanging_tell_ends_the_run_within_two_seconds_and_r
         assert!(stderr.contains(&format!("interrupted by SIG{signal}")), "{stderr}");
         assert!(stderr.contains("module add /mesh-vault-module.json"), "what had been done is said: {stderr}");
         // The control plane's processes the run started were ended with it: the whole group.
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while !standin_processes_alive(&standin).is_empty() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert_eq!(standin_processes_alive(&standin), Vec::<String>::new());
+        assert_none_left(&standin, "the run's control-plane processes outlived it");
         // The record says so in its last event.
         let recorded = std::fs::read_to_string(&record).unwrap();
         let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();

@@ -389,7 +389,7 @@ async fn on_a_live_mesh_a_clock_sleep_is_stopped_at_its_wall_deadline() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_live_mesh_a_tell_that_hangs_is_cut_at_the_wall_deadline_with_what_it_started() {
-    // The stand-in's push sleeps an hour (`sleep 3600`, a command line no other test uses).
+    // The stand-in's push sleeps an hour.
     // (A plan that builds is refused in preflight under a 2 s wall deadline: the build alone
     // may take longer, so this plugin plans a push alone.)
     wall_host().load(&crate::support::plugin("hangs_in_a_push")).unwrap();
@@ -410,9 +410,7 @@ async fn on_a_live_mesh_a_tell_that_hangs_is_cut_at_the_wall_deadline_with_what_
     };
     assert_mentions(&message, &["stopped: waited past its deadline of 2s", "in `tell push node-1`"]);
     assert!(took < WALL + Duration::from_secs(2), "stopped after {took:?}");
-    std::thread::sleep(Duration::from_millis(200));
-    let left = Command::new("pgrep").args(["-f", "sleep 3600"]).output().unwrap();
-    assert!(left.stdout.is_empty(), "the hung push outlived its plugin's deadline");
+    crate::live::assert_none_left(&standin, "the hung push outlived its plugin's deadline");
 }
 
 /// The hand-written component of 24 core instances, built from its text.
