@@ -658,3 +658,15 @@ fn an_interrupt_while_a_plugin_compiles_ends_the_program_within_two_seconds_reco
     let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
     assert_eq!(last["event"], "interrupted", "{recorded}");
 }
+
+#[test]
+fn a_plugin_that_swallows_its_denials_is_not_adopted_and_the_summary_says_why_without_v() {
+    let dir = catalogue();
+    std::fs::copy(plugin("registers_without_carrying"), dir.path().join("modules/postgres/adopt.wasm")).unwrap();
+    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "postgres"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let summary = stdout.split("\nsummary\n").nth(1).expect("a summary");
+    assert!(summary.contains("postgres") && !summary.contains("adopted   "), "{summary}");
+    assert!(summary.contains("not adopted: its plugin was denied `tell module add /postgres-module.json`"), "{summary}");
+}
