@@ -214,7 +214,13 @@ impl CompileCache {
     /// entry's trailer and checksum are checked, and then wasmtime maps that same open file
     /// (through `/proc/self/fd`), so what runs is what was checked.
     pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
-        let Ok(file) = fs::File::open(self.entry(engine, digest)) else { return Err(Miss::Absent) };
+        let entry = self.entry(engine, digest);
+        if !entry.exists() {
+            return Err(Miss::Absent);
+        }
+        // Anything but a regular file there is no entry this host wrote: compiled afresh, and
+        // the entry written over it.
+        let Ok(file) = crate::catalogue::open_regular(&entry) else { return Err(Miss::Corrupt) };
         let length = file.metadata().map_err(|_| Miss::Absent)?.len();
         let (artefact_length, key, sum) = read_trailer(&file, length).ok_or(Miss::Corrupt)?;
         if sum != checksum_of(&file, artefact_length, &key).ok_or(Miss::Corrupt)? {
@@ -240,7 +246,16 @@ impl CompileCache {
     pub(crate) fn lock_entry(&self, engine: &Engine, digest: &str) -> Option<fs::File> {
         let mut path = self.entry(engine, digest).into_os_string();
         path.push(".lock");
-        let file = fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(path).ok()?;
+        // Not waiting on a FIFO's reader, and no lock taken on anything but a regular file.
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .ok()?;
+        file.metadata().ok().filter(fs::Metadata::is_file)?;
         file.lock().ok()?;
         Some(file)
     }

@@ -200,6 +200,7 @@ fn entry(
         );
     }
     ids_once(&parsed)
+        .and_then(|()| no_key_twice(&manifest))
         .with_context(|| format!("the `{name}` module's manifest `{}` is ambiguous", manifest_path.display()))?;
     well_formed(&manifest, &parsed)
         .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
@@ -272,6 +273,62 @@ fn well_formed(bytes: &[u8], manifest: &ModuleManifest) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a JSON document in which an object gives a key twice, wherever it is and whether
+/// or not the host reads it: the manifest is registered byte for byte, and which of the two
+/// counts would be up to each reader (the control plane's may take the other).
+pub fn no_key_twice(bytes: &[u8]) -> Result<()> {
+    use serde::de::{Deserializer as _, MapAccess, SeqAccess, Visitor};
+    /// Walks any JSON value, failing at the first object that gives a key twice.
+    struct Walk;
+    impl<'de> Visitor<'de> for Walk {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+            let mut keys = std::collections::BTreeSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if !keys.insert(key.clone()) {
+                    return Err(serde::de::Error::custom(format!("the key `{}` is given twice", key.escape_debug())));
+                }
+                map.next_value_seed(Seed)?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+            while seq.next_element_seed(Seed)?.is_some() {}
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> std::result::Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> std::result::Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> std::result::Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> std::result::Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> std::result::Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> std::result::Result<(), E> {
+            Ok(())
+        }
+    }
+    struct Seed;
+    impl<'de> serde::de::DeserializeSeed<'de> for Seed {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+            d.deserialize_any(Walk)
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    reader.deserialize_any(Walk).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
 /// Refuses what a reader could take two ways: two resources or two accesses with one id (a
 /// volume's `${access:…}` would resolve to either), or a resource of type `Container` (read as
 /// some other kind, so never predicted).
@@ -309,12 +366,23 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Reads a file of at most `limit` bytes, refusing a larger one before reading it.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
     use std::io::Read;
-    regular_file(path)?;
-    let file = std::fs::File::open(path)?;
+    let file = open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(limit + 1).read_to_end(&mut bytes)?;
     within_bound(&bytes, limit)?;
     Ok(bytes)
+}
+
+/// Opens `path` to read, refusing anything but a regular file (symlinks followed). The open
+/// itself never waits (a FIFO's writer, a device), and what is checked is the file opened,
+/// so nothing put in place after a look can hold the program either.
+pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        bail!("`{}` is not a regular file", path.display());
+    }
+    Ok(file)
 }
 
 /// Refuses anything but a regular file (symlinks followed): opening a FIFO would wait for a
@@ -489,10 +557,12 @@ impl Foundation {
         Foundation::parse(bytes).with_context(|| format!("the foundation bundle {named} is malformed"))
     }
 
-    /// Parses a bundle; every container needs a name and an image, every file a path, and no
-    /// two resources share an id, nor two containers a name (the node keys containers on it).
+    /// Parses a bundle; every container needs a name and an image, every file a path, no two
+    /// resources share an id, nor two containers a name (the node keys containers on it), and
+    /// no object gives a key twice.
     pub fn parse(bytes: &[u8]) -> Result<Foundation> {
         let raw: RawBundle = serde_json::from_slice(bytes)?;
+        no_key_twice(bytes)?;
         let mut resources: Vec<FoundationResource> = Vec::with_capacity(raw.resources.len());
         let mut runs_with = BTreeMap::new();
         for (index, r) in raw.resources.into_iter().enumerate() {
@@ -565,6 +635,15 @@ impl Foundation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_given_twice_anywhere_is_named_and_a_document_without_one_passes() {
+        assert!(no_key_twice(br#"{"a": [{"b": 1, "c": {"d": 2}}], "e": null}"#).is_ok());
+        for twice in [r#"{"a": 1, "a": 1}"#, r#"{"x": [{"v": 1, "v": 2}]}"#, r#"{"x": {"y": {"z": 0, "z": 0}}}"#] {
+            let error = no_key_twice(twice.as_bytes()).unwrap_err().to_string();
+            assert!(error.contains("is given twice"), "{twice}: {error}");
+        }
+    }
 
     /// A manifest for module `name` whose `adopt` section is `adopt`.
     fn manifest(name: &str, adopt: &str) -> String {

@@ -30,6 +30,9 @@ pub(crate) struct FileIdentity {
 /// than any file system's timestamp grain.
 const SETTLED: Duration = Duration::from_secs(2);
 
+/// The largest digest record read: a path and a line of fields, far below this.
+const RECORD_BYTES: u64 = 64 << 10;
+
 impl FileIdentity {
     /// The identity of the file `m` describes.
     pub(crate) fn of(m: &fs::Metadata) -> FileIdentity {
@@ -81,7 +84,7 @@ impl DigestIndex {
     /// The sha256 `path` had when it last had `identity`, if it was recorded.
     pub(crate) fn recall(&self, path: &Path, identity: &FileIdentity) -> Option<String> {
         let (record, path) = self.record(path)?;
-        let text = fs::read_to_string(record).ok()?;
+        let text = String::from_utf8(crate::catalogue::read_bounded(&record, RECORD_BYTES).ok()?).ok()?;
         let (line, recorded_path) = text.split_once('\n')?;
         let (fields, digest) = line.rsplit_once(' ')?;
         let sound = recorded_path.strip_suffix('\n') == Some(path.as_str())

@@ -140,14 +140,8 @@ impl SavedPlan {
 
     /// Reads a plan file, naming it in any error.
     pub fn read(path: &Path) -> Result<SavedPlan> {
-        let size =
-            std::fs::metadata(path).with_context(|| format!("failed to read the plan `{}`", path.display()))?.len();
-        if size > PLAN_FILE_BYTES {
-            bail!("the plan `{}` is {size} bytes; a plan file is at most {PLAN_FILE_BYTES}", path.display());
-        }
-        crate::catalogue::regular_file(path)
+        let bytes = crate::catalogue::read_bounded(path, PLAN_FILE_BYTES)
             .with_context(|| format!("failed to read the plan `{}`", path.display()))?;
-        let bytes = std::fs::read(path).with_context(|| format!("failed to read the plan `{}`", path.display()))?;
         SavedPlan::parse(&bytes).with_context(|| format!("the plan `{}` cannot be used", path.display()))
     }
 

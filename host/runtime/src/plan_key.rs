@@ -89,7 +89,10 @@ impl PlanKey {
                 path.display()
             );
         }
-        let bytes = std::fs::read(path).with_context(|| format!("failed to read the plan key `{}`", path.display()))?;
+        let mut bytes = Vec::new();
+        crate::catalogue::open_regular(path)
+            .and_then(|mut file| Ok(std::io::Read::read_to_end(&mut file, &mut bytes)?))
+            .with_context(|| format!("failed to read the plan key `{}`", path.display()))?;
         let key = bytes.try_into().map_err(|_| anyhow::anyhow!("the plan key `{}` changed as it was read", path.display()))?;
         Ok(Some(PlanKey { key }))
     }

@@ -109,6 +109,15 @@ fn check_pin(path: &Path, digest: &str, pin: Option<&str>) -> Result<()> {
     }
 }
 
+/// A plugin file's bytes: a regular file, opened without waiting on anything else.
+fn read_plugin(path: &Path) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    crate::catalogue::open_regular(path)
+        .and_then(|mut file| Ok(std::io::Read::read_to_end(&mut file, &mut bytes)?))
+        .with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+    Ok(bytes)
+}
+
 /// A plugin compiled and linked, ready to instantiate.
 pub struct Plugin {
     /// The file it was loaded from.
@@ -293,7 +302,7 @@ impl PluginHost {
                 return Ok(plugin);
             }
         }
-        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        let bytes = read_plugin(path)?;
         // Before any digest of it is taken, shown or recorded: the file may be anything.
         if !bytes.starts_with(COMPONENT_PREAMBLE) {
             anyhow::bail!(
@@ -350,7 +359,8 @@ impl PluginHost {
         if let Some(plugin) = self.load_known(path, &digest)? {
             return Ok(plugin);
         }
-        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
+        // A file that does not compile is no component: no digest of it is shown.
+        let named = || format!("failed to load plugin `{}`", path.display());
         let loaded = self
             .compile_and_store(&digest, bytes)
             .map_err(|e| self.name_the_limit(e))
@@ -451,7 +461,7 @@ impl PluginHost {
     /// Describes a plugin file without running it: what it targets, imports and exports, and
     /// whether this host would load it.
     pub fn describe(&self, path: &Path) -> Result<PluginInfo> {
-        let bytes = std::fs::read(path).with_context(|| format!("failed to read plugin `{}`", path.display()))?;
+        let bytes = read_plugin(path)?;
         // Before any digest of it is taken, shown or recorded: the file may be anything.
         if !bytes.starts_with(COMPONENT_PREAMBLE) {
             anyhow::bail!(

@@ -35,10 +35,10 @@ pub struct Recording {
 /// (answered by the host) and calls the host denied (never sent) are left out. Every
 /// problem names the file and the line.
 pub fn read_recording(path: &Path) -> Result<Recording> {
-    crate::catalogue::regular_file(path)
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut crate::catalogue::open_regular(path)?, &mut text)
+        .map_err(anyhow::Error::from)
         .with_context(|| format!("failed to read the recording `{}`", path.display()))?;
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("failed to read the recording `{}`", path.display()))?;
     let at = |number: usize| format!("line {number} of the recording `{}`", path.display());
     let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line)).filter(|(_, l)| !l.trim().is_empty());
     let Some((first, header)) = lines.next() else {
