@@ -132,3 +132,29 @@ fn a_manifest_that_is_not_utf8_is_refused_though_the_byte_sits_in_a_field_the_ho
     let out = ends(dir.path(), dir.path(), &["run", "mesh-vault", "--catalog-source", SOURCE]);
     refused_stdout(&out, "is not UTF-8 (the byte at offset 10 is not)");
 }
+
+#[test]
+fn fifos_in_place_of_the_compile_cache_s_files_hold_nothing_up() {
+    let dir = catalogue();
+    let first = ends(dir.path(), dir.path(), &["check", "--catalog-source", SOURCE]);
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stderr));
+    // Every file the cache holds (entries, locks, function packs, digest records) becomes a
+    // FIFO nobody writes or reads.
+    let mut replaced = 0;
+    let mut dirs = vec![dir.path().join("cache/mesh-adopt")];
+    while let Some(at) = dirs.pop() {
+        for entry in std::fs::read_dir(&at).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                std::fs::remove_file(&path).unwrap();
+                fifo(&path);
+                replaced += 1;
+            }
+        }
+    }
+    assert!(replaced >= 4, "the cache held {replaced} files");
+    let again = ends(dir.path(), dir.path(), &["check", "--catalog-source", SOURCE]);
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+}
