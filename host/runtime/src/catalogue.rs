@@ -200,10 +200,11 @@ fn entry(
         );
     }
     ids_once(&parsed)
-        .and_then(|()| no_key_twice(&manifest))
         .with_context(|| format!("the `{name}` module's manifest `{}` is ambiguous", manifest_path.display()))?;
     well_formed(&manifest, &parsed)
         .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
+    no_key_twice(&manifest)
+        .with_context(|| format!("the `{name}` module's manifest `{}` is ambiguous", manifest_path.display()))?;
     crate::grants::within_ceiling(&parsed.adopt.grants)
         .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
     let plugin_file = &parsed.adopt.plugin;
