@@ -24,17 +24,31 @@ fn modules() -> Vec<String> {
     PHASE_THREE.map(String::from).to_vec()
 }
 
+/// Phase three's catalogue and foundation, written in a directory: what an installer has.
+struct PhaseThree<'a> {
+    dir: &'a Path,
+    catalogue: Catalogue,
+    foundation: Foundation,
+}
+
+impl PhaseThree<'_> {
+    fn at(dir: &Path) -> PhaseThree<'_> {
+        PhaseThree { dir, catalogue: Catalogue::at(dir), foundation: phase_three_in(dir) }
+    }
+
+    /// What an installer would build: a run of phase three on a fresh simulated mesh.
+    fn run(&self) -> Run<'_> {
+        let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(self.foundation.clone(), "node-1")));
+        Run::builder(host(), &self.catalogue, &self.foundation, mesh)
+            .credentials(Arc::new(Credentials::open(&self.dir.join("genesis/credentials"))))
+            .options(TestMesh::new().options)
+            .build()
+    }
+}
+
 /// What an installer would run: phase three on the simulated mesh, as a future.
 async fn adopt_phase_three(dir: &Path) -> RunReport {
-    let foundation = phase_three_in(dir);
-    let catalogue = Catalogue::at(dir);
-    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
-    Run::builder(host(), &catalogue, &foundation, mesh)
-        .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
-        .options(TestMesh::new().options)
-        .build()
-        .run(&modules(), Mode::Adopt)
-        .await
+    PhaseThree::at(dir).run().run(&modules(), Mode::Adopt).await
 }
 
 fn assert_all_adopted(report: &RunReport) {
@@ -76,27 +90,15 @@ fn the_wall_deadline_and_a_live_mesh_work_without_the_callers_timers() {
 #[test]
 fn a_synchronous_main_adopts_through_run_blocking() {
     let dir = tempfile::tempdir().unwrap();
-    let foundation = phase_three_in(dir.path());
-    let catalogue = Catalogue::at(dir.path());
-    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
-    let run = Run::builder(host(), &catalogue, &foundation, mesh)
-        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
-        .options(TestMesh::new().options)
-        .build();
-    assert_all_adopted(&run.run_blocking(&modules(), Mode::Adopt).unwrap());
+    let report = PhaseThree::at(dir.path()).run().run_blocking(&modules(), Mode::Adopt).unwrap();
+    assert_all_adopted(&report);
 }
 
 #[tokio::test]
 async fn run_blocking_called_from_async_code_does_not_panic() {
     let dir = tempfile::tempdir().unwrap();
-    let foundation = phase_three_in(dir.path());
-    let catalogue = Catalogue::at(dir.path());
-    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
-    let run = Run::builder(host(), &catalogue, &foundation, mesh)
-        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
-        .options(TestMesh::new().options)
-        .build();
-    assert_all_adopted(&run.run_blocking(&modules(), Mode::Adopt).unwrap());
+    let report = PhaseThree::at(dir.path()).run().run_blocking(&modules(), Mode::Adopt).unwrap();
+    assert_all_adopted(&report);
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -104,8 +106,7 @@ async fn a_run_cancelled_in_a_hanging_tell_ends_its_command_and_its_record_says_
     let standin = StandIn::new();
     std::fs::write(standin.path().join("hang-build"), "").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let foundation = phase_three_in(dir.path());
-    let catalogue = Catalogue::at(dir.path());
+    let phase_three = PhaseThree::at(dir.path());
     // The embedder's record: every event as a JSON line, as it happens.
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
     let into = lines.clone();
@@ -113,7 +114,7 @@ async fn a_run_cancelled_in_a_hanging_tell_ends_its_command_and_its_record_says_
         let line = serde_json::to_string(&event.to_event()).unwrap();
         into.lock().unwrap().push(line);
     })));
-    let run = Run::builder(host(), &catalogue, &foundation, standin.mesh(None))
+    let run = Run::builder(host(), &phase_three.catalogue, &phase_three.foundation, standin.mesh(None))
         .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
         .record(transcript.clone())
         .options(TestMesh::new().options)

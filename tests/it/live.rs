@@ -200,20 +200,8 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     let standin = StandIn::new();
     let config = standin.config(Some(nats.monitor));
     let catalogue = tempfile::tempdir().unwrap();
-    TestMesh::new().write_catalogue(catalogue.path());
-    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
     let record = catalogue.path().join("run.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
-        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--json"])
-        .arg("--config")
-        .arg(&config)
-        .arg("--catalogue")
-        .arg(catalogue.path())
-        .arg("--record")
-        .arg(&record)
-        .output()
-        .unwrap();
+    let out = live_run(&config, catalogue.path(), &["--json", "--record", record.to_str().unwrap()]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     // --json: every stdout line is an object; the run ends with each module's outcome, the
@@ -261,6 +249,23 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();
     assert_eq!((last["event"].as_str(), last["exit"].as_u64()), (Some("end"), Some(0)));
     assert!(!stdout.contains(SUPERUSER));
+}
+
+/// `mesh-adopt run --mesh live ARGS` on phase three's catalogue, written with its foundation
+/// in `catalogue`, against the stand-ins as `config` describes them: ready to run or spawn.
+fn live_run(config: &Path, catalogue: &Path, args: &[&str]) -> Command {
+    TestMesh::new().write_catalogue(catalogue);
+    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.join("foundation.json")).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"));
+    command
+        .env("XDG_CACHE_HOME", catalogue.join("cache"))
+        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .arg("--catalogue")
+        .arg(catalogue);
+    command
 }
 
 /// `mesh-adopt ARGS` against the live stand-ins, on a catalogue written in `dir`.
@@ -507,18 +512,8 @@ fn sigint_or_sigterm_during_a_hanging_tell_ends_the_run_within_two_seconds_and_r
         std::fs::write(standin.path().join("hang-build"), "").unwrap();
         let config = standin.config(None);
         let catalogue = tempfile::tempdir().unwrap();
-        TestMesh::new().write_catalogue(catalogue.path());
-        std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
         let record = catalogue.path().join("run.jsonl");
-        let child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-            .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "mesh-vault"])
-            .arg("--config")
-            .arg(&config)
-            .arg("--catalogue")
-            .arg(catalogue.path())
-            .arg("--record")
-            .arg(&record)
-            .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
+        let child = live_run(&config, catalogue.path(), &["mesh-vault", "--record", record.to_str().unwrap()])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -557,15 +552,7 @@ fn a_run_killed_outright_mid_push_leaves_no_control_plane_command_to_land_later(
     std::fs::write(standin.path().join("slow-push"), "3").unwrap();
     let config = standin.config(None);
     let catalogue = tempfile::tempdir().unwrap();
-    TestMesh::new().write_catalogue(catalogue.path());
-    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "mesh-vault"])
-        .arg("--config")
-        .arg(&config)
-        .arg("--catalogue")
-        .arg(catalogue.path())
-        .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
+    let mut child = live_run(&config, catalogue.path(), &["mesh-vault"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

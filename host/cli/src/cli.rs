@@ -565,7 +565,8 @@ impl Interrupts {
             };
             let _ = sent.send(signal);
             tokio::time::sleep(INTERRUPT_GRACE).await;
-            // Still here: the run did not get to stop itself.
+            // Still here: the run did not get to stop itself. What it started goes first.
+            mesh_adopt_live::end_every_command();
             if let Some((output, transcript)) = slot.get() {
                 output.interrupted(signal, transcript);
             }

@@ -9,7 +9,7 @@
 
 mod driver;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
@@ -153,20 +153,45 @@ fn capped(bytes: &[u8], cap: usize) -> String {
 #[derive(Clone, Default)]
 struct Group(Arc<Mutex<Option<u32>>>);
 
+/// Every command's group started and not yet finished, in this program: what
+/// [`end_every_command`] ends.
+static RUNNING: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
+
+fn running() -> std::sync::MutexGuard<'static, BTreeSet<u32>> {
+    RUNNING.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn kill_group(pid: u32) {
+    // The group may be gone already; there is nothing left to end then.
+    let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), nix::sys::signal::Signal::SIGKILL);
+}
+
+/// Ends every control-plane command this program started that has not finished, with its
+/// process group: for a program about to exit without unwinding its runs (the command line
+/// ending itself on an interrupt its run did not get to answer in time).
+pub fn end_every_command() {
+    for pid in std::mem::take(&mut *running()) {
+        kill_group(pid);
+    }
+}
+
 impl Group {
     fn started(&self, group: Option<u32>) {
         *self.0.lock().unwrap_or_else(|p| p.into_inner()) = group;
+        running().extend(group);
     }
 
     fn finished(&self) {
-        self.started(None);
+        if let Some(pid) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            running().remove(&pid);
+        }
     }
 
     /// Kills the group, if it was started and has not finished.
     fn kill(&self) {
         if let Some(pid) = self.0.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            // The group may be gone already; there is nothing left to end then.
-            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid as i32), nix::sys::signal::Signal::SIGKILL);
+            running().remove(&pid);
+            kill_group(pid);
         }
     }
 }
