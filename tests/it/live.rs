@@ -254,18 +254,22 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
 /// `mesh-adopt run --mesh live ARGS` on phase three's catalogue, written with its foundation
 /// in `catalogue`, against the stand-ins as `config` describes them: ready to run or spawn.
 fn live_run(config: &Path, catalogue: &Path, args: &[&str]) -> Command {
+    live_cli("run", config, catalogue, args)
+}
+
+/// As [`live_run`], for `command` (`check` or `run`).
+fn live_cli(command: &str, config: &Path, catalogue: &Path, args: &[&str]) -> Command {
     TestMesh::new().write_catalogue(catalogue);
     std::fs::copy(root().join("catalogue/foundation.json"), catalogue.join("foundation.json")).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"));
-    command
-        .env("XDG_CACHE_HOME", catalogue.join("cache"))
-        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"));
+    cli.env("XDG_CACHE_HOME", catalogue.join("cache"))
+        .args([command, "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
         .args(args)
         .arg("--config")
         .arg(config)
         .arg("--catalogue")
         .arg(catalogue);
-    command
+    cli
 }
 
 /// `mesh-adopt ARGS` against the live stand-ins, on a catalogue written in `dir`.
@@ -577,6 +581,27 @@ fn a_run_killed_outright_mid_push_leaves_no_control_plane_command_to_land_later(
     // Well past the three seconds the push would have taken: it never landed.
     std::thread::sleep(Duration::from_secs(4));
     assert!(!standin.path().join("images/mesh-vault").exists(), "the killed run's push landed after it");
+}
+
+#[test]
+fn a_container_engine_that_errs_or_hangs_is_not_taken_for_absent_containers() {
+    for trouble in ["engine-down", "engine-hangs"] {
+        let standin = StandIn::new();
+        std::fs::write(standin.path().join(trouble), "").unwrap();
+        // A short inspect timeout, so a hanging engine is given up on quickly.
+        let config = standin.config(None);
+        let text = std::fs::read_to_string(&config).unwrap() + "inspect_timeout_seconds = 1\n";
+        std::fs::write(&config, text).unwrap();
+        for command in ["check", "run"] {
+            let catalogue = tempfile::tempdir().unwrap();
+            let out = live_cli(command, &config, catalogue.path(), &["postgres"]).output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(1), "{trouble} {command}: {stdout}");
+            assert!(stdout.contains("preflight could not look at the mesh"), "{trouble} {command}: {stdout}");
+            assert!(stdout.contains("`mesh-store`"), "{trouble} {command}: {stdout}");
+            assert!(!standin.read("argv.log").contains("push"), "{trouble} {command}: it pushed");
+        }
+    }
 }
 
 #[tokio::test]

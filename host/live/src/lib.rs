@@ -347,8 +347,17 @@ impl Mesh for LiveMesh {
     async fn view(&self, containers: &[String]) -> MeshView {
         let mut view = MeshView { looked: true, ..MeshView::default() };
         for name in containers {
-            if let Ok(Some((state, volumes))) = self.inspect_spec(name).await {
-                view.containers.insert(name.clone(), ContainerSpec { image: state.image, volumes });
+            match self.inspect_spec(name).await {
+                Ok(Some((state, volumes))) => {
+                    view.containers.insert(name.clone(), ContainerSpec { image: state.image, volumes });
+                }
+                // Absent, as the engine says in its own words (`inspect_absent`).
+                Ok(None) => {}
+                // An engine that errs or hangs says nothing of the container: not "absent".
+                Err(e) => {
+                    view.unseen = Some(format!("the container engine could not say what `{name}` is: {e}"));
+                    break;
+                }
             }
         }
         view

@@ -414,18 +414,29 @@ impl Run<'_> {
         preflight.saved.mesh = self.mesh.summary();
         preflight.saved.effect = foreseen.as_ref().map(|f| f.prediction.lines()).unwrap_or_default();
         let predicted_broken = foreseen.as_ref().map(|f| f.broken.clone()).unwrap_or_default();
+        let unseen = foreseen.as_ref().and_then(|f| f.view.unseen.clone());
         let stale = match (&self.saved_plan, problems.is_empty()) {
             (Some(saved), true) => saved.first_difference(&preflight.saved),
             _ => None,
         };
         // A secret value a plugin showed while checking is a problem found before any effect,
         // like a refusal: nothing moves. (Looked for only when nothing else stops the run.)
-        let clear = mode == Mode::Adopt && problems.is_empty() && stale.is_none() && predicted_broken.is_empty();
+        let clear = mode == Mode::Adopt
+            && problems.is_empty()
+            && stale.is_none()
+            && predicted_broken.is_empty()
+            && unseen.is_none();
         let shown = if clear { self.secrets_shown() } else { Vec::new() };
         let mut violations = self.mesh.audit().violations;
         violations.extend(predicted_broken.iter().cloned());
         let adopting = clear && shown.is_empty();
-        if adopting {
+        if let Some(why) = &unseen {
+            // Checking or adopting, nothing is ready on a mesh preflight could not look at.
+            let because = format!("preflight could not look at the mesh: {why}; nothing was adopted");
+            for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
+                *outcome = ModuleOutcome::NotRun { because: because.clone() };
+            }
+        } else if adopting {
             violations = self.adopt_all(&mut outcomes, loaded, foreseen.as_ref()).await;
         } else if mode == Mode::Adopt {
             let because = match (stale, predicted_broken.first(), shown.first()) {
@@ -470,6 +481,8 @@ impl Run<'_> {
         }
         let rules = match &foreseen {
             None => RulesChecked::NotPredicted,
+            // A prediction from a mesh that could not be seen is no prediction.
+            Some(_) if unseen.is_some() => RulesChecked::NotPredicted,
             Some(_) if adopting && audit.observed => RulesChecked::Verified,
             Some(f) if adopting && f.view.looked && f.view.containers.values().all(|c| c.volumes.is_some()) => {
                 RulesChecked::Inspected

@@ -58,6 +58,9 @@ pub struct MeshView {
     /// Whether the backend looked at the node at all; when not (a recording answers only the
     /// plugins' calls), the containers genesis raised are taken as the bundle declares them.
     pub looked: bool,
+    /// Why the backend could not say what a container it was asked about is (an engine that
+    /// errs or hangs): no prediction stands on an unknown, so the run stops before any effect.
+    pub unseen: Option<String>,
 }
 
 /// What one push does to one container.

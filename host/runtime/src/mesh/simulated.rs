@@ -677,7 +677,7 @@ impl Mesh for SimulatedMesh {
                 }
             })
             .collect();
-        MeshView { containers, modules, complete: true, looked: true }
+        MeshView { containers, modules, complete: true, looked: true, unseen: None }
     }
 
     fn audit(&self) -> Audit {
