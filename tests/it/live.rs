@@ -584,6 +584,38 @@ fn a_run_killed_outright_mid_push_leaves_no_control_plane_command_to_land_later(
 }
 
 #[test]
+fn a_command_that_floods_its_output_is_kept_to_its_bound_in_memory() {
+    let standin = StandIn::new();
+    // A gibibyte to each of stdout and stderr, where the configuration keeps 256 KiB.
+    std::fs::write(standin.path().join("flood-assign"), "1024").unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    let record = catalogue.path().join("run.jsonl");
+    let mut child =
+        live_run(&config, catalogue.path(), &["mesh-vault", "--record", record.to_str().unwrap()]).spawn().unwrap();
+    let status_of = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Ok(status) = std::fs::read_to_string(&status_of) {
+            let hwm = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| {
+                v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()
+            });
+            peak_kib = peak_kib.max(hwm.unwrap_or(0));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0), "{}", std::fs::read_to_string(&record).unwrap_or_default());
+    assert!(peak_kib < 300 << 10, "the host grew to {} MiB", peak_kib >> 10);
+    // What the plugin was answered is the bound's worth.
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    let assign = recorded.lines().find(|l| l.contains("\"assign\"") && l.contains("\"call\"")).unwrap();
+    assert!(assign.len() < 300 << 10 && assign.contains("xxxx"), "{} bytes", assign.len());
+}
+
+#[test]
 fn a_container_engine_that_errs_or_hangs_is_not_taken_for_absent_containers() {
     for trouble in ["engine-down", "engine-hangs"] {
         let standin = StandIn::new();

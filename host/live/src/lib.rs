@@ -144,11 +144,6 @@ fn first_lines(text: &str) -> String {
     if lines.is_empty() { "(no error output)".into() } else { lines.join(" | ") }
 }
 
-/// Keeps at most `cap` bytes of `bytes`, as text.
-fn capped(bytes: &[u8], cap: usize) -> String {
-    String::from_utf8_lossy(&bytes[..bytes.len().min(cap)]).into_owned()
-}
-
 /// The process group of a command once started, shared by the caller and the driver's task.
 #[derive(Clone, Default)]
 struct Group(Arc<Mutex<Option<u32>>>);
@@ -229,13 +224,17 @@ async fn run_process(
     let mut child =
         command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
     group.started(child.id());
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let feed = async {
-        if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
-            // A process that exits without reading its input is answered by its status.
-            let _ = pipe.write_all(&bytes).await;
-            let _ = pipe.shutdown().await;
-        }
-        child.wait_with_output().await
+        let input = async {
+            if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+                // A process that exits without reading its input is answered by its status.
+                let _ = pipe.write_all(&bytes).await;
+                let _ = pipe.shutdown().await;
+            }
+        };
+        let ((), out, err) = tokio::join!(input, kept(stdout, output_bytes), kept(stderr, output_bytes));
+        child.wait().await.map(|status| (status, out, err))
     };
     let answer = tokio::time::timeout(timeout, feed).await;
     match &answer {
@@ -243,16 +242,33 @@ async fn run_process(
         Err(_) => group.kill(),
     }
     match answer {
-        Ok(Ok(output)) => Ok(Finished {
-            code: output.status.code(),
-            stdout: capped(&output.stdout, output_bytes),
-            stderr: capped(&output.stderr, output_bytes),
+        Ok(Ok((status, stdout, stderr))) => Ok(Finished {
+            code: status.code(),
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
         }),
         Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
         Err(_) => {
             Err(MeshError::TimedOut(format!("`{shown}` gave no answer within {}s and was stopped", timeout.as_secs())))
         }
     }
+}
+
+/// Reads `pipe` to its end, keeping at most `cap` bytes: the rest is read and dropped, so a
+/// command that floods its output neither fills the host's memory nor blocks on a full pipe.
+async fn kept(pipe: Option<impl tokio::io::AsyncRead + Unpin>, cap: usize) -> Vec<u8> {
+    use tokio::io::AsyncReadExt as _;
+    let mut kept = Vec::new();
+    let Some(mut pipe) = pipe else { return kept };
+    let mut chunk = vec![0; 16 << 10];
+    while let Ok(read) = pipe.read(&mut chunk).await {
+        if read == 0 {
+            break;
+        }
+        let room = cap.saturating_sub(kept.len());
+        kept.extend_from_slice(&chunk[..read.min(room)]);
+    }
+    kept
 }
 
 /// What a finished process said.
