@@ -158,3 +158,29 @@ fn fifos_in_place_of_the_compile_cache_s_files_hold_nothing_up() {
     let again = ends(dir.path(), dir.path(), &["check", "--catalog-source", SOURCE]);
     assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
 }
+
+#[test]
+fn a_scenario_found_in_a_catalogue_that_is_not_a_regular_file_is_refused_and_a_link_cycle_ends() {
+    let dir = catalogue();
+    let scenarios = dir.path().join("scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    let pipe = fifo(&scenarios.join("nobody-writes.toml"));
+    let out = ends(dir.path(), dir.path(), &["test"]);
+    refused(&out, &format!("`{pipe}` is not a regular file"));
+    std::fs::remove_file(&pipe).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", scenarios.join("endless.toml")).unwrap();
+    let out = ends(dir.path(), dir.path(), &["test"]);
+    refused(&out, "endless.toml` is not a regular file");
+    std::fs::remove_file(scenarios.join("endless.toml")).unwrap();
+    // A link back up the tree: each directory is searched once.
+    let shipped = crate::support::root().join("catalogue/scenarios/phase-three.toml");
+    std::fs::copy(shipped, scenarios.join("phase-three.toml")).unwrap();
+    std::fs::create_dir_all(scenarios.join("nested")).unwrap();
+    std::os::unix::fs::symlink("..", scenarios.join("nested/up")).unwrap();
+    let out = ends(dir.path(), dir.path(), &["test"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    let once = ends(dir.path(), dir.path(), &["test", scenarios.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(said.lines().last(), Some("1 passed, 0 failed"), "{said}");
+    assert_eq!(said, String::from_utf8_lossy(&once.stdout));
+}

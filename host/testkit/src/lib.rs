@@ -165,6 +165,9 @@ pub struct ScenarioFile {
     pub scenario: Scenario,
 }
 
+/// The largest scenario file read: real ones are a few hundred bytes.
+const SCENARIO_BYTES: u64 = 1 << 20;
+
 /// Finds scenario files: each PATH is a file, or a directory searched for `scenarios/*.toml`.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<ScenarioFile>> {
     let mut files = Vec::new();
@@ -172,7 +175,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<ScenarioFile>> {
         if path.is_file() {
             files.push(path.clone());
         } else if path.is_dir() {
-            collect(path, &mut files)?;
+            collect(path, &mut files, &mut Default::default())?;
         } else {
             bail!("no scenario file or directory at `{}`", path.display());
         }
@@ -189,11 +192,17 @@ fn is_build_directory(dir: &Path) -> bool {
     dir.file_name().is_some_and(|name| ["target", "node_modules", ".venv", "__pycache__"].iter().any(|n| name == *n))
 }
 
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+/// Collects the scenario files under `dir`, each directory searched once however many links
+/// lead to it (`visited` holds them resolved), so a link back up the tree ends the search.
+fn collect(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut std::collections::BTreeSet<PathBuf>) -> Result<()> {
+    let resolved = dir.canonicalize().with_context(|| format!("failed to read `{}`", dir.display()))?;
+    if !visited.insert(resolved) {
+        return Ok(());
+    }
     for entry in std::fs::read_dir(dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
         let path = entry?.path();
         if path.is_dir() && !is_build_directory(&path) {
-            collect(&path, files)?;
+            collect(&path, files, visited)?;
         } else if path.extension().is_some_and(|e| e == "toml")
             && path.parent().is_some_and(|p| p.ends_with("scenarios"))
         {
@@ -206,7 +215,10 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
 /// Reads one scenario, naming the file in any error. Its default module is the name of the
 /// directory holding `scenarios/`.
 pub fn read(path: &Path) -> Result<ScenarioFile> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("failed to read `{}`", path.display()))?;
+    let text = read_bounded(path, SCENARIO_BYTES)
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .and_then(|bytes| Ok(String::from_utf8(bytes)?))
+        .with_context(|| format!("failed to read the scenario `{}`", path.display()))?;
     let mut scenario: Scenario =
         toml::from_str(&text).with_context(|| format!("the scenario `{}` is malformed", path.display()))?;
     let owner = path
