@@ -594,12 +594,34 @@ fn a_credential_whose_value_is_in_a_planned_command_stops_preflight_naming_it() 
     // The superuser's password is a word the plans use: no command can be told without
     // showing it, so nothing runs, and the value is shown nowhere.
     let dir = catalogue();
-    std::fs::write(dir.path().join("genesis/credentials/store-superuser"), "node-1\n").unwrap();
+    std::fs::write(dir.path().join("genesis/credentials/store-superuser"), "modules/postgres\n").unwrap();
     let out = mesh_adopt(dir.path(), &["run", "-v", "--catalog-source", "https://git.mesh.test/catalogue.git"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(stdout.contains("holds the value of credential `store-superuser`"), "{stdout}");
-    assert!(!stdout.contains("tell assign node-1"), "a planned command was shown: {stdout}");
+    assert!(!stdout.contains("--path modules/postgres"), "a planned command was shown: {stdout}");
+}
+
+#[test]
+fn a_credential_given_in_an_option_is_refused_before_the_option_is_shown_or_recorded() {
+    let dir = catalogue();
+    let value = std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
+    let value = value.trim_end();
+    let record = dir.path().join("run.jsonl");
+    let url = format!("https://operator:{value}@git.mesh.test/c.git");
+    for args in [vec!["--catalog-source", url.as_str()], vec!["--catalog-source", SOURCE, "--node", value]] {
+        for style in [None, Some("--json")] {
+            let mut all = vec!["run", "--record", record.to_str().unwrap()];
+            all.extend(&args);
+            all.extend(style);
+            let out = mesh_adopt(dir.path(), &all);
+            let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            assert_eq!(out.status.code(), Some(2), "{said}");
+            assert!(said.contains("the genesis credential `store-superuser`"), "{said}");
+            assert!(!said.contains(value), "{said}");
+            assert!(!std::fs::read_to_string(&record).unwrap_or_default().contains(value));
+        }
+    }
 }
 
 #[test]

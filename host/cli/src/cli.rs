@@ -646,6 +646,23 @@ impl Session {
         Ok(Session { catalogue, foundation, credentials: Arc::new(site.credentials()), output, transcript })
     }
 
+    /// Refuses options (or a mesh's description) that hold a credential's value, before any
+    /// of it is shown or recorded: a run would have to print it, and a credential is never
+    /// shown. The error names the credential, never the value.
+    fn refuse_credentials_in(&self, options: &RunOptions, mesh: &dyn Mesh) -> Result<()> {
+        self.credentials.learn_all();
+        let shown = [options.node.clone(), options.source_words(), mesh.summary()];
+        for (what, text) in ["--node", "--catalog-source", "the mesh's description"].iter().zip(shown) {
+            if let (_, Some(name)) = self.credentials.redact(text) {
+                bail!(
+                    "{what} holds the value of the genesis credential `{name}`, which is never shown: it cannot be \
+                     a run's option (a password in a URL belongs to the builder's own credentials)"
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// A run of this site's catalogue on `mesh`, recorded to the session's output.
     fn run<'a>(&'a self, host: &'a PluginHost, mesh: Arc<dyn Mesh>, options: RunOptions) -> RunBuilder<'a> {
         Run::builder(host, &self.catalogue, &self.foundation, mesh)
@@ -678,6 +695,7 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(session.foundation.clone(), &options.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
     };
+    session.refuse_credentials_in(&options, mesh.as_ref())?;
     let output = &session.output;
     let command = if mode == Mode::Check { events::Command::Check } else { events::Command::Run };
     output.start(command, &modules, &options, mesh.as_ref());
@@ -769,6 +787,7 @@ async fn replay(args: ReplayArgs) -> Result<u8> {
     let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
     let options = args.site.options_over(recording.options)?;
+    session.refuse_credentials_in(&options, mesh.as_ref())?;
     let output = &session.output;
     output.start(events::Command::Replay, &modules, &options, mesh.as_ref());
     output.line(&format!(
