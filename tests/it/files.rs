@@ -115,6 +115,16 @@ fn a_plugin_linked_out_of_the_catalogue_is_refused_and_no_digest_of_it_shown() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains(&digest));
 }
 
+#[test]
+fn a_modules_directory_linked_out_of_the_catalogue_is_refused() {
+    let dir = catalogue();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::rename(dir.path().join("modules"), elsewhere.path().join("modules")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path().join("modules"), dir.path().join("modules")).unwrap();
+    let out = ends(dir.path(), dir.path(), &["check", "postgres", "--catalog-source", SOURCE]);
+    refused_stdout(&out, "outside the catalogue's modules");
+}
+
 /// Exit 2, with `mentions` in what the command printed for a person.
 fn refused_stdout(out: &Output, mentions: &str) {
     let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

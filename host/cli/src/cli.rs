@@ -838,6 +838,11 @@ async fn replay(args: ReplayArgs) -> Result<u8> {
 fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String>, Vec<CallEvent>)> {
     let mut modules: Vec<String> = Vec::new();
     for call in &calls {
+        // A recording is outside input too: the modules it names are held to what a name may be.
+        mesh_adopt_runtime::options::check_module_name(&call.module)
+            .map_err(|e| anyhow::anyhow!("the recording names a module `{}`: {e}", call.module.escape_debug()))?;
+    }
+    for call in &calls {
         if !modules.contains(&call.module) {
             modules.push(call.module.clone());
         }

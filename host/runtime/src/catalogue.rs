@@ -400,7 +400,10 @@ pub fn regular_file(path: &Path) -> Result<()> {
 /// or a manifest linked to `../../genesis/credentials/…` would have its digest shown and
 /// recorded. A path not there yet is left to the read that follows.
 fn inside(root: &Path, path: &Path) -> Result<()> {
-    let (Ok(root), Ok(resolved)) = (root.canonicalize(), path.canonicalize()) else { return Ok(()) };
+    // `modules/` itself is held to the catalogue too: a `modules` that is a link out of it is
+    // no more the catalogue's than a plugin linked out of it.
+    let anchored = root.parent().and_then(|top| Some(top.canonicalize().ok()?.join(root.file_name()?)));
+    let (Some(root), Ok(resolved)) = (anchored, path.canonicalize()) else { return Ok(()) };
     if resolved.starts_with(&root) {
         return Ok(());
     }
@@ -606,7 +609,21 @@ impl Foundation {
                         r.kind
                     );
                 }
+                for credential in &r.credentials {
+                    mesh_adopt_manifest::command::check_word("credential name", credential)
+                        .map_err(|e| anyhow::anyhow!("resource {index} (`{}`) names a credential: {e}", r.id))?;
+                }
                 runs_with.insert(r.id.clone(), r.credentials.clone());
+            }
+            if r.kind == "container" {
+                // What a plugin's commands and the node's keys are made of: held as a module's are.
+                if let Some(name) = &r.name {
+                    mesh_adopt_manifest::command::check_word("container name", name)
+                        .map_err(|e| anyhow::anyhow!("resource {index} (`{}`): {e}", r.id))?;
+                }
+                if r.image.as_deref().is_some_and(|image| image.trim().is_empty()) {
+                    bail!("resource {index} (`{}`, a container) names no image", r.id);
+                }
             }
             resources.push(match r.kind.as_str() {
                 "container" => FoundationResource::Container {

@@ -201,7 +201,7 @@ impl SavedPlan {
             ));
         }
         let grants_any = self.modules.iter().any(|m| !m.credentials_digest.is_empty());
-        if grants_any && self.credentials_key != now.credentials_key {
+        if grants_any && !self.credentials_key.eq_ignore_ascii_case(&now.credentials_key) {
             return Some(format!(
                 "the plan's credentials were digested with another plan key ({} when planned, {} here: made on \
                  another machine or by another user), so this run cannot check that they are the ones it was made \

@@ -51,12 +51,18 @@ impl PlanKey {
     /// The key kept in `dir`, made there (readable by this user only) the first time. Two
     /// processes making it at once agree on one: the first to place it wins, the other reads it.
     pub fn open(dir: &Path) -> Result<PlanKey> {
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("failed to make the directory of the plan key `{}`", dir.display()))?;
+        // Others who can write the directory could put a key of theirs in place.
+        private("the plan key's directory", dir, 0o022)?;
         let path = dir.join(KEY_FILE);
         if let Some(key) = Self::read(&path)? {
             return Ok(key);
         }
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("failed to make the directory of the plan key `{}`", dir.display()))?;
         let made = PlanKey::ephemeral();
         let mut file = tempfile::Builder::new()
             .prefix(".plan-key")
@@ -82,6 +88,8 @@ impl PlanKey {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e).with_context(|| format!("failed to read the plan key `{}`", path.display())),
         };
+        // A key others can read checks their guesses at a plan's credentials.
+        private("the plan key", path, 0o077)?;
         if !meta.is_file() || meta.len() != KEY_BYTES as u64 {
             bail!(
                 "the plan key `{}` is not a file of {KEY_BYTES} bytes: remove it and a new one is made (plans saved \
@@ -112,6 +120,26 @@ impl PlanKey {
         mac.update(bytes);
         hex(&mac.finalize().into_bytes())
     }
+}
+
+/// Refuses `path` unless this user owns it and none of the permission bits in `others` is
+/// set: the key is only as secret as the files that hold it.
+fn private(what: &str, path: &Path, others: u32) -> Result<()> {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let meta = std::fs::metadata(path).with_context(|| format!("failed to look at `{}`", path.display()))?;
+    // This process's user owns its /proc entry.
+    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
+    let mode = meta.permissions().mode() & 0o777;
+    if meta.uid() != me || mode & others != 0 {
+        bail!(
+            "{what} `{}` is not private to this user (owner {}, mode {mode:o}): a key others can read or \
+             replace checks guesses at a saved plan's credentials; make it this user's only (`chmod go-rwx`) or \
+             remove it, and make plans again",
+            path.display(),
+            meta.uid()
+        );
+    }
+    Ok(())
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -147,8 +175,25 @@ mod tests {
     fn a_key_file_of_the_wrong_size_is_refused_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(KEY_FILE), b"short").unwrap();
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(dir.path().join(KEY_FILE), std::fs::Permissions::from_mode(0o600)).unwrap();
         let error = format!("{:#}", PlanKey::open(dir.path()).unwrap_err());
         assert!(error.contains("plan-key") && error.contains("32 bytes"), "{error}");
+    }
+
+    #[test]
+    fn a_key_or_directory_others_can_read_or_write_is_refused() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        PlanKey::open(dir.path()).unwrap();
+        let key = dir.path().join(KEY_FILE);
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let error = format!("{:#}", PlanKey::open(dir.path()).unwrap_err());
+        assert!(error.contains("not private to this user") && error.contains("mode 644"), "{error}");
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let error = format!("{:#}", PlanKey::open(dir.path()).unwrap_err());
+        assert!(error.contains("mode 777"), "{error}");
     }
 
     #[test]

@@ -29,15 +29,18 @@ pub struct Recording {
     pub seed: Option<u64>,
 }
 
+/// The largest recording read: a run records at most `Limits::record_bytes` (16 MiB) of text
+/// a module, and phase three has three.
+pub const RECORDING_BYTES: u64 = 64 << 20;
+
 /// Reads a `--record` file through the stream's types (`docs/events.md`): its first line
 /// must be a `run` event of this program's schema version, every line an event of it.
 /// Keeps the run's options and seed and the calls that reached the mesh: credentials
 /// (answered by the host) and calls the host denied (never sent) are left out. Every
 /// problem names the file and the line.
 pub fn read_recording(path: &Path) -> Result<Recording> {
-    let mut text = String::new();
-    std::io::Read::read_to_string(&mut crate::catalogue::open_regular(path)?, &mut text)
-        .map_err(anyhow::Error::from)
+    let text = crate::catalogue::read_bounded(path, RECORDING_BYTES)
+        .and_then(|bytes| Ok(String::from_utf8(bytes)?))
         .with_context(|| format!("failed to read the recording `{}`", path.display()))?;
     let at = |number: usize| format!("line {number} of the recording `{}`", path.display());
     let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line)).filter(|(_, l)| !l.trim().is_empty());
