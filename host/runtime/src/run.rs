@@ -483,6 +483,8 @@ impl Run<'_> {
             None => RulesChecked::NotPredicted,
             // A prediction from a mesh that could not be seen is no prediction.
             Some(_) if unseen.is_some() => RulesChecked::NotPredicted,
+            // Checked after each push, when none landed, is checked after none.
+            Some(_) if !modules.iter().any(|m| self.transcript.pushed(m)) => RulesChecked::Predicted,
             Some(_) if adopting && audit.observed => RulesChecked::Verified,
             Some(f) if adopting && f.view.looked && f.view.containers.values().all(|c| c.volumes.is_some()) => {
                 RulesChecked::Inspected
