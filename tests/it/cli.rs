@@ -641,8 +641,9 @@ fn a_node_name_longer_than_a_host_name_is_refused_before_anything_runs() {
 /// each, and nothing of the contract: what takes long to compile and then cannot be used.
 fn slow_to_compile(functions: usize, length: usize) -> Vec<u8> {
     let body = "local.get 0 i32.const 7 i32.add i32.const 3 i32.mul local.set 0 ".repeat(length);
-    let funcs: String =
-        (0..functions).map(|i| format!("(func (export \"f{i}\") (param i32) (result i32) {body} local.get 0)\n")).collect();
+    let funcs: String = (0..functions)
+        .map(|i| format!("(func (export \"f{i}\") (param i32) (result i32) {body} local.get 0)\n"))
+        .collect();
     wat::parse_str(format!("(component (core module {funcs}))")).expect("the component's text parses")
 }
 
@@ -690,5 +691,8 @@ fn a_plugin_that_swallows_its_denials_is_not_adopted_and_the_summary_says_why_wi
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
     let summary = stdout.split("\nsummary\n").nth(1).expect("a summary");
     assert!(summary.contains("postgres") && !summary.contains("adopted   "), "{summary}");
-    assert!(summary.contains("not adopted: its plugin was denied `tell module add /postgres-module.json`"), "{summary}");
+    assert!(
+        summary.contains("not adopted: its plugin was denied `tell module add /postgres-module.json`"),
+        "{summary}"
+    );
 }

@@ -82,8 +82,7 @@ fn the_wall_deadline_and_a_live_mesh_work_without_the_callers_timers() {
     // A live mesh brings its own thread for its processes, their timeouts and its sleeps.
     let standin = StandIn::new();
     let dir = tempfile::tempdir().unwrap();
-    let (report, _) =
-        runtime.block_on(TestMesh::new().run_live(dir.path(), standin.mesh(None), &["mesh-vault"]));
+    let (report, _) = runtime.block_on(TestMesh::new().run_live(dir.path(), standin.mesh(None), &["mesh-vault"]));
     assert!(report.succeeded(), "{:?}", report.modules);
 }
 
@@ -139,11 +138,10 @@ async fn a_run_cancelled_in_a_hanging_tell_ends_its_command_and_its_record_says_
     }
     let lines = lines.lock().unwrap();
     let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
-    assert_eq!((last["event"].as_str(), last["signal"].as_str(), last["exit"].as_u64()), (
-        Some("interrupted"),
-        Some("cancelled"),
-        Some(130)
-    ));
+    assert_eq!(
+        (last["event"].as_str(), last["signal"].as_str(), last["exit"].as_u64()),
+        (Some("interrupted"), Some("cancelled"), Some(130))
+    );
     let done: Vec<String> = last["done"].as_array().unwrap().iter().map(|e| e["args"].to_string()).collect();
     assert!(done.iter().any(|d| d.contains("mesh-vault-module.json")), "{done:?}");
     assert!(!done.iter().any(|d| d.contains("\"build\"")), "the build never answered, so it is not done: {done:?}");

@@ -566,9 +566,8 @@ fn a_run_killed_outright_mid_push_leaves_no_control_plane_command_to_land_later(
         assert!(started.elapsed() < Duration::from_secs(60), "the push never started");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let control_plane = || {
-        standin_processes_alive(&standin).into_iter().filter(|p| p.contains("control-plane")).collect::<Vec<_>>()
-    };
+    let control_plane =
+        || standin_processes_alive(&standin).into_iter().filter(|p| p.contains("control-plane")).collect::<Vec<_>>();
     assert!(!control_plane().is_empty(), "the push is under way");
     // SIGKILL: no handler runs, nothing is dropped, no process group is signalled by the host.
     child.kill().unwrap();
@@ -597,9 +596,10 @@ fn a_command_that_floods_its_output_is_kept_to_its_bound_in_memory() {
     let mut peak_kib = 0u64;
     let status = loop {
         if let Ok(status) = std::fs::read_to_string(&status_of) {
-            let hwm = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| {
-                v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()
-            });
+            let hwm = status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
             peak_kib = peak_kib.max(hwm.unwrap_or(0));
         }
         if let Some(status) = child.try_wait().unwrap() {

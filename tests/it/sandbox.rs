@@ -312,9 +312,10 @@ async fn on_a_live_mesh_wasi_waits_have_their_own_bound_far_below_the_wall_deadl
         let mut mesh = TestMesh::new().with_plugin("postgres", plugin);
         mesh.host = Some(host);
         let started = Instant::now();
-        let (report, _) = tokio::time::timeout(HANG, mesh.run_live(catalogue.path(), standin.mesh(None), &["postgres"]))
-            .await
-            .expect("the run ended");
+        let (report, _) =
+            tokio::time::timeout(HANG, mesh.run_live(catalogue.path(), standin.mesh(None), &["postgres"]))
+                .await
+                .expect("the run ended");
         let took = started.elapsed();
         let failure = match &report.modules[0].1 {
             ModuleOutcome::Failed(stopped) => {

@@ -143,11 +143,14 @@ impl Deadline {
         let left = self.wasi_wait.saturating_sub(self.waited());
         let waited = std::pin::pin!(self.wait(what, duration));
         if !finished_within(waited, left).await {
-            self.mark(StopKind::Limit, format!(
-                "stopped: its WASI sleeps and polls took more than the {:?} of real time a call may spend in them \
+            self.mark(
+                StopKind::Limit,
+                format!(
+                    "stopped: its WASI sleeps and polls took more than the {:?} of real time a call may spend in them \
                  (limits.wasi_wait), in {what}; a plugin waits with the contract's `clock.sleep`",
-                self.wasi_wait
-            ));
+                    self.wasi_wait
+                ),
+            );
             std::future::pending::<()>().await;
         }
     }

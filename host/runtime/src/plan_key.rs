@@ -68,9 +68,9 @@ impl PlanKey {
             .prefix(".plan-key")
             .tempfile_in(dir)
             .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
-        file.write_all(&made.key).and_then(|()| file.as_file().sync_all()).with_context(|| {
-            format!("failed to write the plan key in `{}`", dir.display())
-        })?;
+        file.write_all(&made.key)
+            .and_then(|()| file.as_file().sync_all())
+            .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
         match file.persist_noclobber(&path) {
             Ok(_) => Ok(made),
             Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -101,7 +101,9 @@ impl PlanKey {
         crate::catalogue::open_regular(path)
             .and_then(|mut file| Ok(std::io::Read::read_to_end(&mut file, &mut bytes)?))
             .with_context(|| format!("failed to read the plan key `{}`", path.display()))?;
-        let key = bytes.try_into().map_err(|_| anyhow::anyhow!("the plan key `{}` changed as it was read", path.display()))?;
+        let key = bytes
+            .try_into()
+            .map_err(|_| anyhow::anyhow!("the plan key `{}` changed as it was read", path.display()))?;
         Ok(Some(PlanKey { key }))
     }
 

@@ -471,9 +471,8 @@ impl PluginHost {
             );
         }
         let digest = sha256_hex(&bytes);
-        let component = self
-            .compile(&bytes)
-            .with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
+        let component =
+            self.compile(&bytes).with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
         let ty = component.component_type();
         let imports: Vec<String> = ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
         let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();

@@ -200,11 +200,7 @@ impl Transcript {
         events::Event::Interrupted(events::InterruptedEvent {
             signal: why.to_string(),
             exit: events::EXIT_INTERRUPTED,
-            done: self
-                .all_effects()
-                .into_iter()
-                .map(|(module, request)| events::Effect { module, request })
-                .collect(),
+            done: self.all_effects().into_iter().map(|(module, request)| events::Effect { module, request }).collect(),
         })
     }
 
