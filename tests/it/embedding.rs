@@ -146,3 +146,36 @@ async fn a_run_cancelled_in_a_hanging_tell_ends_its_command_and_its_record_says_
     assert!(done.iter().any(|d| d.contains("mesh-vault-module.json")), "{done:?}");
     assert!(!done.iter().any(|d| d.contains("\"build\"")), "the build never answered, so it is not done: {done:?}");
 }
+
+/// Drives `future` on this thread with no runtime at all: what any executor at least does.
+fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut context = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let std::task::Poll::Ready(value) = future.as_mut().poll(&mut context) {
+            return value;
+        }
+        std::thread::park();
+    }
+}
+
+#[test]
+fn phase_three_adopts_driven_by_an_executor_that_is_not_tokio() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_all_adopted(&block_on(adopt_phase_three(dir.path())));
+    // And the wall deadline's watchdog still stops a plugin sleeping a year.
+    let ran = block_on(TestMesh::new().with_plugin("postgres", "clock_sleeps_a_year").run());
+    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::StopKind::WallTime);
+    // And a live mesh, whose processes, timeouts and sleeps are its own thread's.
+    let standin = StandIn::new();
+    let dir = tempfile::tempdir().unwrap();
+    let (report, _) = block_on(TestMesh::new().run_live(dir.path(), standin.mesh(None), &["mesh-vault"]));
+    assert!(report.succeeded(), "{:?}", report.modules);
+}
