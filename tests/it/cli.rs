@@ -696,3 +696,39 @@ fn a_plugin_that_swallows_its_denials_is_not_adopted_and_the_summary_says_why_wi
         "{summary}"
     );
 }
+
+#[test]
+fn a_credential_value_in_the_catalogue_is_never_written_out_whoever_would_write_it() {
+    // A manifest whose image is the superuser's password: the host's own words about the
+    // manifest (the predicted effect, the changes) would show it.
+    let dir = catalogue();
+    let value = std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
+    let value = value.trim_end().to_string();
+    let manifest = dir.path().join("modules/mesh-vault/manifest.json");
+    let mut edited: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    edited["resources"][0]["image"] = value.clone().into();
+    std::fs::write(&manifest, edited.to_string()).unwrap();
+    let record = dir.path().join("run.jsonl");
+    for style in [None, Some("--json"), Some("-v")] {
+        let mut args = vec!["run", "mesh-vault", "--catalog-source", SOURCE, "--record", record.to_str().unwrap()];
+        args.extend(style);
+        let out = mesh_adopt(dir.path(), &args);
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(!said.contains(&value), "{said}");
+        assert!(said.contains("<secret store-superuser>"), "{said}");
+        assert!(!std::fs::read_to_string(&record).unwrap().contains(&value));
+    }
+    // Nor is a plan holding it written.
+    let plan = dir.path().join("plan.json");
+    let out =
+        mesh_adopt(dir.path(), &["check", "mesh-vault", "--catalog-source", SOURCE, "--out", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no plan was written"), "{}", text(&out.stderr));
+    assert!(!plan.exists());
+    // Nor an error quoting a configuration line that holds it.
+    let config = dir.path().join("bad.toml");
+    std::fs::write(&config, format!("control = [\"a\"]\ninspect_absent = 5 # {value}\n")).unwrap();
+    let out = mesh_adopt(dir.path(), &["check", "--mesh", "live", "--config", config.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!format!("{}{}", text(&out.stdout), text(&out.stderr)).contains(&value));
+}

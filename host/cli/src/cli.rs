@@ -683,6 +683,7 @@ fn plan_key() -> Result<PlanKey> {
 /// to `--plan` when given).
 async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let mut interrupts = Interrupts::take_over();
+    crate::output::redact_with(Arc::new(args.site.credentials()));
     args.refuse_misplaced(mode)?;
     let modules = args.modules()?;
     args.check_outputs()?;
@@ -725,6 +726,16 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     };
     let code = report.exit_code();
     if let (Some(out), 0) = (&args.out, code) {
+        // What the plans were made from is the operator's catalogue: a credential's value in
+        // it (an image named after it) would be written out, so no plan is.
+        let text = serde_json::to_string(&report.made_from)?;
+        if let (_, Some(name)) = session.credentials.redact(text) {
+            bail!(
+                "no plan was written to `{}`: what the plans were made from holds the value of the genesis \
+                 credential `{name}`",
+                out.display()
+            );
+        }
         report.made_from.write(out)?;
         output.plan_saved(out);
     }
@@ -771,6 +782,7 @@ fn host_with_cache(limits: Limits, no_cache: bool, cache: Option<&std::path::Pat
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
 async fn replay(args: ReplayArgs) -> Result<u8> {
     let mut interrupts = Interrupts::take_over();
+    crate::output::redact_with(Arc::new(args.site.credentials()));
     let recording = read_recording(&args.recording)?;
     let (modules, calls) = replayed(recording.calls, args.module.as_deref())?;
     let overrides = match (&args.plugin, modules.as_slice()) {

@@ -269,6 +269,7 @@ impl Recording {
     }
 
     fn write_line(&self, line: &str) {
+        let line = redacted(line);
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         let written = writeln!(file, "{line}").and_then(|()| file.flush());
         if let Err(e) = written {
@@ -284,6 +285,7 @@ impl Recording {
 /// the program: a run goes on to its end, so nothing is left half-done, and says once on
 /// stderr what happened.
 pub fn emit(line: &str) {
+    let line = &redacted(line);
     let writer = STDOUT_WRITER.get_or_init(|| {
         let (lines, waiting) = std::sync::mpsc::channel::<String>();
         let thread = std::thread::Builder::new().name("mesh-adopt-stdout".into()).spawn(move || {
@@ -338,8 +340,30 @@ static STDOUT_WRITER: std::sync::OnceLock<StdoutWriter> = std::sync::OnceLock::n
 /// Writes a line to stderr; a stderr that cannot be written (full, closed) is no reason to
 /// stop the program.
 pub fn emit_err(line: &str) {
+    let line = redacted(line);
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{line}");
+}
+
+/// The genesis credentials whose values no line the program writes may hold, whatever
+/// produced the line: a plugin, the host's own words about a manifest, an error quoting an
+/// input. The runtime scrubs what passes through a run; this is the last place a value is
+/// caught before it leaves the program.
+static REDACTOR: std::sync::OnceLock<std::sync::Arc<mesh_adopt_runtime::Credentials>> = std::sync::OnceLock::new();
+
+/// Makes every line written from now on (stdout, stderr, the record) free of `credentials`'
+/// values; the first call wins.
+pub fn redact_with(credentials: std::sync::Arc<mesh_adopt_runtime::Credentials>) {
+    credentials.learn_all();
+    let _ = REDACTOR.set(credentials);
+}
+
+/// `line` with every credential value replaced by its name.
+pub fn redacted(line: &str) -> String {
+    match REDACTOR.get() {
+        Some(credentials) => credentials.redact(line.to_string()).0,
+        None => line.to_string(),
+    }
 }
 
 /// Prints a formatted line through [`emit_err`]: what the CLI prints instead of

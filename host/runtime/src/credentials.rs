@@ -305,14 +305,38 @@ impl Credentials {
                 scrubbed = scrubbed.replace(value.as_str(), &format!("<secret {name}>"));
                 found.get_or_insert_with(|| name.clone());
             }
+            // Text cut at a limit may end part-way through a value: what is left of it is as
+            // good as the value to a guesser, so a tail of it long enough to tell goes too.
+            if let Some(cut) = cut_value_at_end(&scrubbed, value) {
+                scrubbed.truncate(cut);
+                scrubbed.push_str(&format!("<secret {name}, cut>"));
+                found.get_or_insert_with(|| name.clone());
+            }
         }
         (scrubbed, found)
     }
 }
 
+/// Where `text` ends with the start of `value` (at least [`SCRUBBED_CHARS`] of it, short of
+/// the whole), the offset that start begins at.
+fn cut_value_at_end(text: &str, value: &str) -> Option<usize> {
+    let chars: Vec<(usize, char)> = value.char_indices().collect();
+    (SCRUBBED_CHARS..chars.len()).rev().find_map(|kept| {
+        let prefix = &value[..chars[kept].0];
+        text.ends_with(prefix).then(|| text.len() - prefix.len())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_cut_at_the_end_of_a_text_is_redacted_as_far_as_it_goes() {
+        assert_eq!(cut_value_at_end("aaa genesis-sup", "genesis-superuser"), Some(4));
+        assert_eq!(cut_value_at_end("aaa genes", "genesis-superuser"), None, "shorter than a secret is told");
+        assert_eq!(cut_value_at_end("aaa genesis-superuser", "genesis-superuser"), None, "whole: redacted as such");
+    }
 
     #[test]
     fn reads_inside_and_refuses_escapes() {
