@@ -634,6 +634,18 @@ fn a_container_engine_that_errs_or_hangs_is_not_taken_for_absent_containers() {
             assert!(!standin.read("argv.log").contains("push"), "{trouble} {command}: it pushed");
         }
     }
+    // Down once the push is made: the check after it names the engine's failure, not a
+    // container missing from the node.
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("engine-down-after-push"), "").unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    let out = live_run(&config, catalogue.path(), &["postgres", "--wait", "2s"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("the node could not be looked at"), "{stdout}");
+    assert!(stdout.contains("Cannot connect to the Docker daemon"), "{stdout}");
+    assert!(!stdout.contains("is not on the node"), "{stdout}");
 }
 
 #[tokio::test]

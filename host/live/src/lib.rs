@@ -254,6 +254,29 @@ async fn run_process(
     }
 }
 
+/// An inspect answer's words: the image, `true` or `false`, then `mounts` and each mount (the
+/// older form stops after the second word). Anything else is no answer to act on: a warning
+/// line, an empty answer, a third word that is not `mounts`.
+fn read_inspect_answer(answer: &str) -> Result<(ContainerState, Option<Vec<String>>), &'static str> {
+    let mut lines = answer.lines().filter(|l| !l.trim().is_empty());
+    let (Some(line), None) = (lines.next(), lines.next()) else {
+        return Err("it is to be one line");
+    };
+    let mut words = line.split_whitespace();
+    let image = words.next().ok_or("it names no image")?.to_string();
+    let running = match words.next() {
+        Some("true") => true,
+        Some("false") => false,
+        _ => return Err("its second word is to be `true` or `false`"),
+    };
+    let mounts = match words.next() {
+        None => None,
+        Some("mounts") => Some(words.map(String::from).collect()),
+        Some(_) => return Err("its third word, when there is one, is to be `mounts`"),
+    };
+    Ok((ContainerState { image, running }, mounts))
+}
+
 /// Reads `pipe` to its end, keeping at most `cap` bytes: the rest is read and dropped, so a
 /// command that floods its output neither fills the host's memory nor blocks on a full pipe.
 async fn kept(pipe: Option<impl tokio::io::AsyncRead + Unpin>, cap: usize) -> Vec<u8> {
@@ -325,11 +348,13 @@ impl LiveMesh {
                 first_lines(&done.stderr)
             )));
         }
-        let mut words = done.stdout.split_whitespace();
-        let image = words.next().unwrap_or_default().to_string();
-        let running = words.next().is_none_or(|w| w == "true");
-        let mounts = (words.next() == Some("mounts")).then(|| words.map(String::from).collect());
-        Ok(Some((ContainerState { image, running }, mounts)))
+        read_inspect_answer(&done.stdout).map(Some).map_err(|why| {
+            MeshError::Failed(format!(
+                "`{}` answered `{}`, which is not `IMAGE RUNNING [mounts HOST:INSIDE…]`: {why}",
+                argv.join(" "),
+                first_lines(&done.stdout)
+            ))
+        })
     }
 }
 
@@ -428,5 +453,22 @@ impl Mesh for LiveMesh {
     async fn sleep(&self, duration: Duration) {
         // On the driver's runtime, whose timers are there whatever the caller's executor has.
         let _ = driver::on_driver(tokio::time::sleep(duration)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_inspect_answer_is_read_only_in_its_stated_forms() {
+        let (state, mounts) = read_inspect_answer("nats:2 true mounts /a:/b /c:/d\n").unwrap();
+        assert_eq!((state.image.as_str(), state.running), ("nats:2", true));
+        assert_eq!(mounts, Some(vec!["/a:/b".to_string(), "/c:/d".to_string()]));
+        let (state, mounts) = read_inspect_answer("nats:2 false").unwrap();
+        assert_eq!((state.running, mounts), (false, None));
+        for odd in ["", "nats:2", "nats:2 maybe", "nats:2 true extra", "WARNING: x\nnats:2 true"] {
+            assert!(read_inspect_answer(odd).is_err(), "{odd:?} was taken as an answer");
+        }
     }
 }

@@ -571,7 +571,11 @@ impl Run<'_> {
             if !view.looked {
                 return Vec::new();
             }
-            let differences = crate::effect::landed_differences(&push.after, &view);
+            // A node that could not be seen is no node found wrong: said as what it is.
+            let differences = match &view.unseen {
+                Some(why) => vec![format!("the node could not be looked at: {why}")],
+                None => crate::effect::landed_differences(&push.after, &view),
+            };
             let waited = self.mesh.now().saturating_sub(started);
             if differences.is_empty() {
                 return Vec::new();
