@@ -295,32 +295,17 @@ pub const SOURCE_SECTION: &str = "mesh-adopt:source";
 /// Reads only the top level's section headers; anything that is not a well-formed binary
 /// has none.
 pub fn source_identity(component: &[u8]) -> Option<&str> {
-    /// An unsigned LEB128 of at most 32 bits at the start of `bytes`, and what follows it.
-    fn leb128(bytes: &[u8]) -> Option<(usize, &[u8])> {
-        let mut value: u64 = 0;
-        for (at, byte) in bytes.iter().enumerate().take(5) {
-            value |= u64::from(byte & 0x7f) << (7 * at);
-            if byte & 0x80 == 0 {
-                return Some((usize::try_from(u32::try_from(value).ok()?).ok()?, &bytes[at + 1..]));
-            }
-        }
-        None
+    if !component.starts_with(b"\0asm") {
+        return None;
     }
-    let mut rest = component.strip_prefix(b"\0asm")?.get(4..)?;
-    let mut found = None;
-    while let Some((&id, after_id)) = rest.split_first() {
-        let (size, after_size) = leb128(after_id)?;
-        let (content, after) = after_size.split_at_checked(size)?;
-        if id == 0 {
-            let (name_length, named) = leb128(content)?;
-            let (name, payload) = named.split_at_checked(name_length)?;
-            if name == SOURCE_SECTION.as_bytes() {
-                found = std::str::from_utf8(payload).ok().filter(|p| p.starts_with("sha256:"));
-            }
-        }
-        rest = after;
-    }
-    found
+    let sections = mesh_adopt_runtime::runtime::sections(component)?;
+    sections
+        .into_iter()
+        .filter(|(id, _)| *id == 0)
+        .filter_map(|(_, content)| mesh_adopt_runtime::runtime::custom_section(content))
+        .filter(|(name, _)| *name == SOURCE_SECTION.as_bytes())
+        .filter_map(|(_, payload)| std::str::from_utf8(payload).ok().filter(|p| p.starts_with("sha256:")))
+        .last()
 }
 
 /// The nearest `relative` path at or above `dir`: where a package manager or a virtual

@@ -368,6 +368,11 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
     use std::io::Read;
     let file = open_regular(path)?;
+    // Refused before reading, where the file says its size.
+    let size = file.metadata()?.len();
+    if size > limit {
+        bail!("it is {size} bytes, larger than the {limit} bytes allowed");
+    }
     let mut bytes = Vec::new();
     file.take(limit + 1).read_to_end(&mut bytes)?;
     within_bound(&bytes, limit)?;

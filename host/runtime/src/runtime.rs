@@ -109,13 +109,64 @@ fn check_pin(path: &Path, digest: &str, pin: Option<&str>) -> Result<()> {
     }
 }
 
-/// A plugin file's bytes: a regular file, opened without waiting on anything else.
+/// The largest plugin read: an interpreter and its standard library (componentize-py's are
+/// about 18 MB) with room to grow, far below what would strain memory.
+pub const PLUGIN_BYTES: u64 = 256 << 20;
+
+/// A plugin file's bytes: a regular file of at most [`PLUGIN_BYTES`], opened without waiting
+/// on anything else.
 fn read_plugin(path: &Path) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    crate::catalogue::open_regular(path)
-        .and_then(|mut file| Ok(std::io::Read::read_to_end(&mut file, &mut bytes)?))
-        .with_context(|| format!("failed to read plugin `{}`", path.display()))?;
-    Ok(bytes)
+    crate::catalogue::read_bounded(path, PLUGIN_BYTES)
+        .with_context(|| format!("failed to read plugin `{}`", path.display()))
+}
+
+/// Refuses bytes that are not framed as a component, before any digest of them is taken: its
+/// preamble, then sections (an id, a size, that many bytes) that end exactly where the file
+/// does. A file cut short, junk after a preamble, anything else: no digest of it is shown.
+fn looks_like_a_component(path: &Path, bytes: &[u8]) -> Result<()> {
+    let not = |why: &str| {
+        anyhow!("plugin `{}` is not a WebAssembly component: {why}; build it for `wasm32-wasip2`", path.display())
+    };
+    if !bytes.starts_with(COMPONENT_PREAMBLE) {
+        return Err(not("it does not begin as one (`\\0asm`, version 13, layer 1)"));
+    }
+    if sections(bytes).is_none() {
+        return Err(not("its sections do not fit in it (cut short, or not sections at all)"));
+    }
+    Ok(())
+}
+
+/// An unsigned LEB128 of at most 32 bits at the start of `bytes`, and what follows it.
+fn leb128(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let mut value: u64 = 0;
+    for (at, byte) in bytes.iter().enumerate().take(5) {
+        value |= u64::from(byte & 0x7f) << (7 * at);
+        if byte & 0x80 == 0 {
+            return Some((usize::try_from(u32::try_from(value).ok()?).ok()?, &bytes[at + 1..]));
+        }
+    }
+    None
+}
+
+/// The top-level sections of a WebAssembly binary after its 8-byte preamble, each as its id
+/// and its content; `None` when they do not end exactly where the bytes do. Only the framing
+/// is read: what a file is before it is trusted enough to be compiled or digested.
+pub fn sections(binary: &[u8]) -> Option<Vec<(u8, &[u8])>> {
+    let mut rest = binary.get(8..)?;
+    let mut found = Vec::new();
+    while let Some((&id, after_id)) = rest.split_first() {
+        let (size, after_size) = leb128(after_id)?;
+        let (content, after) = after_size.split_at_checked(size)?;
+        found.push((id, content));
+        rest = after;
+    }
+    Some(found)
+}
+
+/// A custom section's (id 0) name and payload.
+pub fn custom_section(content: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (length, named) = leb128(content)?;
+    named.split_at_checked(length)
 }
 
 /// A plugin compiled and linked, ready to instantiate.
@@ -304,13 +355,7 @@ impl PluginHost {
         }
         let bytes = read_plugin(path)?;
         // Before any digest of it is taken, shown or recorded: the file may be anything.
-        if !bytes.starts_with(COMPONENT_PREAMBLE) {
-            anyhow::bail!(
-                "plugin `{}` is not a WebAssembly component: it does not begin as one (`\\0asm`, version 13, layer \
-                 1); build it for `wasm32-wasip2`",
-                path.display()
-            );
-        }
+        looks_like_a_component(path, &bytes)?;
         let digest = sha256_hex(&bytes);
         // Checked before compiling: a file the manifest does not pin is never compiled.
         check_pin(path, &digest, pin)?;
@@ -463,13 +508,7 @@ impl PluginHost {
     pub fn describe(&self, path: &Path) -> Result<PluginInfo> {
         let bytes = read_plugin(path)?;
         // Before any digest of it is taken, shown or recorded: the file may be anything.
-        if !bytes.starts_with(COMPONENT_PREAMBLE) {
-            anyhow::bail!(
-                "plugin `{}` is not a WebAssembly component: it does not begin as one (`\\0asm`, version 13, layer \
-                 1); build it for `wasm32-wasip2`",
-                path.display()
-            );
-        }
+        looks_like_a_component(path, &bytes)?;
         let digest = sha256_hex(&bytes);
         let component =
             self.compile(&bytes).with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
