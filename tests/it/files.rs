@@ -194,3 +194,21 @@ fn a_scenario_found_in_a_catalogue_that_is_not_a_regular_file_is_refused_and_a_l
     assert_eq!(said.lines().last(), Some("1 passed, 0 failed"), "{said}");
     assert_eq!(said, String::from_utf8_lossy(&once.stdout));
 }
+
+#[test]
+fn a_credential_that_cannot_be_read_stops_the_run_before_anything_is_shown() {
+    let dir = catalogue();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("value"), "another-secret-value-999\n").unwrap();
+    let credentials = dir.path().join("genesis/credentials");
+    std::os::unix::fs::symlink(outside.path().join("value"), credentials.join("linked-out")).unwrap();
+    // The value would be the node's name, shown in every line: the run never gets that far.
+    let out =
+        ends(dir.path(), dir.path(), &["check", "--catalog-source", SOURCE, "--node", "another-secret-value-999"]);
+    refused(&out, "the credentials directory holds `linked-out`, which cannot be read as a credential");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("another-secret-value-999"));
+    std::fs::remove_file(credentials.join("linked-out")).unwrap();
+    fifo(&credentials.join("a-fifo"));
+    let out = ends(dir.path(), dir.path(), &["run", "--catalog-source", SOURCE]);
+    refused(&out, "`a-fifo`, which cannot be read as a credential");
+}

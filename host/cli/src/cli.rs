@@ -672,6 +672,21 @@ impl Session {
     }
 }
 
+/// Learns every credential's value before anything is written, so that no line the program
+/// writes can hold one ([`crate::output::redact_with`]); refuses a credentials directory with
+/// an entry that cannot be read, whose value could then not be kept from being shown.
+fn guard_credentials(site: &SiteArgs) -> Result<()> {
+    let credentials = Arc::new(site.credentials());
+    crate::output::redact_with(credentials.clone());
+    if let Some((name, why)) = credentials.unreadable().into_iter().next() {
+        bail!(
+            "the credentials directory holds `{name}`, which cannot be read as a credential ({why}): its value could \
+             not be kept from being shown; make it a regular file of at most 64 KiB, or move it out"
+        );
+    }
+    Ok(())
+}
+
 /// The key saved plans' credentials are digested with, kept with this user's state.
 fn plan_key() -> Result<PlanKey> {
     let dir = PlanKey::default_dir()
@@ -683,7 +698,7 @@ fn plan_key() -> Result<PlanKey> {
 /// to `--plan` when given).
 async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let mut interrupts = Interrupts::take_over();
-    crate::output::redact_with(Arc::new(args.site.credentials()));
+    guard_credentials(&args.site)?;
     args.refuse_misplaced(mode)?;
     let modules = args.modules()?;
     args.check_outputs()?;
@@ -782,7 +797,7 @@ fn host_with_cache(limits: Limits, no_cache: bool, cache: Option<&std::path::Pat
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
 async fn replay(args: ReplayArgs) -> Result<u8> {
     let mut interrupts = Interrupts::take_over();
-    crate::output::redact_with(Arc::new(args.site.credentials()));
+    guard_credentials(&args.site)?;
     let recording = read_recording(&args.recording)?;
     let (modules, calls) = replayed(recording.calls, args.module.as_deref())?;
     let overrides = match (&args.plugin, modules.as_slice()) {

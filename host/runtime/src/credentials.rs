@@ -36,6 +36,8 @@ pub struct Credentials {
     /// has read them. Each pair is held once, however many sites of a fleet read it. Only
     /// values that are text are kept: text can only contain those.
     handed_out: Mutex<BTreeSet<(String, String)>>,
+    /// What the last [`Credentials::learn_all`] could not read; see [`Credentials::unreadable`].
+    unreadable: Mutex<Vec<(String, String)>>,
     /// Every usable credential's value as [`Credentials::learn_all`] last read it, by name:
     /// what reads are served from until it reads again. A name not in it (not learnt yet, or
     /// not usable when it was) is read from the source.
@@ -124,7 +126,12 @@ impl Credentials {
     }
 
     fn from_source(source: Source) -> Credentials {
-        Credentials { source, handed_out: Mutex::new(BTreeSet::new()), learnt: Mutex::new(HashMap::new()) }
+        Credentials {
+            source,
+            handed_out: Mutex::new(BTreeSet::new()),
+            unreadable: Mutex::new(Vec::new()),
+            learnt: Mutex::new(HashMap::new()),
+        }
     }
 
     /// Credentials read from memory, checked when asked for exactly as files are (present, a
@@ -166,13 +173,35 @@ impl Credentials {
     /// values read are what the run's reads are served from, until this reads again.
     pub fn learn_all(&self) {
         let mut learnt = HashMap::new();
+        let mut unreadable = Vec::new();
         for name in self.names().unwrap_or_default() {
-            if let Ok(value) = self.read_value(&name) {
-                self.remember(&name, &value);
-                learnt.insert(name, value);
+            match self.read_value(&name) {
+                Ok(value) => {
+                    self.remember(&name, &value);
+                    learnt.insert(name, value);
+                }
+                // A directory or an empty file holds no value to keep from being shown.
+                Err(_) if self.is_directory(&name) => {}
+                Err(why) if why.contains("empty or only whitespace") => {}
+                Err(why) => unreadable.push((name, why)),
             }
         }
         *self.learnt.lock().unwrap_or_else(|p| p.into_inner()) = learnt;
+        *self.unreadable.lock().unwrap_or_else(|p| p.into_inner()) = unreadable;
+    }
+
+    /// The entries [`Credentials::learn_all`] found but could not read as credentials (a FIFO,
+    /// a link leading out of the directory, a file too large), with why: whatever value they
+    /// hold cannot be kept from being shown, so a program refuses to run beside them.
+    pub fn unreadable(&self) -> Vec<(String, String)> {
+        self.unreadable.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn is_directory(&self, name: &str) -> bool {
+        match &self.source {
+            Source::Directory { dir: Ok(dir), .. } => dir.metadata(name).is_ok_and(|m| m.is_dir()),
+            _ => false,
+        }
     }
 
     /// The name of every entry there is, credential or not, or why they cannot be listed.
