@@ -301,11 +301,11 @@ pub fn source_identity(component: &[u8]) -> Option<&str> {
     let sections = mesh_adopt_runtime::runtime::sections(component)?;
     sections
         .into_iter()
+        .rev()
         .filter(|(id, _)| *id == 0)
         .filter_map(|(_, content)| mesh_adopt_runtime::runtime::custom_section(content))
         .filter(|(name, _)| *name == SOURCE_SECTION.as_bytes())
-        .filter_map(|(_, payload)| std::str::from_utf8(payload).ok().filter(|p| p.starts_with("sha256:")))
-        .last()
+        .find_map(|(_, payload)| std::str::from_utf8(payload).ok().filter(|p| p.starts_with("sha256:")))
 }
 
 /// The nearest `relative` path at or above `dir`: where a package manager or a virtual
