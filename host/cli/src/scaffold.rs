@@ -172,7 +172,20 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
     if !catalogue.is_dir() {
         bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", catalogue.display());
     }
-    let module_dir = crate::build::lexically_normal(&catalogue.join("modules").join(module));
+    // A `modules/` that is a link out of the catalogue is no place for its modules: check and
+    // run refuse such a catalogue, so nothing is written there either.
+    let modules = catalogue.join("modules");
+    if let (Ok(top), Ok(resolved)) = (catalogue.canonicalize(), modules.canonicalize())
+        && resolved != top.join("modules")
+    {
+        bail!(
+            "the catalogue's `{}` leads, through a link, to `{}`, outside it: a run would refuse its modules; \
+             nothing was written",
+            modules.display(),
+            resolved.display()
+        );
+    }
+    let module_dir = crate::build::lexically_normal(&modules.join(module));
     if module_dir.exists() {
         bail!("`{}` already exists; nothing was written", module_dir.display());
     }
@@ -290,6 +303,22 @@ mod tests {
         let err = new_module(&request).unwrap_err();
         assert!(err.to_string().contains("already exists"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path().join("modules/cache")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn writes_nothing_through_a_modules_directory_linked_out_of_the_catalogue() {
+        let (dir, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("modules")).unwrap();
+        let request = Request {
+            module: "cache",
+            catalogue: dir.path(),
+            adopts: None,
+            language: Language::Rust,
+            sdk: SdkSource::Version("0.1.0".into()),
+        };
+        let err = new_module(&request).unwrap_err();
+        assert!(err.to_string().contains("outside it"), "{err}");
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     }
 
     #[test]
