@@ -616,6 +616,21 @@ fn a_command_that_floods_its_output_is_kept_to_its_bound_in_memory() {
 }
 
 #[test]
+fn a_command_that_exits_leaving_a_daemon_on_its_output_is_answered_when_it_exits() {
+    let standin = StandIn::new();
+    std::fs::write(standin.path().join("daemon-push"), "").unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = live_run(&config, catalogue.path(), &["mesh-vault"]).output().unwrap();
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    // Not the push's timeout: the push exited at once; its daemon is its own.
+    assert!(took < Duration::from_secs(20), "took {took:?}: {stdout}");
+}
+
+#[test]
 fn a_container_engine_that_errs_or_hangs_is_not_taken_for_absent_containers() {
     for trouble in ["engine-down", "engine-hangs"] {
         let standin = StandIn::new();

@@ -225,16 +225,31 @@ async fn run_process(
         command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
     group.started(child.id());
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let (out, err) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
     let feed = async {
-        let input = async {
+        let exited = async {
             if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
                 // A process that exits without reading its input is answered by its status.
                 let _ = pipe.write_all(&bytes).await;
                 let _ = pipe.shutdown().await;
             }
+            child.wait().await
         };
-        let ((), out, err) = tokio::join!(input, kept(stdout, output_bytes), kept(stderr, output_bytes));
-        child.wait().await.map(|status| (status, out, err))
+        let read = async { tokio::join!(kept(stdout, output_bytes, &out), kept(stderr, output_bytes, &err)) };
+        let (mut exited, mut read) = (std::pin::pin!(exited), std::pin::pin!(read));
+        let mut all_read = false;
+        let status = loop {
+            tokio::select! {
+                _ = &mut read, if !all_read => all_read = true,
+                status = &mut exited => break status,
+            }
+        };
+        // Exited: what it wrote is read to its end, unless something it left behind holds its
+        // pipes open (a daemon it started), which is not waited on past a moment.
+        if !all_read {
+            let _ = tokio::time::timeout(PIPES_AFTER_EXIT, read).await;
+        }
+        status
     };
     let answer = tokio::time::timeout(timeout, feed).await;
     match &answer {
@@ -242,10 +257,10 @@ async fn run_process(
         Err(_) => group.kill(),
     }
     match answer {
-        Ok(Ok((status, stdout, stderr))) => Ok(Finished {
+        Ok(Ok(status)) => Ok(Finished {
             code: status.code(),
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            stdout: String::from_utf8_lossy(&out.lock().unwrap_or_else(|p| p.into_inner())).into_owned(),
+            stderr: String::from_utf8_lossy(&err.lock().unwrap_or_else(|p| p.into_inner())).into_owned(),
         }),
         Ok(Err(e)) => Err(MeshError::Unavailable(format!("`{shown}` failed to run: {e}"))),
         Err(_) => {
@@ -277,21 +292,25 @@ fn read_inspect_answer(answer: &str) -> Result<(ContainerState, Option<Vec<Strin
     Ok((ContainerState { image, running }, mounts))
 }
 
-/// Reads `pipe` to its end, keeping at most `cap` bytes: the rest is read and dropped, so a
-/// command that floods its output neither fills the host's memory nor blocks on a full pipe.
-async fn kept(pipe: Option<impl tokio::io::AsyncRead + Unpin>, cap: usize) -> Vec<u8> {
+/// How long a command's pipes are read after it exited: what it wrote is there at once; a
+/// pipe still open after this is held by something it left running.
+const PIPES_AFTER_EXIT: Duration = Duration::from_millis(500);
+
+/// Reads `pipe` to its end into `kept`, keeping at most `cap` bytes: the rest is read and
+/// dropped, so a command that floods its output neither fills the host's memory nor blocks
+/// on a full pipe. What was kept is there however far the reading got.
+async fn kept(pipe: Option<impl tokio::io::AsyncRead + Unpin>, cap: usize, kept: &Mutex<Vec<u8>>) {
     use tokio::io::AsyncReadExt as _;
-    let mut kept = Vec::new();
-    let Some(mut pipe) = pipe else { return kept };
+    let Some(mut pipe) = pipe else { return };
     let mut chunk = vec![0; 16 << 10];
     while let Ok(read) = pipe.read(&mut chunk).await {
         if read == 0 {
             break;
         }
+        let mut kept = kept.lock().unwrap_or_else(|p| p.into_inner());
         let room = cap.saturating_sub(kept.len());
         kept.extend_from_slice(&chunk[..read.min(room)]);
     }
-    kept
 }
 
 /// What a finished process said.
