@@ -330,9 +330,15 @@ impl Credentials {
         let mut scrubbed = text;
         let mut found = None;
         for (name, value) in handed_out.iter() {
-            if scrubbed.contains(value.as_str()) {
-                scrubbed = scrubbed.replace(value.as_str(), &format!("<secret {name}>"));
-                found.get_or_insert_with(|| name.clone());
+            // As written, and as a JSON string holds it (a quote or a backslash escaped): a
+            // line of `--json` or of the record carries the second.
+            let escaped = serde_json::to_string(value).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            for form in [value.as_str(), escaped] {
+                if scrubbed.contains(form) {
+                    scrubbed = scrubbed.replace(form, &format!("<secret {name}>"));
+                    found.get_or_insert_with(|| name.clone());
+                }
             }
             // Text cut at a limit may end part-way through a value: what is left of it is as
             // good as the value to a guesser, so a tail of it long enough to tell goes too.
@@ -359,6 +365,18 @@ fn cut_value_at_end(text: &str, value: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_is_redacted_in_its_json_form_too() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pw"), "pass\"word\\1\n").unwrap();
+        let credentials = Credentials::open(dir.path());
+        credentials.learn_all();
+        let line = serde_json::to_string(&serde_json::json!({"node": "pass\"word\\1"})).unwrap();
+        let (redacted, found) = credentials.redact(line);
+        assert_eq!(found.as_deref(), Some("pw"));
+        assert!(!redacted.contains("word"), "{redacted}");
+    }
 
     #[test]
     fn a_value_cut_at_the_end_of_a_text_is_redacted_as_far_as_it_goes() {
