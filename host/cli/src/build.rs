@@ -292,19 +292,16 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, lock
 pub const SOURCE_SECTION: &str = "mesh-adopt:source";
 
 /// What `component` says it was built from: its last [`SOURCE_SECTION`], if it has one.
-/// Reads only the top level's section headers; anything that is not a well-formed binary
-/// has none.
+/// Reads only the framing (wasmparser's, the top level's custom sections); anything that is
+/// not framed as a binary has none.
 pub fn source_identity(component: &[u8]) -> Option<&str> {
     if !component.starts_with(b"\0asm") {
         return None;
     }
-    let sections = mesh_adopt_runtime::runtime::sections(component)?;
-    sections
+    mesh_adopt_runtime::runtime::top_level_custom_sections(component)?
         .into_iter()
         .rev()
-        .filter(|(id, _)| *id == 0)
-        .filter_map(|(_, content)| mesh_adopt_runtime::runtime::custom_section(content))
-        .filter(|(name, _)| *name == SOURCE_SECTION.as_bytes())
+        .filter(|(name, _)| *name == SOURCE_SECTION)
         .find_map(|(_, payload)| std::str::from_utf8(payload).ok().filter(|p| p.starts_with("sha256:")))
 }
 
@@ -477,8 +474,11 @@ mod tests {
     #[test]
     fn reads_the_source_section_wherever_it_is_among_the_sections() {
         let identity = format!("sha256:{}", "ab".repeat(32));
-        let big = (1, vec![7; 300]);
-        let component = binary(&[big.clone(), custom("name", "x"), custom(SOURCE_SECTION, &identity), big]);
+        // A core module nested in the component, and sections of other names around it.
+        let module = (1, b"\0asm\x01\0\0\0".to_vec());
+        let big = custom("other", &"7".repeat(300));
+        let component =
+            binary(&[module.clone(), big.clone(), custom("x", "y"), custom(SOURCE_SECTION, &identity), big, module]);
         assert_eq!(source_identity(&component), Some(identity.as_str()));
         assert_eq!(source_identity(&binary(&[custom("name", "x")])), None);
     }

@@ -130,43 +130,29 @@ fn looks_like_a_component(path: &Path, bytes: &[u8]) -> Result<()> {
     if !bytes.starts_with(COMPONENT_PREAMBLE) {
         return Err(not("it does not begin as one (`\\0asm`, version 13, layer 1)"));
     }
-    if sections(bytes).is_none() {
+    if top_level_custom_sections(bytes).is_none() {
         return Err(not("its sections do not fit in it (cut short, or not sections at all)"));
     }
     Ok(())
 }
 
-/// An unsigned LEB128 of at most 32 bits at the start of `bytes`, and what follows it.
-fn leb128(bytes: &[u8]) -> Option<(usize, &[u8])> {
-    let mut value: u64 = 0;
-    for (at, byte) in bytes.iter().enumerate().take(5) {
-        value |= u64::from(byte & 0x7f) << (7 * at);
-        if byte & 0x80 == 0 {
-            return Some((usize::try_from(u32::try_from(value).ok()?).ok()?, &bytes[at + 1..]));
+/// The custom sections at a WebAssembly binary's top level (not those of the modules and
+/// components nested in it), as name and payload; `None` when its sections are not framed as
+/// a binary's are (cut short, junk after a preamble). Only the framing is read: what is
+/// checked of a file before it is trusted enough to be digested or compiled.
+pub fn top_level_custom_sections(binary: &[u8]) -> Option<Vec<(&str, &[u8])>> {
+    use wasmparser::Payload;
+    let mut depth = 0usize;
+    let mut found = Vec::new();
+    for payload in wasmparser::Parser::new(0).parse_all(binary) {
+        match payload.ok()? {
+            Payload::ModuleSection { .. } | Payload::ComponentSection { .. } => depth += 1,
+            Payload::End(_) => depth = depth.saturating_sub(1),
+            Payload::CustomSection(section) if depth == 0 => found.push((section.name(), section.data())),
+            _ => {}
         }
     }
-    None
-}
-
-/// The top-level sections of a WebAssembly binary after its 8-byte preamble, each as its id
-/// and its content; `None` when they do not end exactly where the bytes do. Only the framing
-/// is read: what a file is before it is trusted enough to be compiled or digested.
-pub fn sections(binary: &[u8]) -> Option<Vec<(u8, &[u8])>> {
-    let mut rest = binary.get(8..)?;
-    let mut found = Vec::new();
-    while let Some((&id, after_id)) = rest.split_first() {
-        let (size, after_size) = leb128(after_id)?;
-        let (content, after) = after_size.split_at_checked(size)?;
-        found.push((id, content));
-        rest = after;
-    }
     Some(found)
-}
-
-/// A custom section's (id 0) name and payload.
-pub fn custom_section(content: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (length, named) = leb128(content)?;
-    named.split_at_checked(length)
 }
 
 /// A plugin compiled and linked, ready to instantiate.
