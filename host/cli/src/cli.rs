@@ -637,20 +637,19 @@ struct Session {
 impl Session {
     /// Reads the site's catalogue and foundation and opens its credentials; every event the
     /// run records reaches `output` as it happens.
-    fn open(site: &SiteArgs, output: Output) -> Result<Session> {
+    fn open(site: &SiteArgs, credentials: Arc<Credentials>, output: Output) -> Result<Session> {
         let catalogue = site.catalogue()?;
         let foundation = site.foundation()?;
         let output = Arc::new(output);
         let observer = output.clone();
         let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
-        Ok(Session { catalogue, foundation, credentials: Arc::new(site.credentials()), output, transcript })
+        Ok(Session { catalogue, foundation, credentials, output, transcript })
     }
 
     /// Refuses options (or a mesh's description) that hold a credential's value, before any
     /// of it is shown or recorded: a run would have to print it, and a credential is never
     /// shown. The error names the credential, never the value.
     fn refuse_credentials_in(&self, options: &RunOptions, mesh: &dyn Mesh) -> Result<()> {
-        self.credentials.learn_all();
         let shown = [options.node.clone(), options.source_words(), mesh.summary()];
         for (what, text) in ["--node", "--catalog-source", "the mesh's description"].iter().zip(shown) {
             if let (_, Some(name)) = self.credentials.redact(text) {
@@ -674,8 +673,9 @@ impl Session {
 
 /// Learns every credential's value before anything is written, so that no line the program
 /// writes can hold one ([`crate::output::redact_with`]); refuses a credentials directory with
-/// an entry that cannot be read, whose value could then not be kept from being shown.
-fn guard_credentials(site: &SiteArgs) -> Result<()> {
+/// an entry that cannot be read, whose value could then not be kept from being shown. The
+/// credentials returned are the session's: one reading serves the guard and the run.
+fn guard_credentials(site: &SiteArgs) -> Result<Arc<Credentials>> {
     let credentials = Arc::new(site.credentials());
     crate::output::redact_with(credentials.clone());
     if let Some((name, why)) = credentials.unreadable().into_iter().next() {
@@ -684,7 +684,7 @@ fn guard_credentials(site: &SiteArgs) -> Result<()> {
              not be kept from being shown; make it a regular file of at most 64 KiB, or move it out"
         );
     }
-    Ok(())
+    Ok(credentials)
 }
 
 /// The key saved plans' credentials are digested with, kept with this user's state.
@@ -698,13 +698,13 @@ fn plan_key() -> Result<PlanKey> {
 /// to `--plan` when given).
 async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
     let mut interrupts = Interrupts::take_over();
-    guard_credentials(&args.site)?;
+    let credentials = guard_credentials(&args.site)?;
     args.refuse_misplaced(mode)?;
     let modules = args.modules()?;
     args.check_outputs()?;
     let options = args.site.options()?;
     let output = args.shown.output(args.mesh == MeshKind::Live)?;
-    let session = Session::open(&args.site, output)?;
+    let session = Session::open(&args.site, credentials, output)?;
     interrupts.close_with(&session.output, &session.transcript);
     let saved_plan = args.plan.as_deref().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
@@ -797,7 +797,7 @@ fn host_with_cache(limits: Limits, no_cache: bool, cache: Option<&std::path::Pat
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
 async fn replay(args: ReplayArgs) -> Result<u8> {
     let mut interrupts = Interrupts::take_over();
-    guard_credentials(&args.site)?;
+    let credentials = guard_credentials(&args.site)?;
     let recording = read_recording(&args.recording)?;
     let (modules, calls) = replayed(recording.calls, args.module.as_deref())?;
     let overrides = match (&args.plugin, modules.as_slice()) {
@@ -809,7 +809,7 @@ async fn replay(args: ReplayArgs) -> Result<u8> {
     inputs.push(args.recording.clone());
     inputs.extend(args.plugin.clone());
     refuse_overwriting(&[("--record", &args.shown.record)], &inputs, "the recording and the plugin")?;
-    let session = Session::open(&args.site, args.shown.output(false)?)?;
+    let session = Session::open(&args.site, credentials, args.shown.output(false)?)?;
     interrupts.close_with(&session.output, &session.transcript);
     let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;

@@ -289,17 +289,22 @@ mod tests {
         assert!(valid("object-store2"));
     }
 
+    /// A request for a Rust module `cache` in `catalogue`.
+    fn rust_cache_in(catalogue: &Path) -> Request<'_> {
+        Request {
+            module: "cache",
+            catalogue,
+            adopts: None,
+            language: Language::Rust,
+            sdk: SdkSource::Version("0.1.0".into()),
+        }
+    }
+
     #[test]
     fn writes_nothing_over_an_existing_module() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("modules/cache")).unwrap();
-        let request = Request {
-            module: "cache",
-            catalogue: dir.path(),
-            adopts: None,
-            language: Language::Rust,
-            sdk: SdkSource::Version("0.1.0".into()),
-        };
+        let request = rust_cache_in(dir.path());
         let err = new_module(&request).unwrap_err();
         assert!(err.to_string().contains("already exists"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path().join("modules/cache")).unwrap().count(), 0);
@@ -309,13 +314,7 @@ mod tests {
     fn writes_nothing_through_a_modules_directory_linked_out_of_the_catalogue() {
         let (dir, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("modules")).unwrap();
-        let request = Request {
-            module: "cache",
-            catalogue: dir.path(),
-            adopts: None,
-            language: Language::Rust,
-            sdk: SdkSource::Version("0.1.0".into()),
-        };
+        let request = rust_cache_in(dir.path());
         let err = new_module(&request).unwrap_err();
         assert!(err.to_string().contains("outside it"), "{err}");
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
