@@ -391,16 +391,6 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File> {
     Ok(file)
 }
 
-/// Refuses anything but a regular file (symlinks followed): opening a FIFO would wait for a
-/// writer forever, before any signal handling could end the wait.
-pub fn regular_file(path: &Path) -> Result<()> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        bail!("`{}` is not a regular file", path.display());
-    }
-    Ok(())
-}
-
 /// Refuses a file the catalogue points to that leaves its `modules/` through a link: a plugin
 /// or a manifest linked to `../../genesis/credentials/…` would have its digest shown and
 /// recorded. A path not there yet is left to the read that follows.
