@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use mesh_adopt_runtime::cache::CompileCache;
-use mesh_adopt_runtime::limits::Limits;
-use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::CompileCache;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PluginHost;
 
 use crate::support::plugin;
 
@@ -71,7 +71,7 @@ fn a_foreign_entry_with_a_valid_checksum_is_not_loaded() {
 
 #[tokio::test]
 async fn an_entry_copied_over_another_plugins_is_a_miss_and_the_pinned_plugin_runs() {
-    use mesh_adopt_runtime::run::Mode;
+    use mesh_adopt_runtime::Mode;
     let dir = tempfile::tempdir().unwrap();
     // Compile both into one cache: the real postgres plugin, and one that plans a push first.
     let host = cached_host(dir.path());

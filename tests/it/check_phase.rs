@@ -1,6 +1,6 @@
 //! `check` is read-only: the host denies every effect while it runs.
 
-use mesh_adopt_runtime::run::{Mode, ModuleOutcome};
+use mesh_adopt_runtime::{Mode, ModuleOutcome};
 
 use crate::support::{TestMesh, assert_mentions};
 

@@ -6,9 +6,10 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mesh_adopt_runtime::run::{Mode, PHASE_THREE};
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::transcript::Transcript;
-use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Run, RunReport, SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Run, RunReport};
+use mesh_adopt_runtime::{Mode, PHASE_THREE};
 
 use crate::live::{StandIn, standin_processes_alive};
 use crate::support::{TestMesh, host};

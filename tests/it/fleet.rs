@@ -3,13 +3,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
-use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::fleet::{Site, adopt_fleet};
-use mesh_adopt_runtime::limits::Limits;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::run::{PHASE_THREE, RunOptions};
-use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::{Catalogue, Foundation};
+use mesh_adopt_runtime::{PHASE_THREE, RunOptions};
 
 use crate::support::root;
 
@@ -33,7 +33,7 @@ async fn adopts_every_site_on_its_own_mesh_with_bounded_parallelism() {
                 node: format!("node-{i}"),
                 catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                     repository: "https://git.mesh.test/c.git".into(),
-                    ref_: None,
+                    reference: None,
                 }),
                 wait: Duration::from_secs(120),
             },

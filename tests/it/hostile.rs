@@ -3,7 +3,7 @@
 //! and each must be stopped with a clear error, having changed nothing it had no right to.
 
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, Op};
-use mesh_adopt_runtime::run::{Mode, ModuleOutcome};
+use mesh_adopt_runtime::{Mode, ModuleOutcome};
 use serde_json::json;
 
 use mesh_adopt_runtime::StopKind;
@@ -292,7 +292,7 @@ async fn a_flood_of_host_calls_is_stopped_at_its_cap() {
 #[tokio::test]
 async fn a_huge_report_is_cut() {
     let ran = run_hostile("huge_report", |_| {}).await;
-    let Some(mesh_adopt_runtime::run::ModuleOutcome::Adopted(report)) = ran.report.outcome("postgres") else {
+    let Some(mesh_adopt_runtime::ModuleOutcome::Adopted(report)) = ran.report.outcome("postgres") else {
         panic!("{:?}", ran.report.outcome("postgres").map(|o| format!("{o:?}").chars().take(200).collect::<String>()))
     };
     assert!(report.len() <= 17 << 10, "a report of {} bytes", report.len());

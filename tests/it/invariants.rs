@@ -1,6 +1,6 @@
 //! Plugins that break what adoption must keep fail the run, naming the invariant.
 
-use mesh_adopt_runtime::run::Mode;
+use mesh_adopt_runtime::Mode;
 
 use crate::support::{TestMesh, assert_mentions};
 

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mesh_adopt_live::{LiveConfig, LiveMesh};
+use mesh_adopt_runtime::PHASE_THREE;
 use mesh_adopt_runtime::mesh::{Mesh, MeshError};
-use mesh_adopt_runtime::run::PHASE_THREE;
 
 use serde_json::json;
 
@@ -169,7 +169,7 @@ async fn a_control_plane_that_fails_is_reported_with_its_status_and_stderr() {
     std::fs::write(standin.path().join("fail-assign"), "node-1 is cordoned\nsee `mesh node show node-1`\n").unwrap();
     let catalogue = tempfile::tempdir().unwrap();
     let (report, _) = TestMesh::new().run_live(catalogue.path(), standin.mesh(None), &["mesh-vault"]).await;
-    let Some(mesh_adopt_runtime::run::ModuleOutcome::Refused { message, .. }) = report.outcome("mesh-vault") else {
+    let Some(mesh_adopt_runtime::ModuleOutcome::Refused { message, .. }) = report.outcome("mesh-vault") else {
         panic!("{:?}", report.modules)
     };
     for expected in
@@ -187,7 +187,7 @@ async fn an_unreachable_monitor_is_refused_after_the_wait() {
     mesh.options.wait = Duration::from_secs(1);
     // Nothing listens on the port the monitor is rewritten to.
     let (report, _) = mesh.run_live(catalogue.path(), standin.mesh(Some(free_port())), &["nats"]).await;
-    let Some(mesh_adopt_runtime::run::ModuleOutcome::Refused { message, .. }) = report.outcome("nats") else {
+    let Some(mesh_adopt_runtime::ModuleOutcome::Refused { message, .. }) = report.outcome("nats") else {
         panic!("{:?}", report.modules)
     };
     assert!(message.contains("did not answer ok within 1s"), "{message}");

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use mesh_adopt_runtime::run::Mode;
+use mesh_adopt_runtime::Mode;
 
 use crate::support::{TestMesh, assert_mentions, plugin};
 
@@ -30,7 +30,7 @@ async fn refuses_a_file_that_is_not_webassembly() {
 async fn refuses_a_truncated_component() {
     let mut bytes = std::fs::read(plugin("adopt_postgres")).unwrap();
     bytes.truncate(bytes.len() / 2);
-    let digest = mesh_adopt_runtime::catalogue::sha256_hex(&bytes);
+    let digest = mesh_adopt_runtime::sha256_hex(&bytes);
     let (failure, commands) = load_failure(bytes).await;
     // Its sections run past its end: refused before any digest of it is taken.
     assert_mentions(&failure, &["adopt.wasm", "is not a WebAssembly component", "sections do not fit"]);
@@ -93,6 +93,6 @@ fn refuses_a_manifest_that_gives_its_adopt_section_twice() {
             "adopt": {"plugin": "adopt.wasm", "grants": {"credentials": ["store-superuser"]}}}"#,
     )
     .unwrap();
-    let err = mesh_adopt_runtime::catalogue::Catalogue::at(dir.path()).module("postgres").unwrap_err();
+    let err = mesh_adopt_runtime::Catalogue::at(dir.path()).module("postgres").unwrap_err();
     assert_mentions(&format!("{err:#}"), &["modules/postgres/manifest.json", "malformed", "duplicate field `adopt`"]);
 }

@@ -7,11 +7,11 @@ mod native;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
-use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::RunOptions;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::mesh::{ContainerChange, Mesh};
-use mesh_adopt_runtime::run::RunOptions;
+use mesh_adopt_runtime::{Catalogue, Foundation};
 
 use crate::support::{TestMesh, root};
 
@@ -28,7 +28,7 @@ async fn makes_the_same_calls_as_the_plugins() {
         node: "node-1".into(),
         catalog_source: Some(mesh_adopt_runtime::CatalogSource {
             repository: "https://git.mesh.test/catalogue.git".into(),
-            ref_: Some("v3".into()),
+            reference: Some("v3".into()),
         }),
         wait: Duration::from_secs(120),
     };

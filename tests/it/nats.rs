@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use mesh_adopt_runtime::Mode;
 use mesh_adopt_runtime::mesh::simulated::NodeApplies;
 use mesh_adopt_runtime::mesh::{ContainerChange, Mesh};
-use mesh_adopt_runtime::run::Mode;
 use serde_json::json;
 
 use crate::support::{TestMesh, assert_mentions};

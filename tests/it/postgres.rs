@@ -8,7 +8,7 @@ use crate::support::{SUPERUSER, TestMesh, assert_mentions};
 
 #[tokio::test]
 async fn adopts_the_store_in_place_with_the_genesis_superuser() {
-    let ran = TestMesh::new().run_modules(&["postgres"], mesh_adopt_runtime::run::Mode::Adopt).await;
+    let ran = TestMesh::new().run_modules(&["postgres"], mesh_adopt_runtime::Mode::Adopt).await;
     ran.assert_adopted("postgres");
     assert_eq!(
         ran.commands(),
@@ -67,7 +67,7 @@ async fn refuses_store_image_drift_before_registering() {
     assert!(ran.commands().is_empty());
     assert!(ran.mesh.carried().is_empty());
     // The later modules were left alone.
-    assert!(matches!(ran.report.outcome("nats"), Some(mesh_adopt_runtime::run::ModuleOutcome::NotRun { .. })));
+    assert!(matches!(ran.report.outcome("nats"), Some(mesh_adopt_runtime::ModuleOutcome::NotRun { .. })));
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! The operator's promise: nothing moves until every module has checked, `adopt` does only
 //! what its plan says, and the control plane registers only the catalogue's manifest.
 
-use mesh_adopt_runtime::run::{Mode, ModuleOutcome};
+use mesh_adopt_runtime::{Mode, ModuleOutcome};
 use serde_json::json;
 
 use crate::support::{TestMesh, assert_mentions};
@@ -101,7 +101,7 @@ async fn a_foundation_with_two_brokers_cannot_be_read() {
     second["name"] = json!("second-bus");
     mesh.foundation["resources"].as_array_mut().unwrap().push(second);
     let bytes = serde_json::to_vec(&mesh.foundation).unwrap();
-    let err = mesh_adopt_runtime::catalogue::Foundation::parse(&bytes).unwrap_err();
+    let err = mesh_adopt_runtime::Foundation::parse(&bytes).unwrap_err();
     assert!(err.to_string().contains("both have the id `broker`"), "{err}");
 }
 
@@ -122,13 +122,13 @@ async fn a_plan_with_a_command_beyond_the_grants_is_refused_in_preflight() {
 
 #[tokio::test]
 async fn a_wall_deadline_too_short_for_the_build_and_the_wait_is_refused_before_any_effect() {
-    static HOST: std::sync::OnceLock<mesh_adopt_runtime::runtime::PluginHost> = std::sync::OnceLock::new();
+    static HOST: std::sync::OnceLock<mesh_adopt_runtime::PluginHost> = std::sync::OnceLock::new();
     let host = HOST.get_or_init(|| {
-        let limits = mesh_adopt_runtime::limits::Limits {
+        let limits = mesh_adopt_runtime::Limits {
             wall_time: std::time::Duration::from_secs(60),
-            ..mesh_adopt_runtime::limits::Limits::default()
+            ..mesh_adopt_runtime::Limits::default()
         };
-        mesh_adopt_runtime::runtime::PluginHost::new(limits).unwrap()
+        mesh_adopt_runtime::PluginHost::new(limits).unwrap()
     });
     let mut mesh = TestMesh::new();
     mesh.host = Some(host);

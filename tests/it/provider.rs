@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
+use mesh_adopt_runtime::Mode;
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, Op};
-use mesh_adopt_runtime::run::Mode;
 
 use crate::support::{TestMesh, assert_mentions};
 
@@ -40,7 +40,7 @@ async fn refuses_without_a_catalogue_source_before_registering() {
 async fn builds_the_default_ref_when_none_is_given() {
     let mut mesh = TestMesh::new();
     mesh.options.catalog_source =
-        Some(mesh_adopt_runtime::CatalogSource { repository: "https://git.mesh.test/c.git".into(), ref_: None });
+        Some(mesh_adopt_runtime::CatalogSource { repository: "https://git.mesh.test/c.git".into(), reference: None });
     let ran = mesh.run_modules(&["mesh-vault"], Mode::Adopt).await;
     assert!(
         ran.commands()

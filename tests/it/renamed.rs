@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use mesh_adopt_runtime::run::PHASE_THREE;
+use mesh_adopt_runtime::PHASE_THREE;
 
 use crate::support::{host, plugin, root};
 

@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::mesh::Mesh;
-use mesh_adopt_runtime::run::{Mode, ModuleOutcome};
-use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::{Mode, ModuleOutcome};
 use serde_json::json;
 
 use crate::live::StandIn;
@@ -613,6 +613,6 @@ async fn host_calls_are_counted_per_export_call_even_when_adopt_follows_check_on
     // together over it.
     let mut mesh = TestMesh::new().with_plugin("postgres", "calls_in_both");
     mesh.host = Some(host);
-    let ran = mesh.run_modules(&["postgres"], mesh_adopt_runtime::run::Mode::Adopt).await;
+    let ran = mesh.run_modules(&["postgres"], mesh_adopt_runtime::Mode::Adopt).await;
     ran.assert_adopted("postgres");
 }

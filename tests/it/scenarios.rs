@@ -253,7 +253,7 @@ async fn messages_name_the_authors_files_never_a_copy() {
     let scenarios = tempfile::tempdir().unwrap();
     let manifest = catalogue.join("modules/postgres/manifest.json");
     let outcome_message = |ran: &mesh_adopt_testkit::ScenarioRun| match ran.report.outcome("postgres") {
-        Some(mesh_adopt_runtime::run::ModuleOutcome::Unusable(unusable)) => unusable.message.clone(),
+        Some(mesh_adopt_runtime::ModuleOutcome::Unusable(unusable)) => unusable.message.clone(),
         other => panic!("expected unusable, got {other:?}"),
     };
 

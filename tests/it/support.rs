@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
-use mesh_adopt_runtime::credentials::Credentials;
-use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
-use mesh_adopt_runtime::runtime::PluginHost;
 use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::{Catalogue, Foundation};
+use mesh_adopt_runtime::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
 use serde_json::Value;
 
 /// The project's top directory.
@@ -164,7 +164,7 @@ impl TestMesh {
                 node: "node-1".into(),
                 catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                     repository: "https://git.mesh.test/catalogue.git".into(),
-                    ref_: Some("v3".into()),
+                    reference: Some("v3".into()),
                 }),
                 wait: Duration::from_secs(120),
             },

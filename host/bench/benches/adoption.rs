@@ -12,16 +12,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use mesh_adopt_runtime::CompileCache;
 use mesh_adopt_runtime::Context;
-use mesh_adopt_runtime::cache::CompileCache;
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
-use mesh_adopt_runtime::credentials::Credentials;
-use mesh_adopt_runtime::grants::Permissions;
-use mesh_adopt_runtime::limits::Limits;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::bench::{Permissions, RunEnv};
 use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run, RunOptions};
-use mesh_adopt_runtime::runtime::{PluginHost, RunEnv};
 use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::{Catalogue, Foundation};
+use mesh_adopt_runtime::{Mode, PHASE_THREE, Run, RunOptions};
 use mesh_adopt_testkit as scenario;
 use wasmtime::component::Component;
 
@@ -53,7 +53,7 @@ impl Fixture {
                 node: "node-1".into(),
                 catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                     repository: "https://git.mesh.local/catalogue.git".into(),
-                    ref_: None,
+                    reference: None,
                 }),
                 wait: Duration::from_secs(120),
             },

@@ -7,10 +7,11 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation, FoundationResource, ModuleManifest, mounts};
-use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::RunOptions;
+use mesh_adopt_runtime::manifest::{ModuleManifest, mounts};
 use mesh_adopt_runtime::mesh::{Mesh, Payload};
-use mesh_adopt_runtime::run::RunOptions;
+use mesh_adopt_runtime::{Catalogue, Foundation, FoundationResource};
 
 const MONITOR: &str = "http://127.0.0.1:8222/healthz";
 
@@ -59,7 +60,7 @@ impl Native<'_> {
         self.mesh.carry("manifest", Payload::Bytes(manifest.to_vec()), &remote).await.map_err(|e| e.to_string())?;
         self.tell(&["module", "add", &remote], 60).await?;
         let source = self.options.catalog_source.clone().ok_or("no catalogue source")?;
-        let (repository, reference) = (source.repository, source.ref_);
+        let (repository, reference) = (source.repository, source.reference);
         let path = format!("modules/{m}");
         let reference = reference.unwrap_or_else(|| "main".into());
         self.tell(&["build", &repository, "--path", &path, "--ref", &reference, "--wait", "1200s"], 1500).await?;

@@ -18,10 +18,10 @@ use std::process::Command;
 
 use anyhow::{Context as _, Result, bail};
 
-use mesh_adopt_runtime::catalogue::{
-    Catalogue, MANIFEST_BYTES, MANIFEST_FILE, ModuleManifest, read_bounded, sha256_hex,
+use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::{
+    Catalogue, MANIFEST_BYTES, MANIFEST_FILE, files::read_bounded, manifest::ModuleManifest, sha256_hex,
 };
-use mesh_adopt_runtime::runtime::PluginHost;
 
 /// The languages a plugin's source can be in, each told by the project file at its root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +175,7 @@ impl std::error::Error for NoSource {}
 /// Reads `module`'s manifest for its source, its plugin's place and its pin. A manifest that
 /// names no source, or a source that is not a crate, is refused with what to write.
 pub fn locate(catalogue: &Catalogue, module: &str) -> Result<ModuleSource> {
-    mesh_adopt_runtime::options::check_module_name(module)?;
+    mesh_adopt_runtime::check_module_name(module)?;
     let dir = lexically_normal(&catalogue.root().join("modules").join(module));
     let manifest_path = dir.join(MANIFEST_FILE);
     if !manifest_path.is_file() {
@@ -298,7 +298,7 @@ pub fn source_identity(component: &[u8]) -> Option<&str> {
     if !component.starts_with(b"\0asm") {
         return None;
     }
-    mesh_adopt_runtime::runtime::top_level_custom_sections(component)?
+    mesh_adopt_runtime::top_level_custom_sections(component)?
         .into_iter()
         .rev()
         .filter(|(name, _)| *name == SOURCE_SECTION)

@@ -10,20 +10,20 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::output::{Output, Style};
 use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
-use mesh_adopt_runtime::cache::CompileCache;
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
-use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::CompileCache;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PlanKey;
+use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::SavedPlan;
 use mesh_adopt_runtime::events::{self, CallEvent};
-use mesh_adopt_runtime::limits::Limits;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::mesh::replay::{ReplayMesh, read_recording};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::options::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
-use mesh_adopt_runtime::plan_file::SavedPlan;
-use mesh_adopt_runtime::plan_key::PlanKey;
-use mesh_adopt_runtime::run::{Mode, PHASE_THREE, Run, RunBuilder};
-use mesh_adopt_runtime::runtime::PluginHost;
 use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::{Catalogue, Foundation};
+use mesh_adopt_runtime::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
+use mesh_adopt_runtime::{Mode, PHASE_THREE, Run, RunBuilder};
 use mesh_adopt_testkit as scenario;
 
 /// Adopt what genesis raised into catalogue modules, each by its own WebAssembly plugin.
@@ -373,7 +373,7 @@ impl RunArgs {
         }
         let mut modules: Vec<String> = Vec::with_capacity(self.modules.len());
         for module in &self.modules {
-            mesh_adopt_runtime::options::check_module_name(module)?;
+            mesh_adopt_runtime::check_module_name(module)?;
             if modules.contains(module) {
                 bail!("the module `{module}` is asked for twice; name each module once");
             }
@@ -413,7 +413,7 @@ impl RunArgs {
     fn check_outputs(&self) -> Result<()> {
         // Before anything runs: a plan that could not be saved at the end is no check.
         if let Some(out) = &self.out {
-            mesh_adopt_runtime::catalogue::output_file(out, "a plan")?;
+            mesh_adopt_runtime::files::output_file(out, "a plan")?;
         }
         let mut inputs = self.site.inputs();
         inputs.extend(self.config.clone());
@@ -610,7 +610,7 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Runs one command; the exit status is the outcome's (see [`mesh_adopt_runtime::run::RunReport::exit_code`]).
+/// Runs one command; the exit status is the outcome's (see [`mesh_adopt_runtime::RunReport::exit_code`]).
 async fn execute(cli: Cli) -> Result<u8> {
     let as_status = |ok: bool| if ok { 0 } else { 1 };
     match cli.command {
@@ -866,7 +866,7 @@ fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String
     let mut modules: Vec<String> = Vec::new();
     for call in &calls {
         // A recording is outside input too: the modules it names are held to what a name may be.
-        mesh_adopt_runtime::options::check_module_name(&call.module)
+        mesh_adopt_runtime::check_module_name(&call.module)
             .map_err(|e| anyhow::anyhow!("the recording names a module `{}`: {e}", call.module.escape_debug()))?;
     }
     for call in &calls {
@@ -1104,7 +1104,7 @@ fn show_scenario_run(ran: &scenario::ScenarioRun) {
 fn inspect(args: InspectArgs) -> Result<()> {
     let as_path = PathBuf::from(&args.target);
     // A module directory names its catalogue and module: `catalogue/modules/postgres`.
-    let in_directory = as_path.join(mesh_adopt_runtime::catalogue::MANIFEST_FILE).is_file().then(|| {
+    let in_directory = as_path.join(mesh_adopt_runtime::MANIFEST_FILE).is_file().then(|| {
         let module = as_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let catalogue = as_path.parent().and_then(std::path::Path::parent).map(PathBuf::from).unwrap_or_default();
         (catalogue, module)

@@ -13,9 +13,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use mesh_adopt_runtime::effect::Rule;
 use mesh_adopt_runtime::events::{self, Op, SCHEMA};
 use mesh_adopt_runtime::mesh::ContainerChange;
-use mesh_adopt_runtime::run::{ModuleOutcome, RulesChecked, RunOptions, RunReport};
 use mesh_adopt_runtime::screen::visible;
 use mesh_adopt_runtime::transcript::{Event, Transcript};
+use mesh_adopt_runtime::{ModuleOutcome, RulesChecked, RunOptions, RunReport};
 
 /// A tell allowed this long is a long wait worth showing (a build, a push).
 const LONG_WAIT: Duration = Duration::from_secs(60);
@@ -55,7 +55,7 @@ impl Output {
         let recording = match record {
             None => None,
             Some(path) => {
-                let file = mesh_adopt_runtime::catalogue::create_output(path, "a recording")?;
+                let file = mesh_adopt_runtime::files::create_output(path, "a recording")?;
                 Some(Recording { path: path.to_path_buf(), file: Mutex::new(file), broken: Mutex::new(None) })
             }
         };

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
-use mesh_adopt_runtime::catalogue::{Foundation, FoundationResource};
+use mesh_adopt_runtime::{Foundation, FoundationResource};
 
 use crate::build::Language;
 

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::{
     CatalogSource, Catalogue, Credentials, Foundation, Limits, Mode, PHASE_THREE, PluginHost, Run, RunOptions,
-    SimSetup, SimulatedMesh,
 };
 
 #[tokio::main]
@@ -17,7 +17,7 @@ async fn main() -> anyhow::Result<std::process::ExitCode> {
     let foundation = Foundation::load(Path::new("catalogue/foundation.json"))?;
     let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
     let source =
-        CatalogSource { repository: "https://git.mesh.local/catalogue.git".into(), ref_: Some("v3.2.0".into()) };
+        CatalogSource { repository: "https://git.mesh.local/catalogue.git".into(), reference: Some("v3.2.0".into()) };
     let report = Run::builder(&host, &catalogue, &foundation, mesh)
         .credentials(Arc::new(Credentials::open(Path::new("catalogue/genesis/credentials"))))
         .options(RunOptions { catalog_source: Some(source), ..RunOptions::default() })

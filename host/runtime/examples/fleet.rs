@@ -5,14 +5,14 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mesh_adopt_runtime::cache::CompileCache;
-use mesh_adopt_runtime::catalogue::{Catalogue, Foundation};
-use mesh_adopt_runtime::credentials::Credentials;
+use mesh_adopt_runtime::CompileCache;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::fleet::{Site, adopt_fleet};
-use mesh_adopt_runtime::limits::Limits;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::run::{PHASE_THREE, RunOptions};
-use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::{Catalogue, Foundation};
+use mesh_adopt_runtime::{PHASE_THREE, RunOptions};
 
 /// The process's peak resident set, from the kernel's own count.
 fn peak_rss_mib() -> f64 {
@@ -51,7 +51,7 @@ async fn main() -> anyhow::Result<()> {
                     node: format!("node-{i}"),
                     catalog_source: Some(mesh_adopt_runtime::CatalogSource {
                         repository: "https://git.mesh.local/catalogue.git".into(),
-                        ref_: None,
+                        reference: None,
                     }),
                     wait: Duration::from_secs(120),
                 },

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::grants::Phase;
+use crate::sandbox::grants::Phase;
 
 /// Which of a module's inputs cannot be used. Found in preflight, before any effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

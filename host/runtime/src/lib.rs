@@ -10,6 +10,8 @@
 //! ```no_run
 //! # use std::{path::Path, sync::Arc};
 //! # use mesh_adopt_runtime::*;
+//! # use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+//! # use mesh_adopt_runtime::transcript::Transcript;
 //! # fn main() -> anyhow::Result<()> {
 //! let host = PluginHost::new(Limits::default())?;
 //! let catalogue = Catalogue::at("catalogue");
@@ -47,44 +49,64 @@
 //!   deadline; the live mesh starts one on first use. Both live as long as the program.
 
 #![warn(missing_docs)]
+// No type of the contract's generated bindings, nor of the runtime's plumbing, may leak
+// through a public signature: an embedder builds against the runtime's own types only.
+#![deny(private_interfaces, private_bounds, unnameable_types)]
 
-// Generated from the WIT, whose comments are its documentation; a few generated helpers have none.
-#[allow(missing_docs)]
-mod bindings;
-pub mod cache;
-pub mod catalogue;
-pub mod credentials;
-mod deadline;
-mod digests;
+mod catalogue;
+mod contract;
 pub mod effect;
 pub mod error;
-pub mod events;
-pub mod fleet;
-mod functions;
-pub mod grants;
-mod imports;
-pub mod limits;
 pub mod mesh;
-pub mod options;
-pub mod plan_file;
-pub mod plan_key;
-pub mod run;
-pub mod runtime;
+mod model;
+mod plugin;
+mod record;
+mod run;
 mod sandbox;
-pub mod screen;
-mod state;
-pub mod transcript;
 
-pub use bindings::{BundleResource, CatalogSource, Context, Options, Plan, Refusal, Report, WORLD};
-pub use cache::CompileCache;
-pub use catalogue::{Catalogue, Foundation};
-pub use credentials::Credentials;
+pub use record::{events, screen, transcript};
+
+/// Reading and writing the files a run touches, so that none can hold it: each is opened
+/// without blocking and checked as opened, and bounded before it is read.
+pub mod files {
+    pub use crate::catalogue::{create_output, open_regular, output_file, read_bounded, within_bound};
+}
+
+/// The shapes of a catalogue module's manifest, as the host reads them.
+pub mod manifest {
+    pub use mesh_adopt_manifest::*;
+}
+
+pub use catalogue::credentials::{CredentialValues, Credentials};
+pub use catalogue::{
+    Catalogue, CatalogueModule, FOUNDATION_BYTES, Foundation, FoundationResource, MANIFEST_BYTES, MANIFEST_FILE,
+    ModuleFiles, sha256_hex,
+};
+pub use contract::WORLD;
 pub use error::{Input, StopKind, Stopped, Unusable};
-pub use functions::FunctionsReused;
-pub use limits::Limits;
-pub use mesh::Mesh;
-pub use mesh::simulated::{SimSetup, SimulatedMesh};
-pub use options::RunOptions;
-pub use run::{Mode, ModuleOutcome, PHASE_THREE, Run, RunBuilder, RunReport};
-pub use runtime::PluginHost;
-pub use transcript::Transcript;
+pub use model::{BundleResource, CatalogSource, Context, Plan, PlannedCommand, Refusal, Report};
+pub use plugin::cache::CompileCache;
+pub use plugin::functions::FunctionsReused;
+pub use plugin::{PLUGIN_BYTES, PinMismatch, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
+pub use run::options::{
+    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,
+    parse_duration,
+};
+pub use run::plan_file::{SavedLimits, SavedModule, SavedPlan};
+pub use run::plan_key::PlanKey;
+pub use run::{Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport};
+pub use sandbox::grants::Phase;
+pub use sandbox::limits::Limits;
+
+/// Runs many meshes at once, for the fleet benchmark and its test.
+#[doc(hidden)]
+pub use run::fleet;
+
+/// What the benchmarks time below a run: one plugin's compile, load and export calls.
+#[doc(hidden)]
+pub mod bench {
+    pub use crate::plugin::Adopted;
+    pub use crate::plugin::cache::Miss;
+    pub use crate::sandbox::grants::Permissions;
+    pub use crate::sandbox::state::RunEnv;
+}

@@ -20,14 +20,15 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-use mesh_adopt_runtime::catalogue::{Catalogue, FOUNDATION_BYTES, Foundation, ModuleFiles, read_bounded};
-use mesh_adopt_runtime::credentials::{CredentialValues, Credentials};
+use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::files::read_bounded;
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, Op, SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::options::parse_duration;
-use mesh_adopt_runtime::run::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
-use mesh_adopt_runtime::runtime::PluginHost;
+use mesh_adopt_runtime::parse_duration;
 use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::{Catalogue, FOUNDATION_BYTES, Foundation, ModuleFiles};
+use mesh_adopt_runtime::{CredentialValues, Credentials};
+use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
 
 /// One scenario file.
 #[derive(Debug, Clone, Deserialize)]
@@ -232,7 +233,7 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
         // catalogue's own (whose scenarios run several modules and must say which).
         let beside = path.parent().and_then(Path::parent).unwrap_or(Path::new("."));
         let a_catalogue = beside.join("modules").is_dir() || beside.join("foundation.json").is_file();
-        if a_catalogue || mesh_adopt_runtime::options::check_module_name(&owner).is_err() {
+        if a_catalogue || mesh_adopt_runtime::check_module_name(&owner).is_err() {
             bail!(
                 "the scenario `{}` names no `modules`, and it is not beside one module to run by default: say \
                  `modules = [\"...\"]`",
@@ -384,12 +385,10 @@ fn options(spec: &MeshSpec) -> Result<RunOptions> {
         catalog_source: match spec.catalog_source.as_deref() {
             None => Some(mesh_adopt_runtime::CatalogSource {
                 repository: "https://git.mesh.test/catalogue.git".into(),
-                ref_: None,
+                reference: None,
             }),
             Some("") => None,
-            Some(text) => {
-                Some(mesh_adopt_runtime::options::parse_catalog_source(text).context("`mesh.catalog_source`")?)
-            }
+            Some(text) => Some(mesh_adopt_runtime::parse_catalog_source(text).context("`mesh.catalog_source`")?),
         },
         wait: duration(spec.wait.as_deref().unwrap_or("120s"), "mesh.wait")?,
     })

@@ -89,7 +89,7 @@ pub struct Planned<'a> {
     /// Its manifest, as the control plane will register it.
     pub manifest: &'a std::sync::Arc<ModuleManifest>,
     /// The commands its plan tells, in order.
-    pub commands: &'a [Vec<String>],
+    pub commands: &'a [crate::model::PlannedCommand],
 }
 
 /// Runs the node's push rule over `modules`' plans, in order, from `view`.
@@ -99,9 +99,9 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
     let mut accepted: BTreeSet<(String, String)> = BTreeSet::new();
     let mut prediction = Prediction::default();
     for planned in modules {
-        for (index, words) in planned.commands.iter().enumerate() {
-            let Ok(command) = Command::parse(words) else { continue };
-            match command {
+        for (index, planned_command) in planned.commands.iter().enumerate() {
+            let Ok(command) = planned_command.command() else { continue };
+            match command.clone() {
                 Command::ModuleAdd { .. } => register(&mut known, planned.module, planned.manifest),
                 Command::Prepare { module, .. } => {
                     if let Some(k) = known.iter_mut().find(|k| k.name == module) {

@@ -228,15 +228,17 @@ pub trait Mesh: Send + Sync {
     }
 }
 
-impl From<&ContainerChange> for crate::events::Change {
-    fn from(change: &ContainerChange) -> crate::events::Change {
+impl From<&ContainerChange> for crate::record::events::Change {
+    fn from(change: &ContainerChange) -> crate::record::events::Change {
         match change.clone() {
-            ContainerChange::Kept { name, image } => crate::events::Change::Kept { container: name, image },
+            ContainerChange::Kept { name, image } => crate::record::events::Change::Kept { container: name, image },
             ContainerChange::Recreated { name, from, to } => {
-                crate::events::Change::Recreated { container: name, from, to }
+                crate::record::events::Change::Recreated { container: name, from, to }
             }
-            ContainerChange::Created { name, image } => crate::events::Change::Created { container: name, image },
-            ContainerChange::Removed { name } => crate::events::Change::Removed { container: name },
+            ContainerChange::Created { name, image } => {
+                crate::record::events::Change::Created { container: name, image }
+            }
+            ContainerChange::Removed { name } => crate::record::events::Change::Removed { container: name },
         }
     }
 }

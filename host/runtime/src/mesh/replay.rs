@@ -12,10 +12,10 @@ use anyhow::{Context as _, Result, bail};
 use async_trait::async_trait;
 
 use super::{ContainerState, Mesh, MeshError, Payload, Response};
-use crate::events::{
+use crate::record::events::{
     self, CallEvent, CallResult, CallValue, Divergence, ErrorKind, Event, Header, Op, Request, SCHEMA,
 };
-use crate::options::RunOptions;
+use crate::run::options::RunOptions;
 
 /// What a `--record` file (or a saved `--json` stdout, which is the same stream) holds that
 /// a replay needs.

@@ -15,7 +15,7 @@ pub use mesh_adopt_manifest::command::manifest_remote;
 
 use mesh_adopt_manifest::Grants;
 
-use crate::bindings::CatalogSource;
+use crate::model::CatalogSource;
 
 /// Which export of the plugin is running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +37,7 @@ impl std::fmt::Display for Phase {
 
 /// A host call as the grants see it.
 #[derive(Debug, Clone, Copy)]
-pub enum Call<'a> {
+pub(crate) enum Call<'a> {
     /// `bytes` is what is carried, or `None` for a secret (whose bytes only the host sees).
     Carry {
         /// Where in the control plane it goes.
@@ -90,7 +90,7 @@ pub struct Permissions {
 impl Permissions {
     /// Decides whether `call` may go through in `phase`; the error names the capability, the
     /// argument, and how it could be granted (or that it cannot be).
-    pub fn allow(&self, phase: Phase, call: Call<'_>) -> Result<(), String> {
+    pub(crate) fn allow(&self, phase: Phase, call: Call<'_>) -> Result<(), String> {
         if phase == Phase::Check
             && let Some(effect) = describe_effect(call)
         {
@@ -123,7 +123,7 @@ impl Permissions {
 
     fn allow_tell(&self, args: &[String]) -> Result<(), String> {
         let (m, n) = (self.module.as_str(), self.node.as_str());
-        let reference = self.catalog_source.as_ref().and_then(|s| s.ref_.as_deref()).unwrap_or(DEFAULT_REF);
+        let reference = self.catalog_source.as_ref().and_then(|s| s.reference.as_deref()).unwrap_or(DEFAULT_REF);
         let why = match Command::parse(args) {
             Err(e) => e.to_string(),
             Ok(command) => match self.beyond(&command, reference) {
@@ -227,7 +227,7 @@ pub fn quoted_args(args: &[String]) -> String {
         }
         text.push_str(word);
         if text.len() > SHOWN {
-            crate::limits::cut_to(&mut text, SHOWN);
+            crate::sandbox::limits::cut_to(&mut text, SHOWN);
             let bytes: usize = args.iter().map(String::len).sum();
             text.push_str(&format!(" … ({} words, {bytes} bytes)", args.len()));
             break;
@@ -270,20 +270,20 @@ pub fn within_ceiling(grants: &Grants) -> Result<()> {
     Ok(())
 }
 
-impl From<Phase> for crate::events::Phase {
-    fn from(phase: Phase) -> crate::events::Phase {
+impl From<Phase> for crate::record::events::Phase {
+    fn from(phase: Phase) -> crate::record::events::Phase {
         match phase {
-            Phase::Check => crate::events::Phase::Check,
-            Phase::Adopt => crate::events::Phase::Adopt,
+            Phase::Check => crate::record::events::Phase::Check,
+            Phase::Adopt => crate::record::events::Phase::Adopt,
         }
     }
 }
 
-impl From<crate::events::Phase> for Phase {
-    fn from(phase: crate::events::Phase) -> Phase {
+impl From<crate::record::events::Phase> for Phase {
+    fn from(phase: crate::record::events::Phase) -> Phase {
         match phase {
-            crate::events::Phase::Check => Phase::Check,
-            crate::events::Phase::Adopt => Phase::Adopt,
+            crate::record::events::Phase::Check => Phase::Check,
+            crate::record::events::Phase::Adopt => Phase::Adopt,
         }
     }
 }
@@ -298,7 +298,7 @@ mod tests {
         Permissions {
             module: "postgres".into(),
             node: "node-1".into(),
-            catalog_source: Some(CatalogSource { repository: "https://git/cat.git".into(), ref_: None }),
+            catalog_source: Some(CatalogSource { repository: "https://git/cat.git".into(), reference: None }),
             secrets: vec!["superuser".into()],
             manifest_bytes: Arc::from(MANIFEST),
             granted: Grants {

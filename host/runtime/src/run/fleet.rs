@@ -6,12 +6,12 @@ use std::sync::Arc;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+use crate::catalogue::credentials::Credentials;
 use crate::catalogue::{Catalogue, Foundation};
-use crate::credentials::Credentials;
 use crate::mesh::Mesh;
+use crate::plugin::PluginHost;
+use crate::record::transcript::Transcript;
 use crate::run::{Mode, Run, RunOptions, RunReport};
-use crate::runtime::PluginHost;
-use crate::transcript::Transcript;
 
 /// One site of a fleet.
 pub struct Site {

@@ -4,6 +4,11 @@
 //! mesh may have moved), adopted in order and held to the plan preflight showed; after each,
 //! the mesh is asked what changed and whether every invariant held.
 
+pub mod fleet;
+pub mod options;
+pub mod plan_file;
+pub mod plan_key;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,23 +17,23 @@ use std::time::Duration;
 use anyhow::Result;
 use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
 
-use crate::bindings::mesh::adopt::types::{Container, File, Other};
-use crate::bindings::{BundleResource, Context, Options, Plan, WORLD, same_plan};
+use crate::catalogue::credentials::Credentials;
 use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
-use crate::credentials::Credentials;
+use crate::contract::WORLD;
 use crate::effect::predict::Planned;
 use crate::effect::rules::Seen;
 use crate::effect::{ContainerSpec, Declarations, MeshView, Prediction, PushEffect, SecretEffect, predict, rules};
 use crate::error::{Input, Stopped, Unusable};
-use crate::grants::{Call, Permissions, Phase};
 use crate::mesh::{ContainerChange, Mesh, Violation};
-pub use crate::options::RunOptions;
-use crate::plan_file::{SavedPlan, plan_difference};
-use crate::plan_key::PlanKey;
-use crate::runtime::{Plugin, PluginHost, RunEnv};
-use crate::screen::{visible, visible_lines};
-use crate::transcript::{Event, Transcript};
+use crate::model::{BundleResource, Context, Plan};
+use crate::plugin::{Plugin, PluginHost, RunEnv};
+use crate::record::screen::{visible, visible_lines};
+use crate::record::transcript::{Event, Transcript};
+pub use crate::run::options::RunOptions;
+use crate::run::plan_file::{SavedPlan, plan_difference};
+use crate::run::plan_key::PlanKey;
+use crate::sandbox::grants::{Call, Permissions, Phase};
 
 /// The modules phase three adopts, in its order: the store first, since everything keeps its
 /// records there; then the bus; then the vault.
@@ -105,13 +110,13 @@ impl ModuleOutcome {
     }
 
     /// The outcome's text for a person, with every piece of plugin text made visible (see
-    /// [`crate::screen`]) so none of it can pass for a line of the host's own.
+    /// [`crate::record::screen`]) so none of it can pass for a line of the host's own.
     pub fn shown(&self) -> String {
-        let tell = |c: &Vec<String>| format!("  tell {}", visible(&c.join(" ")));
+        let tell = |c: &[String]| format!("  tell {}", visible(&c.join(" ")));
         match self {
             ModuleOutcome::Checked(plan) => {
                 let mut lines: Vec<String> = plan.summary.iter().map(|l| visible(l)).collect();
-                lines.extend(plan.commands.iter().map(tell));
+                lines.extend(plan.commands.iter().map(|c| tell(c)));
                 lines.join("\n")
             }
             ModuleOutcome::Adopted(summary) => visible(summary),
@@ -122,7 +127,7 @@ impl ModuleOutcome {
                     visible(summary),
                     left.len()
                 )];
-                lines.extend(left.iter().map(tell));
+                lines.extend(left.iter().map(|c| tell(c)));
                 lines.join("\n")
             }
             ModuleOutcome::Unusable(unusable) => visible_lines(&unusable.message),
@@ -667,7 +672,7 @@ impl Run<'_> {
                         self.transcript.record(Event::Planned {
                             module: module.clone(),
                             summary: plan.summary.clone(),
-                            commands: plan.commands.clone(),
+                            commands: plan.words(),
                         });
                         ModuleOutcome::Checked(plan)
                     }
@@ -728,10 +733,8 @@ impl Run<'_> {
         let turn = self
             .host
             .check_then_adopt(&ready.plugin, &ready.env, &ready.ctx, |plan| {
-                let same = self
-                    .bounded_plan(module, plan.clone(), &ready.env)
-                    .ok()
-                    .is_some_and(|plan| same_plan(&plan, &reviewed));
+                let same =
+                    self.bounded_plan(module, plan.clone(), &ready.env).ok().is_some_and(|plan| plan == reviewed);
                 if !same {
                     rechecked = Some(plan.clone());
                 }
@@ -865,7 +868,7 @@ impl Run<'_> {
             Some(path) => self.host.load_pinned(path, None),
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
         }
-        .map_err(|e| match e.downcast_ref::<crate::runtime::PinMismatch>() {
+        .map_err(|e| match e.downcast_ref::<crate::plugin::PinMismatch>() {
             // A stale pin is the author's to mend, and there are two ways: say both.
             Some(stale) => {
                 let remedy = anyhow::anyhow!(
@@ -913,11 +916,11 @@ impl Run<'_> {
     /// [`Run::scrub`] for text found at `place` (a plan, a report).
     fn scrub_in(&self, module: &str, message: String, place: &str) -> String {
         let (mut scrubbed, found) = self.credentials.redact(message);
-        if crate::limits::cut_to(&mut scrubbed, REFUSAL_BYTES) {
+        if crate::sandbox::limits::cut_to(&mut scrubbed, REFUSAL_BYTES) {
             scrubbed.push_str(" … (cut)");
         }
         if let Some(secret) = found {
-            self.transcript.record(crate::transcript::Event::SecretShown {
+            self.transcript.record(crate::record::transcript::Event::SecretShown {
                 module: module.to_string(),
                 secret,
                 place: place.into(),
@@ -933,11 +936,7 @@ impl Run<'_> {
             module: module.to_string(),
             manifest,
             foundation: bundle_resources(self.foundation),
-            options: Options {
-                node: o.node.clone(),
-                catalog_source: o.catalog_source.clone(),
-                wait_seconds: o.wait.as_secs().try_into().unwrap_or(u32::MAX),
-            },
+            options: o.clone(),
         }
     }
 
@@ -1034,10 +1033,10 @@ pub fn bundle_resources(foundation: &Foundation) -> Vec<BundleResource> {
         .iter()
         .map(|r| match r.clone() {
             FoundationResource::Container { id, name, image, volumes } => {
-                BundleResource::Container(Container { id, name, image, volumes })
+                BundleResource::Container { id, name, image, volumes }
             }
-            FoundationResource::File { id, path } => BundleResource::File(File { id, path }),
-            FoundationResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
+            FoundationResource::File { id, path } => BundleResource::File { id, path },
+            FoundationResource::Other { id, kind } => BundleResource::Other { id, kind },
         })
         .collect()
 }
@@ -1046,14 +1045,16 @@ pub fn bundle_resources(foundation: &Foundation) -> Vec<BundleResource> {
 mod stream {
     use super::{ModuleOutcome, RunReport};
     use crate::error::Input;
-    use crate::events::{Change, ModuleSummary, Outcome, OutcomeEvent, PlanRecord, SummaryEvent, ViolationRecord};
+    use crate::record::events::{
+        Change, ModuleSummary, Outcome, OutcomeEvent, PlanRecord, SummaryEvent, ViolationRecord,
+    };
 
     impl From<&ModuleOutcome> for Outcome {
         fn from(outcome: &ModuleOutcome) -> Outcome {
             match outcome {
-                ModuleOutcome::Checked(plan) => Outcome::Ready {
-                    plan: PlanRecord { summary: plan.summary.clone(), commands: plan.commands.clone() },
-                },
+                ModuleOutcome::Checked(plan) => {
+                    Outcome::Ready { plan: PlanRecord { summary: plan.summary.clone(), commands: plan.words() } }
+                }
                 ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
                 ModuleOutcome::Refused { during, message } => {
                     Outcome::Refused { during: (*during).into(), message: message.clone() }
@@ -1109,7 +1110,7 @@ mod stream {
                 rules: report.rules.word().to_string(),
                 rule_checks: crate::effect::Rule::ALL
                     .iter()
-                    .map(|rule| crate::events::RuleCheck {
+                    .map(|rule| crate::record::events::RuleCheck {
                         rule: rule.name().to_string(),
                         checked: report.rules.of_rule(*rule).word().to_string(),
                     })

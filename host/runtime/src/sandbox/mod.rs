@@ -17,6 +17,12 @@
 //! Anything else a component imports is refused at load, naming each such import and
 //! listing what is offered.
 
+pub(crate) mod deadline;
+pub mod grants;
+pub(crate) mod imports;
+pub mod limits;
+pub(crate) mod state;
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -29,10 +35,10 @@ use wasmtime_wasi::p2::bindings::clocks::monotonic_clock;
 use wasmtime_wasi::p2::{DynPollable, OutputStream, Pollable, StreamError, StreamResult, subscribe};
 use wasmtime_wasi::{HostMonotonicClock, HostWallClock};
 
-use crate::deadline::Deadline;
 use crate::error::{StopKind, StopReason};
 use crate::mesh::Mesh;
-use crate::state::RunState;
+use crate::sandbox::deadline::Deadline;
+use crate::sandbox::state::RunState;
 
 /// The WASI interfaces a plugin may import (any `0.2.x` version), with what each gives.
 pub const OFFERED: &[(&str, &str)] = &[
@@ -92,7 +98,7 @@ fn classify(name: &str, is_interface: bool) -> Fit {
         return Fit::Refused(format!("`{name}` is not an interface"));
     }
     let (base, version) = split_version(name);
-    if let Some(rest) = base.strip_prefix(&format!("{}/", crate::bindings::PACKAGE)) {
+    if let Some(rest) = base.strip_prefix(&format!("{}/", crate::contract::PACKAGE)) {
         return if CONTRACT_INTERFACES.contains(&rest) {
             Fit::Offered
         } else {
@@ -125,8 +131,8 @@ pub fn offered_in_words() -> String {
     format!(
         "a plugin may import the contract ({}@{}) and these WASI {WASI_VERSION}.x interfaces: {}; it may also import {}, \
          which load but stop the plugin when called",
-        crate::bindings::PACKAGE,
-        crate::bindings::VERSION,
+        crate::contract::PACKAGE,
+        crate::contract::VERSION,
         offered.join(", "),
         stubbed.join(", ")
     )

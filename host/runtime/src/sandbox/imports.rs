@@ -7,17 +7,17 @@ use std::time::{Duration, Instant};
 
 use wasmtime::component::Resource;
 
-use crate::bindings::HostError;
-use crate::bindings::mesh::adopt::{clock, control, log, machine, types};
+use crate::contract::v0_1::HostError;
+use crate::contract::v0_1::mesh::adopt::{clock, control, log, machine, types};
 use crate::error::{StopKind, StopReason};
-use crate::events::{
+use crate::mesh::{MeshError, Payload, SecretValue};
+use crate::record::events::{
     ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as Carried, Request, ResponseValue,
 };
-use crate::grants::{Call, Phase};
-use crate::limits::cut_to;
-use crate::mesh::{MeshError, Payload, SecretValue};
-use crate::state::RunState;
-use crate::transcript::Event;
+use crate::record::transcript::Event;
+use crate::sandbox::grants::{Call, Phase};
+use crate::sandbox::limits::cut_to;
+use crate::sandbox::state::RunState;
 use mesh_adopt_manifest::command::Command;
 
 impl From<MeshError> for HostError {
@@ -32,7 +32,7 @@ impl From<MeshError> for HostError {
 
 /// A host error with secret values replaced by their names, before it goes back into the
 /// plugin: a control plane that echoes a credential in its error output must not hand it on.
-fn scrubbed_error(error: HostError, credentials: &crate::credentials::Credentials) -> HostError {
+fn scrubbed_error(error: HostError, credentials: &crate::catalogue::credentials::Credentials) -> HostError {
     let redact = |m: String| credentials.redact(m).0;
     match error {
         HostError::Denied(m) => HostError::Denied(redact(m)),
@@ -225,14 +225,14 @@ impl RunState {
             Ok(Command::SecretAccept { from, .. }) if !self.carried_secrets.contains(&from) => Err(format!(
                 "`tell {}` accepts `{from}`, and this plugin carried no secret there: a module accepts only a \
                  secret it carried itself",
-                crate::grants::quoted_args(args)
+                crate::sandbox::grants::quoted_args(args)
             )),
             // Likewise a registration: what the control plane holds at that path may be what an
             // earlier run left, which this run never checked.
             Ok(Command::ModuleAdd { remote }) if !self.carried_manifests.contains(&remote) => Err(format!(
                 "`tell {}` registers `{remote}`, and this plugin carried nothing there in this call: a module \
                  registers only the manifest it carried itself",
-                crate::grants::quoted_args(args)
+                crate::sandbox::grants::quoted_args(args)
             )),
             _ => Ok(()),
         }
@@ -249,22 +249,22 @@ impl RunState {
             return Ok(());
         };
         match plan.commands.get(plan.told) {
-            Some(next) if next.as_slice() == args => {
+            Some(next) if next.words() == args => {
                 plan.told += 1;
                 Ok(())
             }
             Some(next) => Err(format!(
                 "`tell {}` is not the plan's next command: the plan `check` made says `tell {}` next \
                  (command {} of {}); `adopt` tells only its plan, in order",
-                crate::grants::quoted_args(args),
-                crate::grants::quoted_args(next),
+                crate::sandbox::grants::quoted_args(args),
+                crate::sandbox::grants::quoted_args(next),
                 plan.told + 1,
                 plan.commands.len()
             )),
             None => Err(format!(
                 "`tell {}` is beyond the plan: the plan `check` made has {} commands, all told; \
                  `adopt` tells only its plan",
-                crate::grants::quoted_args(args),
+                crate::sandbox::grants::quoted_args(args),
                 plan.commands.len()
             )),
         }
@@ -274,8 +274,8 @@ impl RunState {
 /// During `adopt`, a carry must be one the plan's commands use: to the path a `module add`
 /// registers or a `secret accept` takes from. Anything else would put in the control plane
 /// what no reviewed command accounts for.
-fn carry_in_plan(remote: &str, commands: &[Vec<String>]) -> Result<(), String> {
-    let used = commands.iter().any(|words| match Command::parse(words) {
+fn carry_in_plan(remote: &str, commands: &[crate::model::PlannedCommand]) -> Result<(), String> {
+    let used = commands.iter().any(|planned| match planned.command() {
         Ok(Command::ModuleAdd { remote: to }) | Ok(Command::SecretAccept { from: to, .. }) => to == remote,
         _ => false,
     });
@@ -294,7 +294,7 @@ pub(crate) trait Recorded: Sized {
     fn recorded(&self) -> CallValue;
 
     /// The value with every secret value handed out replaced by its name.
-    fn scrubbed(self, _credentials: &crate::credentials::Credentials) -> Self {
+    fn scrubbed(self, _credentials: &crate::catalogue::credentials::Credentials) -> Self {
         self
     }
 }
@@ -310,7 +310,7 @@ impl Recorded for String {
         CallValue::Output(self.clone())
     }
 
-    fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
+    fn scrubbed(self, credentials: &crate::catalogue::credentials::Credentials) -> Self {
         credentials.redact(self).0
     }
 }
@@ -330,7 +330,7 @@ impl Recorded for Option<machine::ContainerState> {
         }
     }
 
-    fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
+    fn scrubbed(self, credentials: &crate::catalogue::credentials::Credentials) -> Self {
         self.map(|c| machine::ContainerState { image: credentials.redact(c.image).0, running: c.running })
     }
 }
@@ -340,7 +340,7 @@ impl Recorded for machine::Response {
         CallValue::Response(ResponseValue { status: self.status, body: self.body.clone() })
     }
 
-    fn scrubbed(self, credentials: &crate::credentials::Credentials) -> Self {
+    fn scrubbed(self, credentials: &crate::catalogue::credentials::Credentials) -> Self {
         machine::Response { status: self.status, body: credentials.redact(self.body).0 }
     }
 }

@@ -5,6 +5,10 @@
 //! deadline, the sandbox's WASI (no files, no network, no environment, the
 //! mesh's clocks), and a captured stdout and stderr for the report if it is stopped.
 
+pub mod cache;
+pub(crate) mod digests;
+pub(crate) mod functions;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -18,17 +22,19 @@ use wasmtime::{
 };
 use wasmtime_wasi::WasiCtx;
 
-use crate::bindings::{Adopter, AdopterPre, Context, PACKAGE, Plan, Refusal, Report, VERSION};
-use crate::cache::CompileCache;
-use crate::deadline::Deadline;
-use crate::digests::FileIdentity;
+use crate::contract::v0_1::{self, Adopter, AdopterPre};
+use crate::contract::{PACKAGE, VERSION};
 use crate::error::{StopKind, StopReason, Stopped};
-use crate::functions::{FunctionStore, FunctionsReused};
-use crate::grants::Phase;
-use crate::limits::Limits;
+use crate::model::{Context, Plan, Refusal, Report};
+use crate::plugin::cache::CompileCache;
+use crate::plugin::digests::FileIdentity;
+use crate::plugin::functions::{FunctionStore, FunctionsReused};
+use crate::sandbox::deadline::Deadline;
+use crate::sandbox::grants::Phase;
+use crate::sandbox::limits::Limits;
+pub use crate::sandbox::state::RunEnv;
+use crate::sandbox::state::{PlanCursor, RunState};
 use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
-pub use crate::state::RunEnv;
-use crate::state::{PlanCursor, RunState};
 
 /// How every WebAssembly component begins: the magic `\0asm`, version 13, layer 1 (a core
 /// module's layer is 0).
@@ -67,7 +73,7 @@ pub struct PluginHost {
     /// Digests of plugin files already read, by file identity, so a fleet that loads the
     /// same file for every site reads and hashes it once, and a plugin loaded again from the
     /// compile cache is not read at all. A file replaced or rewritten has another identity
-    /// and is read and hashed again (see [`crate::digests`], which also remembers digests
+    /// and is read and hashed again (see [`crate::plugin::digests`], which also remembers digests
     /// across processes beside the compile cache).
     seen: Mutex<HashMap<FileIdentity, String>>,
 }
@@ -552,7 +558,8 @@ impl PluginHost {
         proceed: impl FnOnce(&Plan) -> bool,
     ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
         self.call(plugin, env, Phase::Check, async |adopter, store| {
-            let planned = adopter.call_check(&mut *store, ctx).await?;
+            let planned =
+                adopter.call_check(&mut *store, &v0_1::context(ctx)).await?.map(Plan::from).map_err(Refusal::from);
             let plan = match &planned {
                 Ok(plan) if proceed(plan) => plan,
                 _ => return Ok((planned, None)),
@@ -560,8 +567,8 @@ impl PluginHost {
             let state = store.data_mut();
             state.begin_export(Phase::Adopt);
             state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
-            let result = adopter.call_adopt(&mut *store, ctx).await?;
-            let left = store.data_mut().plan.take().map(|p| p.commands[p.told..].to_vec()).unwrap_or_default();
+            let result = adopted(adopter.call_adopt(&mut *store, &v0_1::context(ctx)).await?);
+            let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
             Ok((planned, Some(Adopted { result, left })))
         })
         .await
@@ -569,7 +576,10 @@ impl PluginHost {
 
     /// Runs the plugin's read-only `check`.
     pub async fn check(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.call_check(store, ctx).await).await
+        self.call(plugin, env, Phase::Check, async |adopter, store| {
+            Ok(adopter.call_check(store, &v0_1::context(ctx)).await?.map(Plan::from).map_err(Refusal::from))
+        })
+        .await
     }
 
     /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
@@ -577,8 +587,8 @@ impl PluginHost {
     pub async fn adopt(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context, plan: &Plan) -> Result<Adopted> {
         self.call(plugin, env, Phase::Adopt, async |adopter, store| {
             store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
-            let result = adopter.call_adopt(&mut *store, ctx).await?;
-            let left = store.data_mut().plan.take().map(|p| p.commands[p.told..].to_vec()).unwrap_or_default();
+            let result = adopted(adopter.call_adopt(&mut *store, &v0_1::context(ctx)).await?);
+            let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
             Ok(Adopted { result, left })
         })
         .await
@@ -705,12 +715,13 @@ impl PluginHost {
             short(&plugin.digest)
         );
         if !last_call.is_empty() {
-            message.push_str(&format!("\nits last host call: {}", crate::screen::visible(last_call)));
+            message.push_str(&format!("\nits last host call: {}", crate::record::screen::visible(last_call)));
         }
         for (name, captured) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
             let text = scrubbed_output(env, captured.text(), &format!("its {name}"));
             if !text.is_empty() {
-                let lines: Vec<String> = text.lines().map(|l| format!("  | {}", crate::screen::visible(l))).collect();
+                let lines: Vec<String> =
+                    text.lines().map(|l| format!("  | {}", crate::record::screen::visible(l))).collect();
                 message.push_str(&format!("\nits {name}:\n{}", lines.join("\n")));
             }
         }
@@ -763,7 +774,7 @@ fn at_epoch_tick(state: &RunState) -> wasmtime::Result<UpdateDeadline> {
 fn scrubbed_output(env: &RunEnv, text: String, place: &str) -> String {
     let (text, found) = env.credentials.redact(text);
     if let Some(secret) = found {
-        env.transcript.record(crate::transcript::Event::SecretShown {
+        env.transcript.record(crate::record::transcript::Event::SecretShown {
             module: env.module.clone(),
             secret,
             place: place.into(),
@@ -792,7 +803,7 @@ fn stop_words(error: &anyhow::Error) -> (String, Option<String>) {
             let func =
                 frame.func_name().map_or_else(|| format!("<wasm function {}>", frame.func_index()), String::from);
             let at = frame.module_offset().map_or(String::new(), |o| format!("{o:#x} - "));
-            crate::screen::visible(&format!("{i}: {at}{module}!{func}"))
+            crate::record::screen::visible(&format!("{i}: {at}{module}!{func}"))
         })
         .collect();
     let mut shown = frames.iter().take(BACKTRACE_FRAMES).cloned().collect::<Vec<_>>().join("\n");
@@ -835,4 +846,9 @@ mod tests {
         }
         assert_eq!(host.limit_hint("wasm trap: wasm `unreachable` instruction executed"), None);
     }
+}
+
+/// `adopt`'s answer in the host's words.
+fn adopted(result: Result<v0_1::Report, v0_1::Refusal>) -> Result<Report, Refusal> {
+    result.map(Report::from).map_err(Refusal::from)
 }

@@ -10,11 +10,11 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::bindings::Plan;
 use crate::catalogue::Foundation;
-use crate::limits::Limits;
-use crate::options::RunOptions;
-use crate::plan_key::PlanKey;
+use crate::model::Plan;
+use crate::run::options::RunOptions;
+use crate::run::plan_key::PlanKey;
+use crate::sandbox::limits::Limits;
 
 /// The format version this host writes and reads.
 pub const PLAN_SCHEMA: u32 = 3;
@@ -124,7 +124,7 @@ impl SavedPlan {
             plugin_sha256: plugin_sha256.to_string(),
             credentials_digest: credentials_digest.to_string(),
             summary: plan.summary.clone(),
-            commands: plan.commands.clone(),
+            commands: plan.words(),
         });
     }
 
@@ -233,9 +233,9 @@ impl SavedPlan {
                     short(&saved.plugin_sha256)
                 ));
             }
-            let saved_plan = Plan { summary: saved.summary.clone(), commands: saved.commands.clone() };
-            let now_plan = Plan { summary: now.summary.clone(), commands: now.commands.clone() };
-            if !crate::bindings::same_plan(&saved_plan, &now_plan) {
+            let saved_plan = Plan::new(saved.summary.clone(), saved.commands.clone());
+            let now_plan = Plan::new(now.summary.clone(), now.commands.clone());
+            if saved_plan != now_plan {
                 return Some(format!("the `{m}` module's plan changed ({})", plan_difference(&saved_plan, &now_plan)));
             }
         }
@@ -293,11 +293,7 @@ mod tests {
 
     fn saved_with(key: &PlanKey, credentials: &str) -> SavedPlan {
         let mut plan = SavedPlan::new(&RunOptions::default(), &Foundation::default(), &Limits::default(), key);
-        plan.add(
-            "postgres",
-            ["aa", "bb", credentials],
-            &Plan { summary: vec!["s".into()], commands: vec![vec!["push".into()]] },
-        );
+        plan.add("postgres", ["aa", "bb", credentials], &Plan::new(vec!["s".into()], vec![vec!["push".into()]]));
         plan
     }
 

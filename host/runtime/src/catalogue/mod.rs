@@ -1,6 +1,8 @@
 //! The documents a run starts from: the catalogue's modules (a `manifest.json` with an
 //! `adopt.wasm` beside it) and the foundation bundle genesis produced.
 
+pub mod credentials;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,10 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-pub use mesh_adopt_manifest::{
-    Access, AdoptSection, AdoptedAs, Adoption, Grants, ManifestResource, ModuleManifest, PLUGIN_FILE, ParseError,
-    mounts,
-};
+pub use mesh_adopt_manifest::{AdoptSection, ModuleManifest};
 
 /// The module's manifest.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -138,7 +137,7 @@ impl Catalogue {
     /// Reads a module's manifest and finds its plugin, refusing a manifest that is not a
     /// JSON object or a module that ships no plugin.
     pub fn module(&self, name: &str) -> Result<CatalogueModule> {
-        crate::options::check_module_name(name)?;
+        crate::run::options::check_module_name(name)?;
         let dir = self.root.join("modules").join(name);
         let Some(modules) = &self.in_memory else {
             let manifest_path = dir.join(MANIFEST_FILE);
@@ -205,7 +204,7 @@ fn entry(
         .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
     no_key_twice(&manifest)
         .with_context(|| format!("the `{name}` module's manifest `{}` is ambiguous", manifest_path.display()))?;
-    crate::grants::within_ceiling(&parsed.adopt.grants)
+    crate::sandbox::grants::within_ceiling(&parsed.adopt.grants)
         .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
     let plugin_file = &parsed.adopt.plugin;
     if plugin_file.is_empty() || plugin_file.contains(['/', '\\']) || plugin_file == ".." {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Result, anyhow};
 use mesh_adopt_manifest::command::check_word;
 
-pub use crate::bindings::CatalogSource;
+pub use crate::model::CatalogSource;
 
 /// The node modules are assigned to when the operator names none.
 pub const DEFAULT_NODE: &str = "node-1";
@@ -63,8 +63,8 @@ impl RunOptions {
     /// The catalogue source as the operator would type it.
     pub fn source_words(&self) -> String {
         match &self.catalog_source {
-            Some(CatalogSource { repository, ref_: Some(reference) }) => format!("{repository}@{reference}"),
-            Some(CatalogSource { repository, ref_: None }) => repository.clone(),
+            Some(CatalogSource { repository, reference: Some(reference) }) => format!("{repository}@{reference}"),
+            Some(CatalogSource { repository, reference: None }) => repository.clone(),
             None => "no catalogue source".into(),
         }
     }
@@ -108,7 +108,7 @@ pub fn check_module_name(value: &str) -> Result<()> {
 }
 
 fn check_source(source: &CatalogSource) -> Result<()> {
-    let longest = source.repository.len().max(source.ref_.as_ref().map_or(0, String::len));
+    let longest = source.repository.len().max(source.reference.as_ref().map_or(0, String::len));
     if longest > SOURCE_BYTES {
         return Err(anyhow!(
             "--catalog-source has a part {longest} bytes long; a repository or ref is at most {SOURCE_BYTES} bytes"
@@ -117,7 +117,7 @@ fn check_source(source: &CatalogSource) -> Result<()> {
     check_word("repository", &source.repository).map_err(|e| {
         anyhow!("--catalog-source `{}` cannot be used: {e}; give REPO or REPO@REF", source.repository.escape_debug())
     })?;
-    if let Some(reference) = &source.ref_ {
+    if let Some(reference) = &source.reference {
         check_word("ref", reference).map_err(|e| {
             anyhow!("--catalog-source ref `{}` cannot be used: {e}; give REPO or REPO@REF", reference.escape_debug())
         })?;
@@ -138,9 +138,9 @@ pub fn parse_catalog_source(text: &str) -> Result<CatalogSource> {
                     if repository.is_empty() { "the repository before `@`" } else { "the ref after `@`" }
                 ));
             }
-            CatalogSource { repository: repository.to_string(), ref_: Some(reference.to_string()) }
+            CatalogSource { repository: repository.to_string(), reference: Some(reference.to_string()) }
         }
-        _ => CatalogSource { repository: text.to_string(), ref_: None },
+        _ => CatalogSource { repository: text.to_string(), reference: None },
     };
     check_source(&source)?;
     Ok(source)
@@ -163,29 +163,29 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     })
 }
 
-impl From<&RunOptions> for crate::events::RunOptionsRecord {
-    fn from(options: &RunOptions) -> crate::events::RunOptionsRecord {
-        crate::events::RunOptionsRecord {
+impl From<&RunOptions> for crate::record::events::RunOptionsRecord {
+    fn from(options: &RunOptions) -> crate::record::events::RunOptionsRecord {
+        crate::record::events::RunOptionsRecord {
             node: options.node.clone(),
-            catalog_source: options.catalog_source.as_ref().map(|s| crate::events::CatalogSourceRecord {
+            catalog_source: options.catalog_source.as_ref().map(|s| crate::record::events::CatalogSourceRecord {
                 repository: s.repository.clone(),
-                reference: s.ref_.clone(),
+                reference: s.reference.clone(),
             }),
             wait_s: options.wait.as_secs(),
         }
     }
 }
 
-impl TryFrom<crate::events::RunOptionsRecord> for RunOptions {
+impl TryFrom<crate::record::events::RunOptionsRecord> for RunOptions {
     type Error = anyhow::Error;
 
     /// The options a stream recorded, checked as an operator's would be.
-    fn try_from(record: crate::events::RunOptionsRecord) -> anyhow::Result<RunOptions> {
+    fn try_from(record: crate::record::events::RunOptionsRecord) -> anyhow::Result<RunOptions> {
         let options = RunOptions {
             node: record.node,
             catalog_source: record
                 .catalog_source
-                .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
+                .map(|s| CatalogSource { repository: s.repository, reference: s.reference }),
             wait: Duration::from_secs(record.wait_s),
         };
         options.validate()?;
@@ -211,8 +211,8 @@ mod tests {
     #[test]
     fn splits_catalog_source_refs() {
         let source = parse_catalog_source("https://h/cat.git@v2").unwrap();
-        assert_eq!((source.repository.as_str(), source.ref_.as_deref()), ("https://h/cat.git", Some("v2")));
-        assert_eq!(parse_catalog_source("git@h:org/cat.git").unwrap().ref_, None);
+        assert_eq!((source.repository.as_str(), source.reference.as_deref()), ("https://h/cat.git", Some("v2")));
+        assert_eq!(parse_catalog_source("git@h:org/cat.git").unwrap().reference, None);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 use crate::mesh::SecretValue;
-use crate::plan_key::PlanKey;
+use crate::run::plan_key::PlanKey;
 
 /// The shortest value scrubbed from text: a shorter one cannot be told from ordinary words,
 /// and is no secret worth the name.

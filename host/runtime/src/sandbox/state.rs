@@ -9,12 +9,12 @@ use wasmtime::StoreLimits;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::credentials::Credentials;
-use crate::deadline::Deadline;
-use crate::grants::{Permissions, Phase};
-use crate::limits::Limits;
+use crate::catalogue::credentials::Credentials;
 use crate::mesh::Mesh;
-use crate::transcript::Transcript;
+use crate::record::transcript::Transcript;
+use crate::sandbox::deadline::Deadline;
+use crate::sandbox::grants::{Permissions, Phase};
+use crate::sandbox::limits::Limits;
 
 /// What a plugin run acts on and reports to.
 #[derive(Clone)]
@@ -63,8 +63,15 @@ pub struct RunState {
 
 /// A plan's commands and how many of them `adopt` has told so far.
 pub(crate) struct PlanCursor {
-    pub(crate) commands: Vec<Vec<String>>,
+    pub(crate) commands: Vec<crate::model::PlannedCommand>,
     pub(crate) told: usize,
+}
+
+impl PlanCursor {
+    /// The commands never told, in order.
+    pub(crate) fn left(self) -> Vec<Vec<String>> {
+        self.commands[self.told..].iter().map(|c| c.words().to_vec()).collect()
+    }
 }
 
 impl WasiView for RunState {

@@ -32,7 +32,7 @@ use anyhow::{Context as _, Result, bail};
 use wasmtime::component::Component;
 use wasmtime::{Engine, EngineWeak};
 
-use crate::digests::DigestIndex;
+use crate::plugin::digests::DigestIndex;
 
 const CHECKSUM_BYTES: usize = 16;
 
@@ -260,7 +260,7 @@ impl CompileCache {
         Some(file)
     }
 
-    /// What plugin files hash to, remembered beside the entries (see [`crate::digests`]).
+    /// What plugin files hash to, remembered beside the entries (see [`crate::plugin::digests`]).
     pub(crate) fn digests(&self) -> DigestIndex {
         DigestIndex::in_cache(&self.dir)
     }

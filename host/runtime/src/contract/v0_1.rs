@@ -1,0 +1,76 @@
+//! Contract 0.1.0: the host's side of its `adopter` world, generated from the WIT, and the
+//! conversions between its types and the host's own.
+
+wasmtime::component::bindgen!({
+    path: "../../wit",
+    world: "adopter",
+    // What reaches a mesh waits on it, so it is async; what the host answers itself (a line
+    // said, the clock, a secret's name) is not, and skips the cost of a future per call. A say
+    // flood stops the plugin, so `say` may trap; every other import answers in-band.
+    imports: {
+        "mesh:adopt/log.say": trappable,
+        "mesh:adopt/clock.now": exact,
+        "mesh:adopt/control.[method]secret.name": exact,
+        "mesh:adopt/control.[drop]secret": exact,
+        default: async,
+    },
+    exports: { default: async },
+    with: { "mesh:adopt/control.secret": crate::mesh::SecretValue },
+});
+
+pub use mesh::adopt::types::HostError;
+
+use crate::model;
+
+/// The contract's package, as plugins name it in their imports.
+pub const PACKAGE: &str = "mesh:adopt";
+/// The contract version this module speaks.
+pub const VERSION: &str = "0.1.0";
+/// The world a manifest's `adopt.world` names for this version.
+pub const WORLD: &str = "mesh:adopt/adopter@0.1.0";
+
+/// The context as this version hands it to a plugin.
+pub fn context(ctx: &model::Context) -> Context {
+    use mesh::adopt::types::{CatalogSource, Container, File, Options, Other};
+    let resource = |r: &model::BundleResource| match r.clone() {
+        model::BundleResource::Container { id, name, image, volumes } => {
+            BundleResource::Container(Container { id, name, image, volumes })
+        }
+        model::BundleResource::File { id, path } => BundleResource::File(File { id, path }),
+        model::BundleResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
+    };
+    Context {
+        module: ctx.module.clone(),
+        manifest: ctx.manifest.clone(),
+        foundation: ctx.foundation.iter().map(resource).collect(),
+        options: Options {
+            node: ctx.options.node.clone(),
+            catalog_source: ctx
+                .options
+                .catalog_source
+                .clone()
+                .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
+            wait_seconds: u32::try_from(ctx.options.wait.as_secs()).unwrap_or(u32::MAX),
+        },
+    }
+}
+
+use mesh::adopt::types::BundleResource;
+
+impl From<Plan> for model::Plan {
+    fn from(plan: Plan) -> model::Plan {
+        model::Plan::new(plan.summary, plan.commands)
+    }
+}
+
+impl From<Report> for model::Report {
+    fn from(report: Report) -> model::Report {
+        model::Report { summary: report.summary }
+    }
+}
+
+impl From<Refusal> for model::Refusal {
+    fn from(refusal: Refusal) -> model::Refusal {
+        model::Refusal { message: refusal.message }
+    }
+}

@@ -1,0 +1,155 @@
+//! The host's own words for what crosses the contract: the context a plugin is handed, the
+//! plan its `check` makes, its report and its refusal. Each contract version's bindings
+//! convert to and from these at the boundary, so nothing past it (the run, the record, the
+//! saved plan, an embedder) changes when a contract version is added.
+
+use std::fmt;
+use std::ops::Deref;
+
+use mesh_adopt_manifest::command::{Command, CommandError};
+
+use crate::run::options::RunOptions;
+
+/// Where the catalogue's modules are built from: a repository and, optionally, a ref.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogSource {
+    /// The repository, as the control plane's `build` takes it.
+    pub repository: String,
+    /// The branch, tag or commit; `None` builds the repository's default.
+    pub reference: Option<String>,
+}
+
+/// One resource of the foundation bundle, as a plugin is shown it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BundleResource {
+    /// A container genesis raised.
+    Container {
+        /// The bundle's id for it.
+        id: String,
+        /// The container's name on the node.
+        name: String,
+        /// Its image.
+        image: String,
+        /// Its volumes, as `source:target` mounts.
+        volumes: Vec<String>,
+    },
+    /// A file genesis wrote.
+    File {
+        /// The bundle's id for it.
+        id: String,
+        /// Where it is on the node.
+        path: String,
+    },
+    /// Anything else, named by its kind.
+    Other {
+        /// The bundle's id for it.
+        id: String,
+        /// What it is.
+        kind: String,
+    },
+}
+
+/// What a plugin is handed for its module: its manifest as shipped, the foundation bundle
+/// and the operator's options.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The module's name.
+    pub module: String,
+    /// Its `manifest.json`, byte for byte.
+    pub manifest: Vec<u8>,
+    /// The foundation bundle's resources.
+    pub foundation: Vec<BundleResource>,
+    /// The operator's options.
+    pub options: RunOptions,
+}
+
+/// A command a plan holds: its words as the plugin gave them, read once into the control
+/// plane's vocabulary where they are one of its commands.
+#[derive(Debug, Clone)]
+pub struct PlannedCommand {
+    words: Vec<String>,
+    command: Result<Command, CommandError>,
+}
+
+impl PlannedCommand {
+    /// Reads `words` as a planned command.
+    pub fn new(words: Vec<String>) -> PlannedCommand {
+        let command = Command::parse(&words);
+        PlannedCommand { words, command }
+    }
+
+    /// The words as `adopt` must tell them.
+    pub fn words(&self) -> &[String] {
+        &self.words
+    }
+
+    /// The command the words are, or why they are none of the vocabulary's.
+    pub fn command(&self) -> Result<&Command, &CommandError> {
+        self.command.as_ref()
+    }
+}
+
+impl Deref for PlannedCommand {
+    type Target = [String];
+
+    fn deref(&self) -> &[String] {
+        &self.words
+    }
+}
+
+/// Two planned commands are the same when their words are.
+impl PartialEq for PlannedCommand {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words
+    }
+}
+
+impl Eq for PlannedCommand {}
+
+impl From<Vec<String>> for PlannedCommand {
+    fn from(words: Vec<String>) -> Self {
+        PlannedCommand::new(words)
+    }
+}
+
+/// The plan a plugin's `check` made: lines for a person, and the commands `adopt` will tell,
+/// in order. Two plans are the same when both say the same.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The plan's lines for the operator.
+    pub summary: Vec<String>,
+    /// The commands `adopt` will tell, in order.
+    pub commands: Vec<PlannedCommand>,
+}
+
+impl Plan {
+    /// A plan of these lines and commands, each command read once.
+    pub fn new(summary: Vec<String>, commands: Vec<Vec<String>>) -> Plan {
+        Plan { summary, commands: commands.into_iter().map(PlannedCommand::new).collect() }
+    }
+
+    /// The commands' words, as the record and a saved plan hold them.
+    pub fn words(&self) -> Vec<Vec<String>> {
+        self.commands.iter().map(|c| c.words.clone()).collect()
+    }
+}
+
+/// What a plugin's `adopt` says it did, in one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The line.
+    pub summary: String,
+}
+
+/// A plugin's refusal to go on, in its words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// Why it refused.
+    pub message: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
