@@ -240,7 +240,7 @@ impl SiteArgs {
     }
 
     fn foundation(&self) -> Result<Foundation> {
-        Foundation::load(&self.foundation.clone().unwrap_or_else(|| self.catalogue.join("foundation.json")))
+        Ok(Foundation::load(&self.foundation.clone().unwrap_or_else(|| self.catalogue.join("foundation.json")))?)
     }
 
     fn credentials(&self) -> Credentials {
@@ -691,7 +691,7 @@ fn guard_credentials(site: &SiteArgs) -> Result<Arc<Credentials>> {
 fn plan_key() -> Result<PlanKey> {
     let dir = PlanKey::default_dir()
         .context("no place for the plan key: set XDG_STATE_HOME or HOME (a saved plan needs one)")?;
-    PlanKey::open(&dir)
+    Ok(PlanKey::open(&dir)?)
 }
 
 /// `check` (preflight only, `--out` saves the plans) and `run` (preflight, then adopt, held
@@ -776,7 +776,8 @@ fn live_config(path: Option<&std::path::Path>) -> Result<LiveConfig> {
 /// explicit `--cache` that cannot be used is an error; the default one only a warning, since
 /// running without it is only slower.
 fn host_with_cache(limits: Limits, no_cache: bool, cache: Option<&std::path::Path>) -> Result<PluginHost> {
-    let started = |host: Result<PluginHost>| host.context("failed to start the plugin host");
+    let started =
+        |host: Result<PluginHost, mesh_adopt_runtime::error::Error>| host.context("failed to start the plugin host");
     if no_cache {
         return started(PluginHost::new(limits));
     }

@@ -475,14 +475,30 @@ fn clock(at: Duration) -> String {
 }
 
 /// An outcome's word and its text for a person, plugin text made visible.
-fn outcome_words(outcome: &ModuleOutcome) -> (&'static str, String) {
-    (outcome.word(), outcome.shown())
+fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {
+    let mut text = outcome.shown();
+    if let ModuleOutcome::Unusable(unusable) = outcome
+        && let Some(hint) = unusable.cause.as_ref().and_then(|cause| command_hint(cause, module))
+    {
+        text.push_str(&hint);
+    }
+    (outcome.word(), text)
+}
+
+/// What the command line offers for a problem the runtime typed: the command that mends it.
+pub fn command_hint(error: &mesh_adopt_runtime::error::Error, module: &str) -> Option<String> {
+    use mesh_adopt_runtime::error::Error;
+    match error {
+        Error::NoPlugin { .. } => Some(format!(" (build it with `mesh-adopt build {module}`)")),
+        Error::PinMismatch(_) => Some(format!(" (`mesh-adopt build {module}` rebuilds and pins it)")),
+        _ => None,
+    }
 }
 
 fn print_summary(report: &RunReport) {
     crate::outln!("\nsummary");
     for (module, outcome) in &report.modules {
-        let (word, text) = outcome_words(outcome);
+        let (word, text) = outcome_words(module, outcome);
         crate::outln!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
     }
     let mut kept = Vec::new();

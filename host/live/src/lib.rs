@@ -85,6 +85,7 @@ impl LiveConfig {
     /// Reads a config file, naming it in any error.
     pub fn load(path: &Path) -> Result<LiveConfig> {
         let text = mesh_adopt_runtime::files::read_bounded(path, CONFIG_BYTES)
+            .map_err(anyhow::Error::from)
             .and_then(|bytes| String::from_utf8(bytes).context("it is not UTF-8"))
             .with_context(|| format!("failed to read the live mesh configuration `{}`", path.display()))?;
         let config: LiveConfig = toml::from_str(&text)

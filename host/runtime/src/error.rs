@@ -41,6 +41,9 @@ pub struct Unusable {
     pub input: Input,
     /// The whole explanation, naming the file or the limit concerned.
     pub message: String,
+    /// The typed error it came from, when the runtime raised one (a pin mismatch, a module
+    /// that ships no plugin): what an installer acts on without reading the message.
+    pub cause: Option<Error>,
 }
 
 impl fmt::Display for Unusable {
@@ -139,3 +142,146 @@ impl fmt::Display for StopReason {
 }
 
 impl std::error::Error for StopReason {}
+
+/// An error at the runtime's boundary, by what could not be used. Its text names the file,
+/// the value or the limit concerned, and its [`source`](std::error::Error::source) chain
+/// says what it was caused by; an installer matches the variant to decide what to do.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The foundation bundle: unreadable, oversized or malformed.
+    #[error(transparent)]
+    Foundation(Explained),
+    /// The catalogue, a module's entry in it, or its manifest.
+    #[error(transparent)]
+    Catalogue(Explained),
+    /// A plugin file: unreadable, oversized, not a component, not of a contract this host
+    /// speaks, importing what the sandbox does not give, or refused by the compiler.
+    #[error(transparent)]
+    Plugin(Explained),
+    /// A plugin that is not the one its manifest pins.
+    #[error(transparent)]
+    PinMismatch(#[from] crate::plugin::PinMismatch),
+    /// A module whose plugin file is not there: it has not been built yet.
+    #[error("the `{module}` module ships no plugin: `{}` does not exist", path.display())]
+    NoPlugin {
+        /// The module.
+        module: String,
+        /// Where its manifest says the plugin is.
+        path: std::path::PathBuf,
+    },
+    /// A saved plan file: unreadable, malformed, or of another format.
+    #[error(transparent)]
+    PlanFile(Explained),
+    /// The key saved plans' credential digests are made with.
+    #[error(transparent)]
+    PlanKey(Explained),
+    /// A run option's value: a node, a catalogue source, a wait.
+    #[error(transparent)]
+    RunOption(Explained),
+    /// The compile cache's directory or one of its entries.
+    #[error(transparent)]
+    Cache(Explained),
+    /// A file to read or write that is not a regular file, is too big, or cannot be opened.
+    #[error(transparent)]
+    File(Explained),
+    /// A recording to replay.
+    #[error(transparent)]
+    Recording(Explained),
+    /// The engine could not be set up (its memory pool reserved, its ticker started).
+    #[error(transparent)]
+    Engine(Explained),
+}
+
+/// The explanation an [`Error`] carries: its text, and what it was caused by, outermost
+/// first, each a sentence a person reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explained {
+    text: String,
+    cause: Option<Box<Explained>>,
+}
+
+impl Explained {
+    /// The explanation of an error raised inside the runtime, with its whole chain.
+    pub(crate) fn of(error: &anyhow::Error) -> Explained {
+        let mut texts: Vec<String> = error.chain().map(ToString::to_string).collect();
+        let mut explained = Explained { text: texts.pop().unwrap_or_default(), cause: None };
+        while let Some(text) = texts.pop() {
+            explained = Explained { text, cause: Some(Box::new(explained)) };
+        }
+        explained
+    }
+
+    /// The outermost text, without its causes.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// The text alone; with `{:#}`, its causes after it, each after a colon, as `anyhow` shows a
+/// chain.
+impl fmt::Display for Explained {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)?;
+        if f.alternate() {
+            let mut cause = self.cause.as_deref();
+            while let Some(next) = cause {
+                write!(f, ": {}", next.text)?;
+                cause = next.cause.as_deref();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Explained {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl Error {
+    /// Which input the error is about, in one word, as a program reading it would switch on.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Foundation(_) => "foundation",
+            Error::Catalogue(_) => "catalogue",
+            Error::Plugin(_) => "plugin",
+            Error::PinMismatch(_) => "pin-mismatch",
+            Error::NoPlugin { .. } => "no-plugin",
+            Error::PlanFile(_) => "plan-file",
+            Error::PlanKey(_) => "plan-key",
+            Error::RunOption(_) => "run-option",
+            Error::Cache(_) => "cache",
+            Error::File(_) => "file",
+            Error::Recording(_) => "recording",
+            Error::Engine(_) => "engine",
+        }
+    }
+}
+
+/// Runs `body`, which reports in the runtime's own terms, and gives its error at the
+/// boundary as `as_error` types it: the one place the library's typed errors are made.
+pub(crate) fn at_boundary<T>(
+    as_error: fn(Explained) -> Error,
+    body: impl FnOnce() -> anyhow::Result<T>,
+) -> Result<T, Error> {
+    body().map_err(|e| typed(as_error, e))
+}
+
+/// `error` typed: a kind its source already carries (a pin mismatch, a typed error from a
+/// function below) is kept; anything else is `as_error`'s.
+pub(crate) fn typed(as_error: fn(Explained) -> Error, error: anyhow::Error) -> Error {
+    // Context added on the way up says more than the kind below it: that is kept as text.
+    if error.chain().count() == 1 {
+        let error = match error.downcast::<Error>() {
+            Ok(typed) => return typed,
+            Err(error) => error,
+        };
+        if let Some(pin) = error.downcast_ref::<crate::plugin::PinMismatch>() {
+            return Error::PinMismatch(pin.clone());
+        }
+        return as_error(Explained::of(&error));
+    }
+    as_error(Explained::of(&error))
+}

@@ -94,7 +94,7 @@ pub use run::options::{
 };
 pub use run::plan_file::{SavedLimits, SavedModule, SavedPlan};
 pub use run::plan_key::PlanKey;
-pub use run::{Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport};
+pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport};
 pub use sandbox::grants::Phase;
 pub use sandbox::limits::Limits;
 

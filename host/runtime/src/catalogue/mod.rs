@@ -50,17 +50,19 @@ pub struct ModuleFiles {
 impl ModuleFiles {
     /// Reads the module directory `dir`: its manifest (bounded as a run bounds it) and the
     /// metadata of everything beside it. Only a directory that cannot be listed is an error.
-    pub fn read(dir: &Path) -> Result<ModuleFiles> {
-        let manifest_path = dir.join(MANIFEST_FILE);
-        let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).map_err(|e| format!("{e:#}"));
-        let mut files = BTreeMap::new();
-        for entry in std::fs::read_dir(dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
-            let entry = entry.with_context(|| format!("failed to read `{}`", dir.display()))?;
-            if let (Some(name), Ok(meta)) = (entry.file_name().to_str(), std::fs::metadata(entry.path())) {
-                files.insert(name.to_string(), meta);
+    pub fn read(dir: &Path) -> Result<ModuleFiles, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Catalogue, || {
+            let manifest_path = dir.join(MANIFEST_FILE);
+            let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).map_err(|e| format!("{e:#}"));
+            let mut files = BTreeMap::new();
+            for entry in std::fs::read_dir(dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
+                let entry = entry.with_context(|| format!("failed to read `{}`", dir.display()))?;
+                if let (Some(name), Ok(meta)) = (entry.file_name().to_str(), std::fs::metadata(entry.path())) {
+                    files.insert(name.to_string(), meta);
+                }
             }
-        }
-        Ok(ModuleFiles { manifest_path, manifest, files })
+            Ok(ModuleFiles { manifest_path, manifest, files })
+        })
     }
 }
 
@@ -100,21 +102,23 @@ impl Catalogue {
 
     /// Every module directory of the checkout that holds a manifest, read into memory: what
     /// [`Catalogue::in_memory`] is built from.
-    pub fn read_modules(&self) -> Result<BTreeMap<String, ModuleFiles>> {
-        if let Some(modules) = &self.in_memory {
-            return Ok(modules.as_ref().clone());
-        }
-        let dir = self.root.join("modules");
-        let mut modules = BTreeMap::new();
-        for entry in std::fs::read_dir(&dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
-            let module_dir = entry.with_context(|| format!("failed to read `{}`", dir.display()))?.path();
-            if let Some(name) = module_dir.file_name().and_then(|n| n.to_str())
-                && module_dir.join(MANIFEST_FILE).is_file()
-            {
-                modules.insert(name.to_string(), ModuleFiles::read(&module_dir)?);
+    pub fn read_modules(&self) -> Result<BTreeMap<String, ModuleFiles>, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Catalogue, || {
+            if let Some(modules) = &self.in_memory {
+                return Ok(modules.as_ref().clone());
             }
-        }
-        Ok(modules)
+            let dir = self.root.join("modules");
+            let mut modules = BTreeMap::new();
+            for entry in std::fs::read_dir(&dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
+                let module_dir = entry.with_context(|| format!("failed to read `{}`", dir.display()))?.path();
+                if let Some(name) = module_dir.file_name().and_then(|n| n.to_str())
+                    && module_dir.join(MANIFEST_FILE).is_file()
+                {
+                    modules.insert(name.to_string(), ModuleFiles::read(&module_dir)?);
+                }
+            }
+            Ok(modules)
+        })
     }
 
     /// The catalogue's directory.
@@ -136,45 +140,48 @@ impl Catalogue {
 
     /// Reads a module's manifest and finds its plugin, refusing a manifest that is not a
     /// JSON object or a module that ships no plugin.
-    pub fn module(&self, name: &str) -> Result<CatalogueModule> {
-        crate::run::options::check_module_name(name)?;
-        let dir = self.root.join("modules").join(name);
-        let Some(modules) = &self.in_memory else {
-            let manifest_path = dir.join(MANIFEST_FILE);
-            if !dir.exists() {
+    pub fn module(&self, name: &str) -> Result<CatalogueModule, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Catalogue, || {
+            crate::run::options::check_module_name(name)?;
+            let dir = self.root.join("modules").join(name);
+            let Some(modules) = &self.in_memory else {
+                let manifest_path = dir.join(MANIFEST_FILE);
+                if !dir.exists() {
+                    bail!(
+                        "the catalogue `{}` has no module `{name}` (no `modules/{name}/`); it has {}",
+                        self.root.display(),
+                        self.module_names()
+                            .map_or_else(|| "no modules/ directory".to_string(), |names| names.join(", "))
+                    );
+                }
+                inside(&self.root.join("modules"), &manifest_path).with_context(|| {
+                    format!("the `{name}` module's manifest `{}` cannot be used", manifest_path.display())
+                })?;
+                let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).with_context(|| {
+                    format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display())
+                })?;
+                let found = entry(name, &dir, manifest_path, manifest, |file| std::fs::metadata(dir.join(file)).ok())?;
+                inside(&self.root.join("modules"), &found.plugin_path).with_context(|| {
+                    format!("the `{name}` module's plugin `{}` cannot be used", found.plugin_path.display())
+                })?;
+                return Ok(found);
+            };
+            let Some(files) = modules.get(name) else {
                 bail!(
-                    "the catalogue `{}` has no module `{name}` (no `modules/{name}/`); it has {}",
-                    self.root.display(),
-                    self.module_names().map_or_else(|| "no modules/ directory".to_string(), |names| names.join(", "))
+                    "failed to read the `{name}` module's manifest `{}`: the catalogue has no such module",
+                    dir.join(MANIFEST_FILE).display()
                 );
-            }
-            inside(&self.root.join("modules"), &manifest_path).with_context(|| {
-                format!("the `{name}` module's manifest `{}` cannot be used", manifest_path.display())
-            })?;
-            let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).with_context(|| {
-                format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display())
-            })?;
-            let found = entry(name, &dir, manifest_path, manifest, |file| std::fs::metadata(dir.join(file)).ok())?;
-            inside(&self.root.join("modules"), &found.plugin_path).with_context(|| {
-                format!("the `{name}` module's plugin `{}` cannot be used", found.plugin_path.display())
-            })?;
-            return Ok(found);
-        };
-        let Some(files) = modules.get(name) else {
-            bail!(
-                "failed to read the `{name}` module's manifest `{}`: the catalogue has no such module",
-                dir.join(MANIFEST_FILE).display()
-            );
-        };
-        let manifest = files
-            .manifest
-            .clone()
-            .map_err(anyhow::Error::msg)
-            .and_then(|bytes| within_bound(&bytes, MANIFEST_BYTES).map(|()| bytes))
-            .with_context(|| {
-                format!("failed to read the `{name}` module's manifest `{}`", files.manifest_path.display())
-            })?;
-        entry(name, &dir, files.manifest_path.clone(), manifest, |file| files.files.get(file).cloned())
+            };
+            let manifest = files
+                .manifest
+                .clone()
+                .map_err(anyhow::Error::msg)
+                .and_then(|bytes| Ok(within_bound(&bytes, MANIFEST_BYTES).map(|()| bytes)?))
+                .with_context(|| {
+                    format!("failed to read the `{name}` module's manifest `{}`", files.manifest_path.display())
+                })?;
+            entry(name, &dir, files.manifest_path.clone(), manifest, |file| files.files.get(file).cloned())
+        })
     }
 }
 
@@ -217,10 +224,7 @@ fn entry(
     let plugin_file = match find(plugin_file) {
         Some(meta) if meta.is_file() => meta,
         Some(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
-        None => bail!(
-            "the `{name}` module ships no plugin: `{}` does not exist (build it with `mesh-adopt build {name}`)",
-            plugin_path.display()
-        ),
+        None => return Err(crate::error::Error::NoPlugin { module: name.to_string(), path: plugin_path }.into()),
     };
     if let Some(pin) = &parsed.adopt.sha256
         && !(pin.trim().len() == 64 && pin.trim().chars().all(|c| c.is_ascii_hexdigit()))
@@ -276,7 +280,7 @@ fn well_formed(bytes: &[u8], manifest: &ModuleManifest) -> Result<()> {
 /// Refuses a JSON document in which an object gives a key twice, wherever it is and whether
 /// or not the host reads it: the manifest is registered byte for byte, and which of the two
 /// counts would be up to each reader (the control plane's may take the other).
-pub fn no_key_twice(bytes: &[u8]) -> Result<()> {
+pub(crate) fn no_key_twice(bytes: &[u8]) -> Result<()> {
     use serde::de::{Deserializer as _, MapAccess, SeqAccess, Visitor};
     /// Walks any JSON value, failing at the first object that gives a key twice.
     struct Walk;
@@ -364,30 +368,34 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Reads a file of at most `limit` bytes, refusing a larger one before reading it.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let file = open_regular(path)?;
-    // Refused before reading, where the file says its size.
-    let size = file.metadata()?.len();
-    if size > limit {
-        bail!("it is {size} bytes, larger than the {limit} bytes allowed");
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes)?;
-    within_bound(&bytes, limit)?;
-    Ok(bytes)
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::File, || {
+        use std::io::Read;
+        let file = open_regular(path)?;
+        // Refused before reading, where the file says its size.
+        let size = file.metadata()?.len();
+        if size > limit {
+            bail!("it is {size} bytes, larger than the {limit} bytes allowed");
+        }
+        let mut bytes = Vec::new();
+        file.take(limit + 1).read_to_end(&mut bytes)?;
+        within_bound(&bytes, limit)?;
+        Ok(bytes)
+    })
 }
 
 /// Opens `path` to read, refusing anything but a regular file (symlinks followed). The open
 /// itself never waits (a FIFO's writer, a device), and what is checked is the file opened,
 /// so nothing put in place after a look can hold the program either.
-pub fn open_regular(path: &Path) -> Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
-    if !file.metadata()?.is_file() {
-        bail!("`{}` is not a regular file", path.display());
-    }
-    Ok(file)
+pub fn open_regular(path: &Path) -> Result<std::fs::File, crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::File, || {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+        if !file.metadata()?.is_file() {
+            bail!("`{}` is not a regular file", path.display());
+        }
+        Ok(file)
+    })
 }
 
 /// Refuses a file the catalogue points to that leaves its `modules/` through a link: a plugin
@@ -410,58 +418,64 @@ fn inside(root: &Path, path: &Path) -> Result<()> {
 
 /// Refuses to write `what` to anything but a regular file or a path not there yet: a FIFO
 /// nobody reads would hold the writer forever, and a device (`/dev/full`) is no record.
-pub fn output_file(path: &Path, what: &str) -> Result<()> {
-    use std::os::unix::fs::FileTypeExt;
-    let Ok(meta) = std::fs::metadata(path) else { return Ok(()) };
-    let kind = meta.file_type();
-    let named = if meta.is_file() {
-        return Ok(());
-    } else if meta.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    };
-    bail!("`{}` is {named}: {what} is written only to a regular file", path.display())
+pub fn output_file(path: &Path, what: &str) -> Result<(), crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::File, || {
+        use std::os::unix::fs::FileTypeExt;
+        let Ok(meta) = std::fs::metadata(path) else { return Ok(()) };
+        let kind = meta.file_type();
+        let named = if meta.is_file() {
+            return Ok(());
+        } else if meta.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        bail!("`{}` is {named}: {what} is written only to a regular file", path.display())
+    })
 }
 
 /// Opens `path` to write `what` to, made readable by this user only and emptied: refused,
 /// naming it, when it is anything but a regular file, even one put there after
 /// [`output_file`] looked, since the open itself never waits for a FIFO's reader.
-pub fn create_output(path: &Path, what: &str) -> Result<std::fs::File> {
-    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
-    output_file(path, what)?;
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .with_context(|| format!("failed to open `{}` to write {what} to", path.display()))?;
-    let meta = file.metadata().with_context(|| format!("failed to look at `{}`", path.display()))?;
-    if !meta.is_file() {
-        bail!("`{}` is not a regular file: {what} is written only to a regular file", path.display());
-    }
-    // Emptied only once known to be a regular file; one that was already there becomes
-    // this user's only, as a new one is.
-    file.set_len(0).with_context(|| format!("failed to empty `{}`", path.display()))?;
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("failed to make `{}` this user's only", path.display()))?;
-    Ok(file)
+pub fn create_output(path: &Path, what: &str) -> Result<std::fs::File, crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::File, || {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        output_file(path, what)?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .with_context(|| format!("failed to open `{}` to write {what} to", path.display()))?;
+        let meta = file.metadata().with_context(|| format!("failed to look at `{}`", path.display()))?;
+        if !meta.is_file() {
+            bail!("`{}` is not a regular file: {what} is written only to a regular file", path.display());
+        }
+        // Emptied only once known to be a regular file; one that was already there becomes
+        // this user's only, as a new one is.
+        file.set_len(0).with_context(|| format!("failed to empty `{}`", path.display()))?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .with_context(|| format!("failed to make `{}` this user's only", path.display()))?;
+        Ok(file)
+    })
 }
 
 /// Refuses a document of more than `limit` bytes: what [`read_bounded`] holds a file to,
 /// for one already in memory.
-pub fn within_bound(bytes: &[u8], limit: u64) -> Result<()> {
-    if bytes.len() as u64 > limit {
-        bail!("it is larger than the {limit} bytes allowed");
-    }
-    Ok(())
+pub fn within_bound(bytes: &[u8], limit: u64) -> Result<(), crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::File, || {
+        if bytes.len() as u64 > limit {
+            bail!("it is larger than the {limit} bytes allowed");
+        }
+        Ok(())
+    })
 }
 
 /// The foundation bundle: what genesis raised, before any module system existed.
@@ -541,96 +555,106 @@ struct RawResource {
 
 impl Foundation {
     /// Reads a bundle file, naming the file and the resource in any error.
-    pub fn load(path: &Path) -> Result<Foundation> {
-        let bytes = read_bounded(path, FOUNDATION_BYTES)
-            .with_context(|| format!("failed to read the foundation bundle `{}`", path.display()))?;
-        Foundation::parse(&bytes).with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
+    pub fn load(path: &Path) -> Result<Foundation, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Foundation, || {
+            let bytes = read_bounded(path, FOUNDATION_BYTES)
+                .with_context(|| format!("failed to read the foundation bundle `{}`", path.display()))?;
+            Foundation::parse(&bytes)
+                .with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
+        })
     }
 
     /// A bundle already in memory (a scenario's, perhaps edited), held to what
     /// [`Foundation::load`] holds a file to; `named` says in errors which document it is.
-    pub fn from_memory(bytes: &[u8], named: &str) -> Result<Foundation> {
-        within_bound(bytes, FOUNDATION_BYTES)
-            .with_context(|| format!("the foundation bundle {named} cannot be used"))?;
-        Foundation::parse(bytes).with_context(|| format!("the foundation bundle {named} is malformed"))
+    pub fn from_memory(bytes: &[u8], named: &str) -> Result<Foundation, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Foundation, || {
+            within_bound(bytes, FOUNDATION_BYTES)
+                .with_context(|| format!("the foundation bundle {named} cannot be used"))?;
+            Foundation::parse(bytes).with_context(|| format!("the foundation bundle {named} is malformed"))
+        })
     }
 
     /// Parses a bundle; every container needs a name and an image, every file a path, no two
     /// resources share an id, nor two containers a name (the node keys containers on it), and
     /// no object gives a key twice.
-    pub fn parse(bytes: &[u8]) -> Result<Foundation> {
-        let raw: RawBundle = serde_json::from_slice(bytes)?;
-        no_key_twice(bytes)?;
-        let mut resources: Vec<FoundationResource> = Vec::with_capacity(raw.resources.len());
-        let mut runs_with = BTreeMap::new();
-        for (index, r) in raw.resources.into_iter().enumerate() {
-            if let Some(first) = resources.iter().position(|seen| seen.id() == r.id) {
-                bail!(
-                    "resources {first} and {index} both have the id `{}`; ids name one resource each",
-                    r.id.escape_debug()
-                );
-            }
-            if let Some(name) = &r.name
-                && r.kind == "container"
-                && let Some(first) = resources
-                    .iter()
-                    .position(|seen| matches!(seen, FoundationResource::Container { name: n, .. } if n == name))
-            {
-                bail!(
-                    "resources {first} and {index} (`{}`) are both containers named `{}`; the node keys containers on their name",
-                    r.id.escape_debug(),
-                    name.escape_debug()
-                );
-            }
-            if r.kind != "container"
-                && r.kind != "file"
-                && ["container", "file"].iter().any(|k| r.kind.trim().eq_ignore_ascii_case(k))
-            {
-                bail!(
-                    "resource {index} (`{}`) is of kind `{}`; kinds are lower case, with no spaces (`{}`), and \
-                     any other kind is taken as something genesis raised that is neither a container nor a file",
-                    r.id.escape_debug(),
-                    r.kind.escape_debug(),
-                    r.kind.trim().to_ascii_lowercase()
-                );
-            }
-            let missing = |field: &str| anyhow::anyhow!("resource {index} (`{}`, a {}) has no `{field}`", r.id, r.kind);
-            if !r.credentials.is_empty() {
-                if r.kind != "container" {
+    pub fn parse(bytes: &[u8]) -> Result<Foundation, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Foundation, || {
+            let raw: RawBundle = serde_json::from_slice(bytes)?;
+            no_key_twice(bytes)?;
+            let mut resources: Vec<FoundationResource> = Vec::with_capacity(raw.resources.len());
+            let mut runs_with = BTreeMap::new();
+            for (index, r) in raw.resources.into_iter().enumerate() {
+                if let Some(first) = resources.iter().position(|seen| seen.id() == r.id) {
                     bail!(
-                        "resource {index} (`{}`, a {}) names credentials; only a container runs with any",
-                        r.id,
-                        r.kind
+                        "resources {first} and {index} both have the id `{}`; ids name one resource each",
+                        r.id.escape_debug()
                     );
                 }
-                for credential in &r.credentials {
-                    mesh_adopt_manifest::command::check_word("credential name", credential)
-                        .map_err(|e| anyhow::anyhow!("resource {index} (`{}`) names a credential: {e}", r.id))?;
+                if let Some(name) = &r.name
+                    && r.kind == "container"
+                    && let Some(first) = resources
+                        .iter()
+                        .position(|seen| matches!(seen, FoundationResource::Container { name: n, .. } if n == name))
+                {
+                    bail!(
+                        "resources {first} and {index} (`{}`) are both containers named `{}`; the node keys containers on their name",
+                        r.id.escape_debug(),
+                        name.escape_debug()
+                    );
                 }
-                runs_with.insert(r.id.clone(), r.credentials.clone());
+                if r.kind != "container"
+                    && r.kind != "file"
+                    && ["container", "file"].iter().any(|k| r.kind.trim().eq_ignore_ascii_case(k))
+                {
+                    bail!(
+                        "resource {index} (`{}`) is of kind `{}`; kinds are lower case, with no spaces (`{}`), and \
+                     any other kind is taken as something genesis raised that is neither a container nor a file",
+                        r.id.escape_debug(),
+                        r.kind.escape_debug(),
+                        r.kind.trim().to_ascii_lowercase()
+                    );
+                }
+                let missing =
+                    |field: &str| anyhow::anyhow!("resource {index} (`{}`, a {}) has no `{field}`", r.id, r.kind);
+                if !r.credentials.is_empty() {
+                    if r.kind != "container" {
+                        bail!(
+                            "resource {index} (`{}`, a {}) names credentials; only a container runs with any",
+                            r.id,
+                            r.kind
+                        );
+                    }
+                    for credential in &r.credentials {
+                        mesh_adopt_manifest::command::check_word("credential name", credential)
+                            .map_err(|e| anyhow::anyhow!("resource {index} (`{}`) names a credential: {e}", r.id))?;
+                    }
+                    runs_with.insert(r.id.clone(), r.credentials.clone());
+                }
+                if r.kind == "container" {
+                    // What a plugin's commands and the node's keys are made of: held as a module's are.
+                    if let Some(name) = &r.name {
+                        mesh_adopt_manifest::command::check_word("container name", name)
+                            .map_err(|e| anyhow::anyhow!("resource {index} (`{}`): {e}", r.id))?;
+                    }
+                    if r.image.as_deref().is_some_and(|image| image.trim().is_empty()) {
+                        bail!("resource {index} (`{}`, a container) names no image", r.id);
+                    }
+                }
+                resources.push(match r.kind.as_str() {
+                    "container" => FoundationResource::Container {
+                        name: r.name.clone().ok_or_else(|| missing("name"))?,
+                        image: r.image.clone().ok_or_else(|| missing("image"))?,
+                        volumes: r.volumes,
+                        id: r.id,
+                    },
+                    "file" => {
+                        FoundationResource::File { path: r.path.clone().ok_or_else(|| missing("path"))?, id: r.id }
+                    }
+                    _ => FoundationResource::Other { id: r.id, kind: r.kind },
+                });
             }
-            if r.kind == "container" {
-                // What a plugin's commands and the node's keys are made of: held as a module's are.
-                if let Some(name) = &r.name {
-                    mesh_adopt_manifest::command::check_word("container name", name)
-                        .map_err(|e| anyhow::anyhow!("resource {index} (`{}`): {e}", r.id))?;
-                }
-                if r.image.as_deref().is_some_and(|image| image.trim().is_empty()) {
-                    bail!("resource {index} (`{}`, a container) names no image", r.id);
-                }
-            }
-            resources.push(match r.kind.as_str() {
-                "container" => FoundationResource::Container {
-                    name: r.name.clone().ok_or_else(|| missing("name"))?,
-                    image: r.image.clone().ok_or_else(|| missing("image"))?,
-                    volumes: r.volumes,
-                    id: r.id,
-                },
-                "file" => FoundationResource::File { path: r.path.clone().ok_or_else(|| missing("path"))?, id: r.id },
-                _ => FoundationResource::Other { id: r.id, kind: r.kind },
-            });
-        }
-        Ok(Foundation { resources, digest: sha256_hex(bytes), runs_with })
+            Ok(Foundation { resources, digest: sha256_hex(bytes), runs_with })
+        })
     }
 
     /// The container the bundle calls `id`, if it is one.

@@ -38,45 +38,48 @@ pub const RECORDING_BYTES: u64 = 64 << 20;
 /// Keeps the run's options and seed and the calls that reached the mesh: credentials
 /// (answered by the host) and calls the host denied (never sent) are left out. Every
 /// problem names the file and the line.
-pub fn read_recording(path: &Path) -> Result<Recording> {
-    let text = crate::catalogue::read_bounded(path, RECORDING_BYTES)
-        .and_then(|bytes| Ok(String::from_utf8(bytes)?))
-        .with_context(|| format!("failed to read the recording `{}`", path.display()))?;
-    let at = |number: usize| format!("line {number} of the recording `{}`", path.display());
-    let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line)).filter(|(_, l)| !l.trim().is_empty());
-    let Some((first, header)) = lines.next() else {
-        bail!("the recording `{}` is empty: a recording starts with a `run` event", path.display());
-    };
-    check_header(header).with_context(|| at(first))?;
-    let mut calls = Vec::new();
-    let mut run = None;
-    for (number, line) in std::iter::once((first, header)).chain(lines) {
-        let event: Event = serde_json::from_str(line)
-            .with_context(|| format!("{} is not an event of schema {SCHEMA} (docs/events.md)", at(number)))?;
-        match event {
-            Event::Run(header) if run.is_none() => {
-                let options = RunOptions::try_from(header.options)
-                    .with_context(|| format!("{} has run options that cannot be used", at(number)))?;
-                run = Some((options, header.seed));
-            }
-            Event::Run(_) => bail!("{} is a second `run` event: a recording holds one run", at(number)),
-            Event::Call(call) => {
-                check_call(&call).with_context(|| at(number))?;
-                let denied = matches!(&call.result, CallResult::Error(e) if e.kind == ErrorKind::Denied);
-                if call.request.op != Op::Credential && !denied {
-                    calls.push(call);
+pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::Recording, || {
+        let text = crate::catalogue::read_bounded(path, RECORDING_BYTES)
+            .map_err(anyhow::Error::from)
+            .and_then(|bytes| Ok(String::from_utf8(bytes)?))
+            .with_context(|| format!("failed to read the recording `{}`", path.display()))?;
+        let at = |number: usize| format!("line {number} of the recording `{}`", path.display());
+        let mut lines = text.lines().enumerate().map(|(i, line)| (i + 1, line)).filter(|(_, l)| !l.trim().is_empty());
+        let Some((first, header)) = lines.next() else {
+            bail!("the recording `{}` is empty: a recording starts with a `run` event", path.display());
+        };
+        check_header(header).with_context(|| at(first))?;
+        let mut calls = Vec::new();
+        let mut run = None;
+        for (number, line) in std::iter::once((first, header)).chain(lines) {
+            let event: Event = serde_json::from_str(line)
+                .with_context(|| format!("{} is not an event of schema {SCHEMA} (docs/events.md)", at(number)))?;
+            match event {
+                Event::Run(header) if run.is_none() => {
+                    let options = RunOptions::try_from(header.options)
+                        .with_context(|| format!("{} has run options that cannot be used", at(number)))?;
+                    run = Some((options, header.seed));
                 }
+                Event::Run(_) => bail!("{} is a second `run` event: a recording holds one run", at(number)),
+                Event::Call(call) => {
+                    check_call(&call).with_context(|| at(number))?;
+                    let denied = matches!(&call.result, CallResult::Error(e) if e.kind == ErrorKind::Denied);
+                    if call.request.op != Op::Credential && !denied {
+                        calls.push(call);
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
-    }
-    let Some((options, seed)) = run else {
-        bail!("the recording `{}` has no `run` event", path.display());
-    };
-    if calls.is_empty() {
-        bail!("the recording `{}` holds no calls that reached a mesh", path.display());
-    }
-    Ok(Recording { options, calls, seed })
+        let Some((options, seed)) = run else {
+            bail!("the recording `{}` has no `run` event", path.display());
+        };
+        if calls.is_empty() {
+            bail!("the recording `{}` holds no calls that reached a mesh", path.display());
+        }
+        Ok(Recording { options, calls, seed })
+    })
 }
 
 /// Refuses a first line that is not a `run` event of this schema version, saying which it

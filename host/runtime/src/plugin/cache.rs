@@ -151,25 +151,27 @@ pub enum Miss {
 impl CompileCache {
     /// Opens (creating if needed) a cache directory private to this user. A directory other
     /// users can write to is refused: anything in it could be native code planted by them.
-    pub fn open(dir: &Path) -> Result<CompileCache> {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .with_context(|| format!("failed to create the compile cache `{}`", dir.display()))?;
-        let meta =
-            fs::metadata(dir).with_context(|| format!("failed to read the compile cache `{}`", dir.display()))?;
-        // This process's user owns its /proc entry.
-        let me = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
-        if meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
-            bail!(
-                "the compile cache `{}` is not private to this user (owner {}, mode {:o}); choose another with --cache",
-                dir.display(),
-                meta.uid(),
-                meta.permissions().mode() & 0o777
-            );
-        }
-        Ok(CompileCache { dir: dir.to_path_buf(), engine_hash: Arc::default() })
+    pub fn open(dir: &Path) -> Result<CompileCache, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Cache, || {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .with_context(|| format!("failed to create the compile cache `{}`", dir.display()))?;
+            let meta =
+                fs::metadata(dir).with_context(|| format!("failed to read the compile cache `{}`", dir.display()))?;
+            // This process's user owns its /proc entry.
+            let me = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
+            if meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
+                bail!(
+                    "the compile cache `{}` is not private to this user (owner {}, mode {:o}); choose another with --cache",
+                    dir.display(),
+                    meta.uid(),
+                    meta.permissions().mode() & 0o777
+                );
+            }
+            Ok(CompileCache { dir: dir.to_path_buf(), engine_hash: Arc::default() })
+        })
     }
 
     /// The default place: `$XDG_CACHE_HOME/mesh-adopt`, else `~/.cache/mesh-adopt`.
@@ -213,6 +215,7 @@ impl CompileCache {
     /// The component for the plugin with sha256 `digest`, if a sound entry exists. The
     /// entry's trailer and checksum are checked, and then wasmtime maps that same open file
     /// (through `/proc/self/fd`), so what runs is what was checked.
+    #[doc(hidden)]
     pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
         let entry = self.entry(engine, digest);
         if !entry.exists() {
@@ -267,27 +270,35 @@ impl CompileCache {
 
     /// Stores precompiled bytes for the plugin with sha256 `digest`, atomically: written
     /// whole to a temporary file in the directory, synced, and renamed over the entry.
-    pub fn put(&self, engine: &Engine, digest: &str, precompiled: &[u8]) -> Result<()> {
-        let path = self.entry(engine, digest);
-        let failed = || format!("failed to write the compile cache entry `{}`", path.display());
-        // A private file (0600), removed again if anything below fails.
-        let mut file =
-            tempfile::Builder::new().prefix(".entry-").suffix(".tmp").tempfile_in(&self.dir).with_context(failed)?;
-        let key = self.key(engine, digest);
-        let key_length = u16::try_from(key.len()).ok().filter(|n| usize::from(*n) <= KEY_MAX_BYTES);
-        let Some(key_length) = key_length else { bail!("the cache key `{key}` is longer than {KEY_MAX_BYTES} bytes") };
-        let written = (|| {
-            let out = file.as_file_mut();
-            out.write_all(precompiled)?;
-            out.write_all(key.as_bytes())?;
-            out.write_all(&keyed_checksum(key.as_bytes(), precompiled))?;
-            out.write_all(&key_length.to_le_bytes())?;
-            out.write_all(MAGIC)?;
-            out.sync_all()
-        })();
-        written.with_context(failed)?;
-        file.persist(&path).map_err(|e| e.error).with_context(failed)?;
-        Ok(())
+    #[doc(hidden)]
+    pub fn put(&self, engine: &Engine, digest: &str, precompiled: &[u8]) -> Result<(), crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Cache, || {
+            let path = self.entry(engine, digest);
+            let failed = || format!("failed to write the compile cache entry `{}`", path.display());
+            // A private file (0600), removed again if anything below fails.
+            let mut file = tempfile::Builder::new()
+                .prefix(".entry-")
+                .suffix(".tmp")
+                .tempfile_in(&self.dir)
+                .with_context(failed)?;
+            let key = self.key(engine, digest);
+            let key_length = u16::try_from(key.len()).ok().filter(|n| usize::from(*n) <= KEY_MAX_BYTES);
+            let Some(key_length) = key_length else {
+                bail!("the cache key `{key}` is longer than {KEY_MAX_BYTES} bytes")
+            };
+            let written = (|| {
+                let out = file.as_file_mut();
+                out.write_all(precompiled)?;
+                out.write_all(key.as_bytes())?;
+                out.write_all(&keyed_checksum(key.as_bytes(), precompiled))?;
+                out.write_all(&key_length.to_le_bytes())?;
+                out.write_all(MAGIC)?;
+                out.sync_all()
+            })();
+            written.with_context(failed)?;
+            file.persist(&path).map_err(|e| e.error).with_context(failed)?;
+            Ok(())
+        })
     }
 }
 

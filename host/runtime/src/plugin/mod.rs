@@ -200,8 +200,8 @@ pub struct Adopted {
 
 impl PluginHost {
     /// Builds the engine (epoch interruption on, a ticker thread driving it) and the linker.
-    pub fn new(limits: Limits) -> Result<PluginHost> {
-        Self::assemble(limits, None)
+    pub fn new(limits: Limits) -> Result<PluginHost, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Engine, || Self::assemble(limits, None))
     }
 
     /// The host, compiling with `functions` as Cranelift's incremental cache when given.
@@ -264,6 +264,7 @@ impl PluginHost {
 
     /// The engine every plugin of this host is compiled for and runs on: what an embedder
     /// or a benchmark needs to measure wasmtime's own share of loading a plugin.
+    #[doc(hidden)]
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
@@ -276,17 +277,19 @@ impl PluginHost {
     /// A host that keeps compiled plugins in `cache` and loads them from it; a plugin
     /// compiled afresh reuses every function compiled before with this cache (see
     /// `functions.rs`).
-    pub fn cached(limits: Limits, cache: CompileCache) -> Result<PluginHost> {
-        let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
-        let mut host = Self::assemble(limits, Some(functions.clone()))?;
-        functions.serve(cache.engine_hash(&host.engine));
-        host.cache = Some(cache);
-        Ok(host)
+    pub fn cached(limits: Limits, cache: CompileCache) -> Result<PluginHost, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Cache, || {
+            let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
+            let mut host = Self::assemble(limits, Some(functions.clone()))?;
+            functions.serve(cache.engine_hash(&host.engine));
+            host.cache = Some(cache);
+            Ok(host)
+        })
     }
 
     /// This host's limits with `cache` (see [`PluginHost::cached`]): the engine is built
     /// again, with the cache's functions in its compiler.
-    pub fn with_cache(self, cache: CompileCache) -> Result<PluginHost> {
+    pub fn with_cache(self, cache: CompileCache) -> Result<PluginHost, crate::error::Error> {
         Self::cached(self.limits, cache)
     }
 
@@ -303,25 +306,27 @@ impl PluginHost {
     }
 
     /// Compiles plugin bytes to native code, as the cache stores it.
-    pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>> {
-        if !bytes.starts_with(b"\0asm") {
-            bail!("it is not WebAssembly (no `\\0asm` header)");
-        }
-        let compiled = self.engine.precompile_component(bytes);
-        if let Some(functions) = &self.functions {
-            functions.write_pack();
-        }
-        compiled.map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+    pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Plugin, || {
+            if !bytes.starts_with(b"\0asm") {
+                bail!("it is not WebAssembly (no `\\0asm` header)");
+            }
+            let compiled = self.engine.precompile_component(bytes);
+            if let Some(functions) = &self.functions {
+                functions.write_pack();
+            }
+            compiled.map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+        })
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
-    pub fn load(&self, path: &Path) -> Result<Plugin> {
+    pub fn load(&self, path: &Path) -> Result<Plugin, crate::error::Error> {
         self.load_pinned(path, None)
     }
 
     /// Loads a plugin file whose sha256 must be `pin` when one is given: a catalogue that
     /// pins its plugin gets that plugin or none.
-    pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin> {
+    pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin, crate::error::Error> {
         self.load_pinned_as(path, std::fs::metadata(path).ok().as_ref(), pin)
     }
 
@@ -332,33 +337,35 @@ impl PluginHost {
         path: &Path,
         metadata: Option<&std::fs::Metadata>,
         pin: Option<&str>,
-    ) -> Result<Plugin> {
-        let identity = metadata.map(FileIdentity::of);
-        let known = identity.and_then(|id| {
-            let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
-            seen.or_else(|| self.cache.as_ref()?.digests().recall(path, &id))
-        });
-        if let Some(digest) = known {
-            // This very version of the file was hashed to `digest` in this process.
+    ) -> Result<Plugin, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Plugin, || {
+            let identity = metadata.map(FileIdentity::of);
+            let known = identity.and_then(|id| {
+                let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
+                seen.or_else(|| self.cache.as_ref()?.digests().recall(path, &id))
+            });
+            if let Some(digest) = known {
+                // This very version of the file was hashed to `digest` in this process.
+                check_pin(path, &digest, pin)?;
+                if let Some(plugin) = self.load_known(path, &digest)? {
+                    return Ok(plugin);
+                }
+            }
+            let bytes = read_plugin(path)?;
+            // Before any digest of it is taken, shown or recorded: the file may be anything.
+            looks_like_a_component(path, &bytes)?;
+            let digest = sha256_hex(&bytes);
+            // Checked before compiling: a file the manifest does not pin is never compiled.
             check_pin(path, &digest, pin)?;
-            if let Some(plugin) = self.load_known(path, &digest)? {
-                return Ok(plugin);
+            let plugin = self.load_digested(path, &bytes, digest)?;
+            if let Some(id) = identity {
+                self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
+                if let Some(cache) = &self.cache {
+                    cache.digests().remember(path, &id, &plugin.digest);
+                }
             }
-        }
-        let bytes = read_plugin(path)?;
-        // Before any digest of it is taken, shown or recorded: the file may be anything.
-        looks_like_a_component(path, &bytes)?;
-        let digest = sha256_hex(&bytes);
-        // Checked before compiling: a file the manifest does not pin is never compiled.
-        check_pin(path, &digest, pin)?;
-        let plugin = self.load_digested(path, &bytes, digest)?;
-        if let Some(id) = identity {
-            self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
-            if let Some(cache) = &self.cache {
-                cache.digests().remember(path, &id, &plugin.digest);
-            }
-        }
-        Ok(plugin)
+            Ok(plugin)
+        })
     }
 
     /// The plugin with this digest, if this process has linked it already.
@@ -380,8 +387,8 @@ impl PluginHost {
     }
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
-    pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin> {
-        self.load_digested(path, bytes, sha256_hex(bytes))
+    pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Plugin, || self.load_digested(path, bytes, sha256_hex(bytes)))
     }
 
     fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
@@ -497,29 +504,31 @@ impl PluginHost {
 
     /// Describes a plugin file without running it: what it targets, imports and exports, and
     /// whether this host would load it.
-    pub fn describe(&self, path: &Path) -> Result<PluginInfo> {
-        let bytes = read_plugin(path)?;
-        // Before any digest of it is taken, shown or recorded: the file may be anything.
-        looks_like_a_component(path, &bytes)?;
-        let digest = sha256_hex(&bytes);
-        let component =
-            self.compile(&bytes).with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
-        let ty = component.component_type();
-        let imports: Vec<String> = ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
-        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
-        let contract = imports
-            .iter()
-            .find_map(|name| name.strip_prefix(&format!("{PACKAGE}/")))
-            .map(|rest| format!("{PACKAGE}@{}", rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)")));
-        let loads = self.check_world(&component).and_then(|()| self.link(&component).map(|_| ()));
-        Ok(PluginInfo {
-            path: path.to_path_buf(),
-            digest,
-            size: bytes.len(),
-            contract,
-            imports,
-            exports,
-            loads: loads.map_err(|e| format!("{e:#}")),
+    pub fn describe(&self, path: &Path) -> Result<PluginInfo, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Plugin, || {
+            let bytes = read_plugin(path)?;
+            // Before any digest of it is taken, shown or recorded: the file may be anything.
+            looks_like_a_component(path, &bytes)?;
+            let digest = sha256_hex(&bytes);
+            let component =
+                self.compile(&bytes).with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
+            let ty = component.component_type();
+            let imports: Vec<String> = ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
+            let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+            let contract = imports
+                .iter()
+                .find_map(|name| name.strip_prefix(&format!("{PACKAGE}/")))
+                .map(|rest| format!("{PACKAGE}@{}", rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)")));
+            let loads = self.check_world(&component).and_then(|()| self.link(&component).map(|_| ()));
+            Ok(PluginInfo {
+                path: path.to_path_buf(),
+                digest,
+                size: bytes.len(),
+                contract,
+                imports,
+                exports,
+                loads: loads.map_err(|e| format!("{e:#}")),
+            })
         })
     }
 
@@ -543,14 +552,17 @@ impl PluginHost {
 
     /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
     /// shows it starts on this host, and measures what starting costs.
-    pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<()> {
-        self.call(plugin, env, Phase::Check, async |_, _| Ok(())).await
+    #[doc(hidden)]
+    pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
+        self.call(plugin, env, Phase::Check, async |_, _| Ok(()))
+            .await
+            .map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
     }
 
     /// Runs `check` and, when it plans and `proceed` accepts the plan, `adopt` on the same
     /// instance, held to that plan: one instantiation serves both, with effects denied until
     /// `adopt` begins and every tell then checked against the plan's next command.
-    pub async fn check_then_adopt(
+    pub(crate) async fn check_then_adopt(
         &self,
         plugin: &Plugin,
         env: &RunEnv,
@@ -574,8 +586,19 @@ impl PluginHost {
         .await
     }
 
+    /// Runs the plugin's read-only `check`, for the benchmarks.
+    #[doc(hidden)]
+    pub async fn check(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+    ) -> Result<Result<Plan, Refusal>, crate::error::Error> {
+        self.check_in(plugin, env, ctx).await.map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
+    }
+
     /// Runs the plugin's read-only `check`.
-    pub async fn check(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
+    pub(crate) async fn check_in(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
         self.call(plugin, env, Phase::Check, async |adopter, store| {
             Ok(adopter.call_check(store, &v0_1::context(ctx)).await?.map(Plan::from).map_err(Refusal::from))
         })
@@ -584,7 +607,14 @@ impl PluginHost {
 
     /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
     /// the plan's next command is denied.
-    pub async fn adopt(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context, plan: &Plan) -> Result<Adopted> {
+    #[doc(hidden)]
+    pub async fn adopt(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+        plan: &Plan,
+    ) -> Result<Adopted, crate::error::Error> {
         self.call(plugin, env, Phase::Adopt, async |adopter, store| {
             store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
             let result = adopted(adopter.call_adopt(&mut *store, &v0_1::context(ctx)).await?);
@@ -592,6 +622,7 @@ impl PluginHost {
             Ok(Adopted { result, left })
         })
         .await
+        .map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
     }
 
     /// One export call in a fresh sandbox: a store set up for it, the plugin instantiated
@@ -818,6 +849,11 @@ pub fn short(digest: &str) -> &str {
     &digest[..digest.len().min(12)]
 }
 
+/// `adopt`'s answer in the host's words.
+fn adopted(result: Result<v0_1::Report, v0_1::Refusal>) -> Result<Report, Refusal> {
+    result.map(Report::from).map_err(Refusal::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -846,9 +882,4 @@ mod tests {
         }
         assert_eq!(host.limit_hint("wasm trap: wasm `unreachable` instruction executed"), None);
     }
-}
-
-/// `adopt`'s answer in the host's words.
-fn adopted(result: Result<v0_1::Report, v0_1::Refusal>) -> Result<Report, Refusal> {
-    result.map(Report::from).map_err(Refusal::from)
 }

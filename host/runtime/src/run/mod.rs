@@ -35,6 +35,21 @@ use crate::run::plan_file::{SavedPlan, plan_difference};
 use crate::run::plan_key::PlanKey;
 use crate::sandbox::grants::{Call, Permissions, Phase};
 
+/// A typed error with what its reader can do about it, said after it.
+#[derive(Debug)]
+struct Remedied {
+    error: crate::error::Error,
+    remedy: String,
+}
+
+impl std::fmt::Display for Remedied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.error, self.remedy)
+    }
+}
+
+impl std::error::Error for Remedied {}
+
 /// The modules phase three adopts, in its order: the store first, since everything keeps its
 /// records there; then the bus; then the vault.
 pub const PHASE_THREE: [&str; 3] = ["postgres", "nats", "mesh-vault"];
@@ -159,6 +174,37 @@ pub struct RunReport {
     pub made_from: SavedPlan,
     /// How far the rules of the mesh were checked.
     pub rules: RulesChecked,
+    /// Why preflight held back every effect, when it did: what an installer acts on
+    /// without reading the modules' `not run` texts.
+    pub held: Option<Held>,
+}
+
+/// Why a run adopted nothing though it was asked to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Held {
+    /// Preflight could not look at the mesh (its container engine erred or did not answer).
+    MeshUnseen {
+        /// What went wrong, in words.
+        why: String,
+    },
+    /// A module could not be used or refused (its outcome says which and why).
+    Problems {
+        /// The modules that did not succeed.
+        modules: Vec<String>,
+    },
+    /// The saved plan the run was to apply was made from something that has changed.
+    StalePlan {
+        /// The first thing that differs.
+        difference: String,
+    },
+    /// The phase's pushes were predicted to break a rule of the mesh.
+    RuleWouldBreak {
+        /// The rules, by their stable names.
+        invariants: Vec<String>,
+    },
+    /// A plugin showed a secret's value while it was being checked.
+    SecretShown,
 }
 
 /// How far a run checked the rules of the mesh, so a summary never says "held" of what
@@ -435,8 +481,10 @@ impl Run<'_> {
         let mut violations = self.mesh.audit().violations;
         violations.extend(predicted_broken.iter().cloned());
         let adopting = clear && shown.is_empty();
+        let mut held = None;
         if let Some(why) = &unseen {
             // Checking or adopting, nothing is ready on a mesh preflight could not look at.
+            held = Some(Held::MeshUnseen { why: why.clone() });
             let because = format!("preflight could not look at the mesh: {why}; nothing was adopted");
             for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
                 *outcome = ModuleOutcome::NotRun { because: because.clone() };
@@ -446,11 +494,14 @@ impl Run<'_> {
         } else if mode == Mode::Adopt {
             let because = match (stale, predicted_broken.first(), shown.first()) {
                 (Some(difference), _, _) => {
-                    format!("the saved plan does not apply: {difference}; nothing was adopted")
+                    let because = format!("the saved plan does not apply: {difference}; nothing was adopted");
+                    held = Some(Held::StalePlan { difference });
+                    because
                 }
                 (None, Some(rule), _) => {
                     let mut names: Vec<&str> = predicted_broken.iter().map(|v| v.invariant).collect();
                     names.dedup();
+                    held = Some(Held::RuleWouldBreak { invariants: names.iter().map(|n| n.to_string()).collect() });
                     let also = match &names[1..] {
                         [] => String::new(),
                         more => {
@@ -464,9 +515,13 @@ impl Run<'_> {
                     )
                 }
                 (None, None, Some(secret)) => {
+                    held = Some(Held::SecretShown);
                     format!("preflight caught a secret shown: {}; nothing was adopted", secret.detail)
                 }
                 (None, None, None) => {
+                    held = Some(Held::Problems {
+                        modules: outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| m.clone()).collect(),
+                    });
                     format!("preflight found problems in {}; nothing was adopted", problems.join(", "))
                 }
             };
@@ -504,6 +559,7 @@ impl Run<'_> {
             mesh: self.mesh.summary(),
             made_from: preflight.saved,
             rules,
+            held,
         }
     }
 
@@ -642,15 +698,25 @@ impl Run<'_> {
                 Ok(ready) => ready,
                 Err((input, e)) => {
                     let message = self.scrub_in(module, format!("{e:#}"), "an error about it");
-                    outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message })));
+                    // Typed only when the error is all the message says (no credential in it).
+                    let cause = e
+                        .downcast_ref::<crate::error::Error>()
+                        .or_else(|| e.downcast_ref::<Remedied>().map(|r| &r.error))
+                        .filter(|c| message.contains(&c.to_string()))
+                        .cloned();
+                    outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message, cause })));
                     loaded.push(None);
                     continue;
                 }
             };
-            let outcome = match self.host.check(&ready.plugin, &ready.env, &ready.ctx).await {
+            let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
                 Err(error) => {
                     let stopped = self.stopped(module, Phase::Check, error);
-                    ModuleOutcome::Unusable(Unusable { input: Input::Stopped(stopped.kind), message: stopped.report })
+                    ModuleOutcome::Unusable(Unusable {
+                        input: Input::Stopped(stopped.kind),
+                        message: stopped.report,
+                        cause: None,
+                    })
                 }
                 Ok(Err(refusal)) => {
                     ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
@@ -664,7 +730,7 @@ impl Run<'_> {
                             "the `{module}` module's manifest `{}` declares what it adopts wrongly: {e}",
                             ready.env.permissions.manifest
                         );
-                        ModuleOutcome::Unusable(Unusable { input: Input::Manifest, message })
+                        ModuleOutcome::Unusable(Unusable { input: Input::Manifest, message, cause: None })
                     }
                     Ok(plan) => {
                         let digests = [ready.manifest_digest.as_str(), &ready.plugin.digest, &ready.credentials_digest];
@@ -676,7 +742,7 @@ impl Run<'_> {
                         });
                         ModuleOutcome::Checked(plan)
                     }
-                    Err(message) => ModuleOutcome::Unusable(Unusable { input: Input::Plan, message }),
+                    Err(message) => ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause: None }),
                 },
             };
             outcomes.push((module.clone(), outcome));
@@ -839,7 +905,10 @@ impl Run<'_> {
     /// Reads and verifies what one module needs: its catalogue entry and manifest, its plugin
     /// (pin, world), its grants and the credentials they name.
     fn load(&self, module: &str) -> Result<Loaded, (Input, anyhow::Error)> {
-        let found = self.catalogue.module(module).map_err(|e| (Input::Manifest, e))?;
+        let found = self.catalogue.module(module).map_err(|e| {
+            let input = if matches!(e, crate::error::Error::NoPlugin { .. }) { Input::Plugin } else { Input::Manifest };
+            (input, anyhow::Error::new(e))
+        })?;
         let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
         if let Some(world) = &found.adopt.world
             && world != WORLD
@@ -868,18 +937,18 @@ impl Run<'_> {
             Some(path) => self.host.load_pinned(path, None),
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
         }
-        .map_err(|e| match e.downcast_ref::<crate::plugin::PinMismatch>() {
+        .map_err(|e| match e {
             // A stale pin is the author's to mend, and there are two ways: say both.
-            Some(stale) => {
-                let remedy = anyhow::anyhow!(
-                    "{stale}: rebuild and pin it from its source with `mesh-adopt build {module}`, or, if this plugin \
-                     is the one to ship, set `adopt.sha256` to \"{}\" in `{}`",
+            crate::error::Error::PinMismatch(stale) => {
+                let remedy = format!(
+                    "rebuild and pin it from its source, or, if this plugin is the one to ship, set `adopt.sha256` \
+                     to \"{}\" in `{}`",
                     stale.digest,
                     found.manifest_path.display()
                 );
-                (Input::Plugin, remedy)
+                (Input::Plugin, anyhow::Error::new(Remedied { error: crate::error::Error::PinMismatch(stale), remedy }))
             }
-            None => (Input::Plugin, e),
+            e => (Input::Plugin, anyhow::Error::new(e)),
         })?;
         let manifest_digest = sha256_hex(&found.manifest);
         let env = RunEnv {

@@ -37,27 +37,29 @@ impl Default for RunOptions {
 impl RunOptions {
     /// Checks every option as a plugin would send it on: names are checked words, the wait
     /// within range.
-    pub fn validate(&self) -> Result<()> {
-        check_name("--node", &self.node)?;
-        if let Some(source) = &self.catalog_source {
-            check_source(source)?;
-        }
-        if self.wait > MAX_WAIT {
-            return Err(anyhow!(
-                "--wait `{}s` is longer than the {}s (12h) allowed",
-                self.wait.as_secs(),
-                MAX_WAIT.as_secs()
-            ));
-        }
-        // The control plane waits in whole seconds: a fraction would be cut without a word,
-        // and no wait at all would refuse every node that applies a push a moment later.
-        if self.wait.subsec_nanos() != 0 || self.wait.is_zero() {
-            return Err(anyhow!(
-                "--wait `{:?}` is not a whole number of seconds of at least 1s (for example 90s, 5m)",
-                self.wait
-            ));
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::RunOption, || {
+            check_name("--node", &self.node)?;
+            if let Some(source) = &self.catalog_source {
+                check_source(source)?;
+            }
+            if self.wait > MAX_WAIT {
+                return Err(anyhow!(
+                    "--wait `{}s` is longer than the {}s (12h) allowed",
+                    self.wait.as_secs(),
+                    MAX_WAIT.as_secs()
+                ));
+            }
+            // The control plane waits in whole seconds: a fraction would be cut without a word,
+            // and no wait at all would refuse every node that applies a push a moment later.
+            if self.wait.subsec_nanos() != 0 || self.wait.is_zero() {
+                return Err(anyhow!(
+                    "--wait `{:?}` is not a whole number of seconds of at least 1s (for example 90s, 5m)",
+                    self.wait
+                ));
+            }
+            Ok(())
+        })
     }
 
     /// The catalogue source as the operator would type it.
@@ -79,32 +81,36 @@ pub const NAME_BYTES: usize = 253;
 pub const SOURCE_BYTES: usize = 2048;
 
 /// Refuses a name an option gives (`--node`, a module) that a command could misread.
-pub fn check_name(option: &str, value: &str) -> Result<()> {
-    if value.len() > NAME_BYTES {
-        return Err(anyhow!(
-            "{option} is {} bytes long; a name is at most {NAME_BYTES} bytes, as a host name is",
-            value.len()
-        ));
-    }
-    check_word("name", value).map_err(|e| {
-        anyhow!(
-            "{option} `{}` cannot be used: {}; a name is a word such as `node-1`",
-            value.escape_debug(),
-            e.to_string().trim_start_matches("its name ")
-        )
+pub fn check_name(option: &str, value: &str) -> Result<(), crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::RunOption, || {
+        if value.len() > NAME_BYTES {
+            return Err(anyhow!(
+                "{option} is {} bytes long; a name is at most {NAME_BYTES} bytes, as a host name is",
+                value.len()
+            ));
+        }
+        check_word("name", value).map_err(|e| {
+            anyhow!(
+                "{option} `{}` cannot be used: {}; a name is a word such as `node-1`",
+                value.escape_debug(),
+                e.to_string().trim_start_matches("its name ")
+            )
+        })
     })
 }
 
 /// Refuses a module name that is not a plain directory name under `modules/`.
-pub fn check_module_name(value: &str) -> Result<()> {
-    check_name("the module", value)?;
-    if !value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
-        return Err(anyhow!(
-            "the module `{}` cannot be used: a module name has only letters, digits, `-`, `_` and `.`",
-            value.escape_debug()
-        ));
-    }
-    Ok(())
+pub fn check_module_name(value: &str) -> Result<(), crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::RunOption, || {
+        check_name("the module", value)?;
+        if !value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+            return Err(anyhow!(
+                "the module `{}` cannot be used: a module name has only letters, digits, `-`, `_` and `.`",
+                value.escape_debug()
+            ));
+        }
+        Ok(())
+    })
 }
 
 fn check_source(source: &CatalogSource) -> Result<()> {
@@ -128,22 +134,24 @@ fn check_source(source: &CatalogSource) -> Result<()> {
 /// Splits `REPO[@REF]`; an `@` followed by a host or path (as in `git@host:org/repo`) is part
 /// of the repository. An empty repository or ref, or one a builder could read as an option,
 /// is refused.
-pub fn parse_catalog_source(text: &str) -> Result<CatalogSource> {
-    let source = match text.rsplit_once('@') {
-        Some((repository, reference)) if !reference.contains([':', '/']) => {
-            if repository.is_empty() || reference.is_empty() {
-                return Err(anyhow!(
-                    "--catalog-source `{}` cannot be used: {} is empty; give REPO or REPO@REF",
-                    text.escape_debug(),
-                    if repository.is_empty() { "the repository before `@`" } else { "the ref after `@`" }
-                ));
+pub fn parse_catalog_source(text: &str) -> Result<CatalogSource, crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::RunOption, || {
+        let source = match text.rsplit_once('@') {
+            Some((repository, reference)) if !reference.contains([':', '/']) => {
+                if repository.is_empty() || reference.is_empty() {
+                    return Err(anyhow!(
+                        "--catalog-source `{}` cannot be used: {} is empty; give REPO or REPO@REF",
+                        text.escape_debug(),
+                        if repository.is_empty() { "the repository before `@`" } else { "the ref after `@`" }
+                    ));
+                }
+                CatalogSource { repository: repository.to_string(), reference: Some(reference.to_string()) }
             }
-            CatalogSource { repository: repository.to_string(), reference: Some(reference.to_string()) }
-        }
-        _ => CatalogSource { repository: text.to_string(), reference: None },
-    };
-    check_source(&source)?;
-    Ok(source)
+            _ => CatalogSource { repository: text.to_string(), reference: None },
+        };
+        check_source(&source)?;
+        Ok(source)
+    })
 }
 
 /// Parses a duration as an operator writes it: `90` (seconds), `90s`, `5m`, `1h 30m`,

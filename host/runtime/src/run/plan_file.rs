@@ -129,38 +129,44 @@ impl SavedPlan {
     }
 
     /// Writes the plan file, readable by this user only: it holds a keyed digest of credentials.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        use std::io::Write;
-        let mut text = serde_json::to_string_pretty(self)?;
-        text.push('\n');
-        crate::catalogue::create_output(path, "a plan")?
-            .write_all(text.as_bytes())
-            .with_context(|| format!("failed to write the plan `{}`", path.display()))
+    pub fn write(&self, path: &Path) -> Result<(), crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::PlanFile, || {
+            use std::io::Write;
+            let mut text = serde_json::to_string_pretty(self)?;
+            text.push('\n');
+            crate::catalogue::create_output(path, "a plan")?
+                .write_all(text.as_bytes())
+                .with_context(|| format!("failed to write the plan `{}`", path.display()))
+        })
     }
 
     /// Reads a plan file, naming it in any error.
-    pub fn read(path: &Path) -> Result<SavedPlan> {
-        let bytes = crate::catalogue::read_bounded(path, PLAN_FILE_BYTES)
-            .with_context(|| format!("failed to read the plan `{}`", path.display()))?;
-        SavedPlan::parse(&bytes).with_context(|| format!("the plan `{}` cannot be used", path.display()))
+    pub fn read(path: &Path) -> Result<SavedPlan, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::PlanFile, || {
+            let bytes = crate::catalogue::read_bounded(path, PLAN_FILE_BYTES)
+                .with_context(|| format!("failed to read the plan `{}`", path.display()))?;
+            SavedPlan::parse(&bytes).with_context(|| format!("the plan `{}` cannot be used", path.display()))
+        })
     }
 
     /// Parses a plan file's bytes.
-    pub fn parse(bytes: &[u8]) -> Result<SavedPlan> {
-        /// Only the format, read first: a plan of another format is named as one, whatever its
-        /// other fields.
-        #[derive(Deserialize)]
-        struct Format {
-            schema: u32,
-        }
-        let format: Format = serde_json::from_slice(bytes).context("it is not a saved plan")?;
-        if format.schema != PLAN_SCHEMA {
-            bail!(
-                "it is a plan of format {}; this host reads format {PLAN_SCHEMA}: make it again with `check --out`",
-                format.schema
-            );
-        }
-        serde_json::from_slice(bytes).context("it is not a saved plan")
+    pub fn parse(bytes: &[u8]) -> Result<SavedPlan, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::PlanFile, || {
+            /// Only the format, read first: a plan of another format is named as one, whatever its
+            /// other fields.
+            #[derive(Deserialize)]
+            struct Format {
+                schema: u32,
+            }
+            let format: Format = serde_json::from_slice(bytes).context("it is not a saved plan")?;
+            if format.schema != PLAN_SCHEMA {
+                bail!(
+                    "it is a plan of format {}; this host reads format {PLAN_SCHEMA}: make it again with `check --out`",
+                    format.schema
+                );
+            }
+            serde_json::from_slice(bytes).context("it is not a saved plan")
+        })
     }
 
     /// The first way `now` (made from today's inputs) differs from this saved plan, in words.

@@ -50,34 +50,35 @@ impl PlanKey {
 
     /// The key kept in `dir`, made there (readable by this user only) the first time. Two
     /// processes making it at once agree on one: the first to place it wins, the other reads it.
-    pub fn open(dir: &Path) -> Result<PlanKey> {
-        use std::os::unix::fs::DirBuilderExt as _;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .with_context(|| format!("failed to make the directory of the plan key `{}`", dir.display()))?;
-        // Others who can write the directory could put a key of theirs in place.
-        private("the plan key's directory", dir, 0o022)?;
-        let path = dir.join(KEY_FILE);
-        if let Some(key) = Self::read(&path)? {
-            return Ok(key);
-        }
-        let made = PlanKey::ephemeral();
-        let mut file = tempfile::Builder::new()
-            .prefix(".plan-key")
-            .tempfile_in(dir)
-            .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
-        file.write_all(&made.key)
-            .and_then(|()| file.as_file().sync_all())
-            .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
-        match file.persist_noclobber(&path) {
-            Ok(_) => Ok(made),
-            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
-                Self::read(&path)?.with_context(|| format!("the plan key `{}` vanished as it was read", path.display()))
+    pub fn open(dir: &Path) -> Result<PlanKey, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::PlanKey, || {
+            use std::os::unix::fs::DirBuilderExt as _;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .with_context(|| format!("failed to make the directory of the plan key `{}`", dir.display()))?;
+            // Others who can write the directory could put a key of theirs in place.
+            private("the plan key's directory", dir, 0o022)?;
+            let path = dir.join(KEY_FILE);
+            if let Some(key) = Self::read(&path)? {
+                return Ok(key);
             }
-            Err(e) => Err(e.error).with_context(|| format!("failed to place the plan key `{}`", path.display())),
-        }
+            let made = PlanKey::ephemeral();
+            let mut file = tempfile::Builder::new()
+                .prefix(".plan-key")
+                .tempfile_in(dir)
+                .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
+            file.write_all(&made.key)
+                .and_then(|()| file.as_file().sync_all())
+                .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
+            match file.persist_noclobber(&path) {
+                Ok(_) => Ok(made),
+                Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Self::read(&path)?
+                    .with_context(|| format!("the plan key `{}` vanished as it was read", path.display())),
+                Err(e) => Err(e.error).with_context(|| format!("failed to place the plan key `{}`", path.display())),
+            }
+        })
     }
 
     /// The key at `path`, or none there yet; anything but a regular file of the key's length
@@ -99,6 +100,7 @@ impl PlanKey {
         }
         let mut bytes = Vec::new();
         crate::catalogue::open_regular(path)
+            .map_err(anyhow::Error::from)
             .and_then(|mut file| Ok(std::io::Read::read_to_end(&mut file, &mut bytes)?))
             .with_context(|| format!("failed to read the plan key `{}`", path.display()))?;
         let key = bytes

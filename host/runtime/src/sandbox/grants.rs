@@ -251,7 +251,7 @@ fn describe_effect(call: Call<'_>) -> Option<String> {
 /// Refuses grants no catalogue may give: credential and container names must be plain
 /// names, and fetches must be http(s) URLs. (Grants for tell or carry cannot even be
 /// written: the manifest's grants section has no such keys.)
-pub fn within_ceiling(grants: &Grants) -> Result<()> {
+pub(crate) fn within_ceiling(grants: &Grants) -> Result<()> {
     for name in &grants.credentials {
         if !is_plain_name(name) {
             bail!("credential grant `{name}` is not a plain name inside the credentials directory");

@@ -162,7 +162,7 @@ struct Unavailable;
 
 /// Links what every plugin may import, except the contract: the offered WASI interfaces,
 /// with the monotonic clock served by the sandbox itself.
-pub fn add_offered_to_linker(linker: &mut Linker<RunState>) -> Result<()> {
+pub(crate) fn add_offered_to_linker(linker: &mut Linker<RunState>) -> Result<()> {
     use wasmtime_wasi::p2::bindings::{cli, clocks, random};
     use wasmtime_wasi::{cli::WasiCli, clocks::WasiClocks, random::WasiRandom};
     let l = linker;
@@ -196,7 +196,11 @@ pub fn add_offered_to_linker(linker: &mut Linker<RunState>) -> Result<()> {
 
 /// The linker for `component`: `base` when it imports nothing stubbed, else a copy of it
 /// with the stubs it imports defined. An error names every import that does not fit.
-pub fn linker_for(base: &Linker<RunState>, engine: &Engine, component: &Component) -> Result<Option<Linker<RunState>>> {
+pub(crate) fn linker_for(
+    base: &Linker<RunState>,
+    engine: &Engine,
+    component: &Component,
+) -> Result<Option<Linker<RunState>>> {
     let stubs = fit(engine, component)?;
     if stubs.is_empty() {
         return Ok(None);
