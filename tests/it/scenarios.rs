@@ -261,15 +261,14 @@ commands = []
     let before = (tree(catalogue.path()), tree(scenarios.path()));
     read_only(catalogue.path(), true);
     read_only(scenarios.path(), true);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+    let out = crate::support::mesh_adopt()
         .args(["test", "--sweep", "--catalogue"])
         .arg(catalogue.path())
         .args([&in_place.path, &edited.path])
         .current_dir(cwd.path())
         .env("TMPDIR", &tmp)
         .env("XDG_CACHE_HOME", cache.path())
-        .output()
-        .unwrap();
+        .output();
     read_only(catalogue.path(), false);
     read_only(scenarios.path(), false);
     let stdout = String::from_utf8_lossy(&out.stdout);
