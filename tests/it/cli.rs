@@ -1,27 +1,13 @@
 //! The `mesh-adopt` binary as an operator runs it.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use crate::support::{assert_mentions, example_catalogue, plugin};
+use crate::support::{assert_mentions, example_catalogue, mesh_adopt, plugin};
 
 /// A copy of the example catalogue with freshly built plugins beside its manifests.
 pub(crate) fn catalogue() -> tempfile::TempDir {
     example_catalogue(&plugin("adopt_postgres"))
-}
-
-/// The binary run on `catalogue` with `args`, its compile cache kept inside the catalogue.
-pub(crate) fn mesh_adopt(catalogue: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        // Keep the compile cache inside the test's own directory.
-        .env("XDG_CACHE_HOME", catalogue.join("cache"))
-        // And the plan key.
-        .env("XDG_STATE_HOME", catalogue.join("state"))
-        .args(args)
-        .arg("--catalogue")
-        .arg(catalogue)
-        .output()
-        .unwrap()
 }
 
 pub(crate) fn text(bytes: &[u8]) -> String {
@@ -32,7 +18,10 @@ pub(crate) fn text(bytes: &[u8]) -> String {
 fn run_keeps_the_genesis_superuser_off_the_screen() {
     // What the run prints is pinned by the `screens` snapshots; here, what it must not print.
     let dir = catalogue();
-    let out = mesh_adopt(dir.path(), &["run", "-v", "--catalog-source", "https://git.mesh.test/catalogue.git@v3"]);
+    let out = mesh_adopt()
+        .args(["run", "-v", "--catalog-source", "https://git.mesh.test/catalogue.git@v3"])
+        .catalogue(dir.path())
+        .output();
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "stdout:\n{stdout}\nstderr:\n{}", text(&out.stderr));
     let secret = std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
@@ -41,7 +30,7 @@ fn run_keeps_the_genesis_superuser_off_the_screen() {
 
 #[test]
 fn an_unusable_catalogue_exits_2_with_an_error() {
-    let out = mesh_adopt(Path::new("/nonexistent/catalogue"), &["run"]);
+    let out = mesh_adopt().args(["run"]).catalogue(Path::new("/nonexistent/catalogue")).output();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr).trim(),
@@ -53,7 +42,7 @@ fn an_unusable_catalogue_exits_2_with_an_error() {
 fn a_malformed_foundation_exits_2_naming_the_file() {
     let dir = catalogue();
     std::fs::write(dir.path().join("foundation.json"), "{\"resources\": [").unwrap();
-    let out = mesh_adopt(dir.path(), &["check"]);
+    let out = mesh_adopt().args(["check"]).catalogue(dir.path()).output();
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("the foundation bundle `") && stderr.contains("foundation.json` is malformed"), "{stderr}");
@@ -63,7 +52,7 @@ fn a_malformed_foundation_exits_2_naming_the_file() {
 fn inspect_shows_a_modules_plugin_digest_grants_and_imports() {
     use sha2::Digest;
     let dir = catalogue();
-    let out = mesh_adopt(dir.path(), &["inspect", "nats"]);
+    let out = mesh_adopt().args(["inspect", "nats"]).catalogue(dir.path()).output();
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
     let digest = format!("{:x}", sha2::Sha256::digest(std::fs::read(plugin("adopt_nats")).unwrap()));
@@ -84,7 +73,7 @@ fn inspect_shows_a_modules_plugin_digest_grants_and_imports() {
 fn inspect_says_why_a_plugin_for_another_contract_would_not_load() {
     let dir = catalogue();
     let path = plugin("future_world");
-    let out = mesh_adopt(dir.path(), &["inspect", path.to_str().unwrap()]);
+    let out = mesh_adopt().args(["inspect", path.to_str().unwrap()]).catalogue(dir.path()).output();
     let stdout = text(&out.stdout);
     assert!(stdout.contains("targets      mesh:adopt@0.2.0"), "{stdout}");
     assert!(stdout.contains("loads        no: it targets mesh:adopt@0.2.0"), "{stdout}");
@@ -94,9 +83,8 @@ fn inspect_says_why_a_plugin_for_another_contract_would_not_load() {
 fn replay_answers_a_plugin_from_a_recording_and_names_where_another_diverges() {
     let dir = catalogue();
     let record = dir.path().join("run.jsonl");
-    let recorded = mesh_adopt(
-        dir.path(),
-        &[
+    let recorded = mesh_adopt()
+        .args([
             "run",
             "--node",
             "node-7",
@@ -106,13 +94,14 @@ fn replay_answers_a_plugin_from_a_recording_and_names_where_another_diverges() {
             "https://git.mesh.test/c.git@v2",
             "--record",
             record.to_str().unwrap(),
-        ],
-    );
+        ])
+        .catalogue(dir.path())
+        .output();
     assert_eq!(recorded.status.code(), Some(0), "{}", text(&recorded.stderr));
 
     // The same plugins make every recorded call, in order, on the recorded node and source
     // without being told them again.
-    let same = mesh_adopt(dir.path(), &["replay", record.to_str().unwrap()]);
+    let same = mesh_adopt().args(["replay", record.to_str().unwrap()]).catalogue(dir.path()).output();
     let stdout = text(&same.stdout);
     assert_eq!(same.status.code(), Some(0), "{stdout}{}", text(&same.stderr));
     assert!(
@@ -123,7 +112,8 @@ fn replay_answers_a_plugin_from_a_recording_and_names_where_another_diverges() {
 
     // An option given on the command line wins over the recorded one, and shows where the
     // run would have differed.
-    let elsewhere = mesh_adopt(dir.path(), &["replay", record.to_str().unwrap(), "--node", "node-1"]);
+    let elsewhere =
+        mesh_adopt().args(["replay", record.to_str().unwrap(), "--node", "node-1"]).catalogue(dir.path()).output();
     let stdout = text(&elsewhere.stdout);
     assert_eq!(elsewhere.status.code(), Some(1), "{stdout}");
     assert!(
@@ -135,10 +125,10 @@ fn replay_answers_a_plugin_from_a_recording_and_names_where_another_diverges() {
 
     // A postgres plugin that skips the superuser diverges where the recording delivers it.
     let changed = plugin("pushes_before_secret");
-    let other = mesh_adopt(
-        dir.path(),
-        &["replay", record.to_str().unwrap(), "--module", "postgres", "--plugin", changed.to_str().unwrap()],
-    );
+    let other = mesh_adopt()
+        .args(["replay", record.to_str().unwrap(), "--module", "postgres", "--plugin", changed.to_str().unwrap()])
+        .catalogue(dir.path())
+        .output();
     let stdout = text(&other.stdout);
     assert_eq!(other.status.code(), Some(1), "{stdout}");
     // A candidate whose plan would push before handing the superuser over is stopped in
@@ -162,7 +152,7 @@ fn replay_refuses_a_recording_whose_run_options_are_malformed() {
         ),
     )
     .unwrap();
-    let out = mesh_adopt(dir.path(), &["replay", record.to_str().unwrap()]);
+    let out = mesh_adopt().args(["replay", record.to_str().unwrap()]).catalogue(dir.path()).output();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("line 1 of the recording"), "{stderr}");
@@ -192,7 +182,7 @@ fn inputs_that_cannot_be_used_exit_2_naming_the_value_before_any_effect() {
         (vec!["run", "--catalog-source", SOURCE, "--record", record_arg], "is one of this run's inputs"),
         (vec!["check", "--plan", "p.json"], "--plan applies a saved plan"),
     ] {
-        let out = mesh_adopt(dir.path(), &args);
+        let out = mesh_adopt().args(&args).catalogue(dir.path()).output();
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(expected), "{args:?}: expected {expected:?} in {stderr}");
@@ -207,7 +197,8 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
     let dir = catalogue();
     let plan = dir.path().join("plan.json");
     let plan_arg = plan.to_str().unwrap();
-    let checked = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan_arg]);
+    let checked =
+        mesh_adopt().args(["check", "--catalog-source", SOURCE, "--out", plan_arg]).catalogue(dir.path()).output();
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
     assert_eq!(saved["schema"], 3);
@@ -227,7 +218,8 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
     let mut edited: serde_json::Value = serde_json::from_str(&original).unwrap();
     edited["resources"].as_array_mut().unwrap().push(serde_json::json!({"id": "cache", "kind": "file", "path": "/c"}));
     std::fs::write(&foundation, edited.to_string()).unwrap();
-    let stale = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    let stale =
+        mesh_adopt().args(["run", "--catalog-source", SOURCE, "--plan", plan_arg]).catalogue(dir.path()).output();
     let stdout = text(&stale.stdout);
     assert_eq!(stale.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("the saved plan does not apply: the foundation bundle changed"), "{stdout}");
@@ -238,7 +230,8 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
     let credential = dir.path().join("genesis/credentials/store-superuser");
     let superuser = std::fs::read_to_string(&credential).unwrap();
     std::fs::write(&credential, "another-superuser-value\n").unwrap();
-    let stale = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    let stale =
+        mesh_adopt().args(["run", "--catalog-source", SOURCE, "--plan", plan_arg]).catalogue(dir.path()).output();
     assert_eq!(stale.status.code(), Some(1));
     let stdout = text(&stale.stdout);
     assert!(stdout.contains("the credentials the `postgres` module's manifest grants changed"), "{stdout}");
@@ -246,10 +239,14 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
 
     // The inputs it was made from: adopted.
     std::fs::write(&foundation, original).unwrap();
-    let applied = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    let applied =
+        mesh_adopt().args(["run", "--catalog-source", SOURCE, "--plan", plan_arg]).catalogue(dir.path()).output();
     assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stdout));
     // Another option than the plan's: refused, naming it.
-    let other = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--node", "node-2", "--plan", plan_arg]);
+    let other = mesh_adopt()
+        .args(["run", "--catalog-source", SOURCE, "--node", "node-2", "--plan", plan_arg])
+        .catalogue(dir.path())
+        .output();
     assert!(text(&other.stdout).contains("the node is `node-2` now"), "{}", text(&other.stdout));
 }
 
@@ -259,7 +256,8 @@ fn a_plan_file_holds_nothing_a_guess_at_a_credential_can_be_checked_against() {
     let dir = catalogue();
     let plan = dir.path().join("plan.json");
     let plan_arg = plan.to_str().unwrap();
-    let checked = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan_arg]);
+    let checked =
+        mesh_adopt().args(["check", "--catalog-source", SOURCE, "--out", plan_arg]).catalogue(dir.path()).output();
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
     let saved = std::fs::read_to_string(&plan).unwrap();
     // Neither the value's digest nor that of the credential as the host once framed it (name
@@ -284,19 +282,18 @@ fn a_plan_file_holds_nothing_a_guess_at_a_credential_can_be_checked_against() {
 
     // Taken to another machine (another plan key): it says it cannot check the credentials,
     // and nothing moves.
-    let elsewhere = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+    let elsewhere = mesh_adopt()
+        .args(["run", "--catalog-source", SOURCE, "--plan", plan_arg])
+        .catalogue(dir.path())
         .env("XDG_STATE_HOME", dir.path().join("another-machine"))
-        .args(["run", "--catalog-source", SOURCE, "--plan", plan_arg, "--catalogue"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+        .output();
     let stdout = text(&elsewhere.stdout);
     assert_eq!(elsewhere.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("another plan key") && stdout.contains("cannot check"), "{stdout}");
     assert!(!stdout.contains("registered"), "{stdout}");
     // Here it applies.
-    let applied = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--plan", plan_arg]);
+    let applied =
+        mesh_adopt().args(["run", "--catalog-source", SOURCE, "--plan", plan_arg]).catalogue(dir.path()).output();
     assert_eq!(applied.status.code(), Some(0), "{}", text(&applied.stdout));
 }
 
@@ -304,7 +301,7 @@ fn a_plan_file_holds_nothing_a_guess_at_a_credential_can_be_checked_against() {
 fn inspect_takes_a_module_directory() {
     let dir = catalogue();
     let module_dir = dir.path().join("modules/postgres");
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt")).arg("inspect").arg(&module_dir).output().unwrap();
+    let out = mesh_adopt().arg("inspect").arg(&module_dir).output();
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(stdout.contains("module       postgres"), "{stdout}");
@@ -314,16 +311,8 @@ fn inspect_takes_a_module_directory() {
 fn a_closed_stdout_does_not_stop_a_run_half_way() {
     let dir = catalogue();
     let record = dir.path().join("run.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"))
-        .args(["run", "--catalog-source", SOURCE, "--catalogue"])
-        .arg(dir.path())
-        .arg("--record")
-        .arg(&record)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        mesh_adopt().args(["run", "--catalog-source", SOURCE, "--record"]).arg(&record).catalogue(dir.path()).spawn();
     // Read one line, as `| head -1` does, then close the pipe.
     let mut stdout = child.stdout.take().unwrap();
     let mut first = [0u8; 16];
@@ -343,13 +332,7 @@ fn a_closed_stdout_does_not_stop_a_run_half_way() {
 fn a_full_stdout_is_warned_of_once_and_the_run_finishes() {
     let dir = catalogue();
     let full = std::fs::File::options().write(true).open("/dev/full").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"))
-        .args(["run", "--catalog-source", SOURCE, "--catalogue"])
-        .arg(dir.path())
-        .stdout(full)
-        .output()
-        .unwrap();
+    let out = mesh_adopt().args(["run", "--catalog-source", SOURCE]).catalogue(dir.path()).stdout(full).output();
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(stderr.matches("warning: stdout cannot be written").count(), 1, "{stderr}");
@@ -369,7 +352,10 @@ fn a_changed_bus_layout_or_an_empty_bus_plugin_changes_nothing_at_all() {
             std::fs::write(nats.join("adopt.wasm"), b"").unwrap();
         }
         let record = dir.path().join("run.jsonl");
-        let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--record", record.to_str().unwrap()]);
+        let out = mesh_adopt()
+            .args(["run", "--catalog-source", SOURCE, "--record", record.to_str().unwrap()])
+            .catalogue(dir.path())
+            .output();
         assert_eq!(out.status.code(), Some(exit), "{edit}: {}", text(&out.stdout));
         let events: Vec<serde_json::Value> =
             std::fs::read_to_string(&record).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -391,16 +377,11 @@ fn a_changed_bus_layout_or_an_empty_bus_plugin_changes_nothing_at_all() {
 fn sigint_while_a_plugin_computes_exits_130_at_once() {
     let dir = example_catalogue(&plugin("loops_forever"));
     let record = dir.path().join("run.jsonl");
-    let child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"))
-        .args(["run", "postgres", "--catalog-source", SOURCE, "--plugin-time", "60s", "--catalogue"])
-        .arg(dir.path())
-        .arg("--record")
+    let child = mesh_adopt()
+        .args(["run", "postgres", "--catalog-source", SOURCE, "--plugin-time", "60s", "--record"])
         .arg(&record)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .catalogue(dir.path())
+        .spawn();
     // Wait until the plugin is in its endless loop: its plan is recorded before adopt.
     let started = std::time::Instant::now();
     while !std::fs::read_to_string(&record).unwrap_or_default().contains("\"event\":\"plan\"") {
@@ -425,7 +406,10 @@ fn sigint_while_a_plugin_computes_exits_130_at_once() {
 #[test]
 fn a_config_on_the_simulated_mesh_and_a_malformed_pin_exit_2() {
     let dir = catalogue();
-    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "--config", "/nonexistent.toml"]);
+    let out = mesh_adopt()
+        .args(["run", "--catalog-source", SOURCE, "--config", "/nonexistent.toml"])
+        .catalogue(dir.path())
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--config describes how a live mesh is reached"), "{}", text(&out.stderr));
 
@@ -433,7 +417,7 @@ fn a_config_on_the_simulated_mesh_and_a_malformed_pin_exit_2() {
     let mut edited: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
     edited["adopt"]["sha256"] = "ZZ".into();
     std::fs::write(&manifest, edited.to_string()).unwrap();
-    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE]);
+    let out = mesh_adopt().args(["run", "--catalog-source", SOURCE]).catalogue(dir.path()).output();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("pins `ZZ`, which is not a sha256"), "{}", text(&out.stdout));
 }
@@ -443,14 +427,7 @@ fn a_config_on_the_simulated_mesh_and_a_malformed_pin_exit_2() {
 fn run_saying_a_lot(dir: &Path) -> std::process::Child {
     let vault = dir.join("modules/mesh-vault");
     std::fs::copy(plugin("says_a_lot"), vault.join("adopt.wasm")).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .args(["run", "mesh-vault", "--plugin-time", "1s", "--catalog-source", SOURCE, "--catalogue"])
-        .arg(dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
+    mesh_adopt().args(["run", "mesh-vault", "--plugin-time", "1s", "--catalog-source", SOURCE]).catalogue(dir).spawn()
 }
 
 #[test]
@@ -491,16 +468,14 @@ fn a_full_stdout_and_stderr_do_not_stop_a_run_half_way() {
     let dir = catalogue();
     let record = dir.path().join("run.jsonl");
     let full = || std::fs::File::options().write(true).open("/dev/full").unwrap();
-    let status = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"))
-        .args(["run", "--catalog-source", SOURCE, "--catalogue"])
-        .arg(dir.path())
-        .arg("--record")
+    let status = mesh_adopt()
+        .args(["run", "--catalog-source", SOURCE, "--record"])
         .arg(&record)
+        .catalogue(dir.path())
         .stdout(full())
         .stderr(full())
-        .status()
-        .unwrap();
+        .output()
+        .status;
     assert_eq!(status.code(), Some(0));
     let recorded = std::fs::read_to_string(&record).unwrap();
     assert!(recorded.lines().last().unwrap().contains("\"event\":\"end\""), "the record is complete");
@@ -513,7 +488,10 @@ fn a_plan_written_over_an_existing_file_is_made_private() {
     let plan = dir.path().join("plan.json");
     std::fs::write(&plan, "").unwrap();
     std::fs::set_permissions(&plan, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let out = mesh_adopt(dir.path(), &["check", "--catalog-source", SOURCE, "--out", plan.to_str().unwrap()]);
+    let out = mesh_adopt()
+        .args(["check", "--catalog-source", SOURCE, "--out", plan.to_str().unwrap()])
+        .catalogue(dir.path())
+        .output();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::metadata(&plan).unwrap().permissions().mode() & 0o777, 0o600);
 }
@@ -528,7 +506,7 @@ fn a_fifo_in_place_of_a_manifest_foundation_plan_or_recording_is_refused_not_wai
     let source = "https://git.mesh.test/catalogue.git@v3";
     // The manifest: that module is unusable, the run exits 2, and nothing waits for a writer.
     fifo(&dir.path().join("modules/nats/manifest.json"));
-    let out = mesh_adopt(dir.path(), &["check", "--catalog-source", source]);
+    let out = mesh_adopt().args(["check", "--catalog-source", source]).catalogue(dir.path()).output();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("is not a regular file"), "{}", text(&out.stdout));
     // The foundation, a saved plan and a recording: refused before anything runs.
@@ -540,7 +518,7 @@ fn a_fifo_in_place_of_a_manifest_foundation_plan_or_recording_is_refused_not_wai
         vec!["run", "postgres", "--catalog-source", source, "--plan", pipe_arg],
         vec!["replay", pipe_arg],
     ] {
-        let out = mesh_adopt(dir.path(), &args);
+        let out = mesh_adopt().args(&args).catalogue(dir.path()).output();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
         assert!(text(&out.stderr).contains("is not a regular file"), "{args:?}: {}", text(&out.stderr));
     }
@@ -551,7 +529,7 @@ fn outputs_that_are_one_file_or_a_hard_link_to_an_input_are_refused() {
     let dir = catalogue();
     let out_path = dir.path().join("..").join(format!("same-{}.out", std::process::id()));
     let same = out_path.to_str().unwrap();
-    let out = mesh_adopt(dir.path(), &["check", "--out", same, "--record", same]);
+    let out = mesh_adopt().args(["check", "--out", same, "--record", same]).catalogue(dir.path()).output();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("name the same file"), "{}", text(&out.stderr));
     assert!(!out_path.exists());
@@ -560,7 +538,7 @@ fn outputs_that_are_one_file_or_a_hard_link_to_an_input_are_refused() {
     let before = std::fs::read(&manifest).unwrap();
     let link = dir.path().join("..").join(format!("link-{}.jsonl", std::process::id()));
     std::fs::hard_link(&manifest, &link).unwrap();
-    let out = mesh_adopt(dir.path(), &["run", "--record", link.to_str().unwrap()]);
+    let out = mesh_adopt().args(["run", "--record", link.to_str().unwrap()]).catalogue(dir.path()).output();
     let _ = std::fs::remove_file(&link);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("is the same file as one of this run's inputs"), "{}", text(&out.stderr));
@@ -571,7 +549,7 @@ fn outputs_that_are_one_file_or_a_hard_link_to_an_input_are_refused() {
 fn a_wait_of_nothing_or_a_fraction_of_a_second_is_refused() {
     let dir = catalogue();
     for wait in ["0", "0s", "1.5s", "500ms"] {
-        let out = mesh_adopt(dir.path(), &["check", "--wait", wait]);
+        let out = mesh_adopt().args(["check", "--wait", wait]).catalogue(dir.path()).output();
         assert_eq!(out.status.code(), Some(2), "{wait}");
         assert!(text(&out.stderr).contains("whole number of seconds"), "{wait}: {}", text(&out.stderr));
     }
@@ -582,7 +560,7 @@ fn a_scenario_whose_sweep_finds_a_problem_is_not_counted_passed() {
     let dir = catalogue();
     std::fs::copy(plugin("swallows_failures"), dir.path().join("modules/mesh-vault/adopt.wasm")).unwrap();
     let scenario = crate::support::root().join("plugins/mesh-vault/scenarios/installs.toml");
-    let out = mesh_adopt(dir.path(), &["test", "--sweep", scenario.to_str().unwrap()]);
+    let out = mesh_adopt().args(["test", "--sweep", scenario.to_str().unwrap()]).catalogue(dir.path()).output();
     let said = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{said}{}", text(&out.stderr));
     assert!(said.starts_with("FAIL  ") && said.contains("invariant `effect-as-predicted` broken"), "{said}");
@@ -595,7 +573,10 @@ fn a_credential_whose_value_is_in_a_planned_command_stops_preflight_naming_it() 
     // showing it, so nothing runs, and the value is shown nowhere.
     let dir = catalogue();
     std::fs::write(dir.path().join("genesis/credentials/store-superuser"), "modules/postgres\n").unwrap();
-    let out = mesh_adopt(dir.path(), &["run", "-v", "--catalog-source", "https://git.mesh.test/catalogue.git"]);
+    let out = mesh_adopt()
+        .args(["run", "-v", "--catalog-source", "https://git.mesh.test/catalogue.git"])
+        .catalogue(dir.path())
+        .output();
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{stdout}");
     assert!(stdout.contains("holds the value of credential `store-superuser`"), "{stdout}");
@@ -614,7 +595,7 @@ fn a_credential_given_in_an_option_is_refused_before_the_option_is_shown_or_reco
             let mut all = vec!["run", "--record", record.to_str().unwrap()];
             all.extend(&args);
             all.extend(style);
-            let out = mesh_adopt(dir.path(), &all);
+            let out = mesh_adopt().args(all).catalogue(dir.path()).output();
             let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
             assert_eq!(out.status.code(), Some(2), "{said}");
             assert!(said.contains("the genesis credential `store-superuser`"), "{said}");
@@ -628,7 +609,10 @@ fn a_credential_given_in_an_option_is_refused_before_the_option_is_shown_or_reco
 fn a_node_name_longer_than_a_host_name_is_refused_before_anything_runs() {
     let dir = catalogue();
     let node = "n".repeat(254);
-    let out = mesh_adopt(dir.path(), &["check", "--node", &node, "--catalog-source", "https://git.mesh.test/c.git"]);
+    let out = mesh_adopt()
+        .args(["check", "--node", &node, "--catalog-source", "https://git.mesh.test/c.git"])
+        .catalogue(dir.path())
+        .output();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     assert!(
         text(&out.stderr).contains("--node is 254 bytes long; a name is at most 253 bytes"),
@@ -652,16 +636,11 @@ fn an_interrupt_while_a_plugin_compiles_ends_the_program_within_two_seconds_reco
     let dir = catalogue();
     std::fs::write(dir.path().join("modules/postgres/adopt.wasm"), slow_to_compile(4000, 150)).unwrap();
     let record = dir.path().join("run.jsonl");
-    let child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+    let child = mesh_adopt()
         .args(["check", "--no-cache", "--catalog-source", SOURCE, "postgres", "--record"])
         .arg(&record)
-        .arg("--catalogue")
-        .arg(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .catalogue(dir.path())
+        .spawn();
     // The record's first line is written before the plugin is loaded: the compile is next.
     let started = std::time::Instant::now();
     while std::fs::read_to_string(&record).map_or(true, |r| r.is_empty()) {
@@ -686,7 +665,7 @@ fn an_interrupt_while_a_plugin_compiles_ends_the_program_within_two_seconds_reco
 fn a_plugin_that_swallows_its_denials_is_not_adopted_and_the_summary_says_why_without_v() {
     let dir = catalogue();
     std::fs::copy(plugin("registers_without_carrying"), dir.path().join("modules/postgres/adopt.wasm")).unwrap();
-    let out = mesh_adopt(dir.path(), &["run", "--catalog-source", SOURCE, "postgres"]);
+    let out = mesh_adopt().args(["run", "--catalog-source", SOURCE, "postgres"]).catalogue(dir.path()).output();
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
     let summary = stdout.split("\nsummary\n").nth(1).expect("a summary");
@@ -712,7 +691,7 @@ fn a_credential_value_in_the_catalogue_is_never_written_out_whoever_would_write_
     for style in [None, Some("--json"), Some("-v")] {
         let mut args = vec!["run", "mesh-vault", "--catalog-source", SOURCE, "--record", record.to_str().unwrap()];
         args.extend(style);
-        let out = mesh_adopt(dir.path(), &args);
+        let out = mesh_adopt().args(args).catalogue(dir.path()).output();
         let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
         assert!(!said.contains(&value), "{said}");
         assert!(said.contains("<secret store-superuser>"), "{said}");
@@ -720,15 +699,20 @@ fn a_credential_value_in_the_catalogue_is_never_written_out_whoever_would_write_
     }
     // Nor is a plan holding it written.
     let plan = dir.path().join("plan.json");
-    let out =
-        mesh_adopt(dir.path(), &["check", "mesh-vault", "--catalog-source", SOURCE, "--out", plan.to_str().unwrap()]);
+    let out = mesh_adopt()
+        .args(["check", "mesh-vault", "--catalog-source", SOURCE, "--out", plan.to_str().unwrap()])
+        .catalogue(dir.path())
+        .output();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("no plan was written"), "{}", text(&out.stderr));
     assert!(!plan.exists());
     // Nor an error quoting a configuration line that holds it.
     let config = dir.path().join("bad.toml");
     std::fs::write(&config, format!("control = [\"a\"]\ninspect_absent = 5 # {value}\n")).unwrap();
-    let out = mesh_adopt(dir.path(), &["check", "--mesh", "live", "--config", config.to_str().unwrap()]);
+    let out = mesh_adopt()
+        .args(["check", "--mesh", "live", "--config", config.to_str().unwrap()])
+        .catalogue(dir.path())
+        .output();
     assert_eq!(out.status.code(), Some(2));
     assert!(!format!("{}{}", text(&out.stdout), text(&out.stderr)).contains(&value));
 }

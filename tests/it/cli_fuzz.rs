@@ -28,9 +28,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -40,7 +39,7 @@ use proptest::strategy::Union;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
 
-use crate::support::{root, shared_compile_cache};
+use crate::support::{cut, mesh_adopt, root, shared_compile_cache};
 
 /// How long one run of the binary may take before it is killed and the case fails.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -1762,17 +1761,6 @@ fn in_dir(text: &str, dir: &Path) -> String {
     text.replace("{dir}", &dir.display().to_string())
 }
 
-fn cut(text: &str, most: usize) -> String {
-    if text.len() <= most {
-        return text.to_string();
-    }
-    let mut end = most;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes in all)", &text[..end], text.len())
-}
-
 /// Runs the binary on the case's catalogue copy, killing it after [`TIMEOUT`].
 fn run(dir: &Path, case: &Case) -> Result<Ran, String> {
     let record = dir.join("r.jsonl");
@@ -1787,62 +1775,16 @@ fn run(dir: &Path, case: &Case) -> Result<Ran, String> {
     }
     args.extend(["--record".into(), record_at]);
     args.extend(case.options.iter().map(|o| in_dir(o, dir)));
-    let command = format!(
-        "XDG_CACHE_HOME={} {} {}",
-        shared_compile_cache().display(),
-        env!("CARGO_BIN_EXE_mesh-adopt"),
-        args.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(" ")
-    );
+    let cli = mesh_adopt().args(&args).env("XDG_CACHE_HOME", shared_compile_cache()).timeout(TIMEOUT);
+    let command = cli.shown();
     let started = Instant::now();
-    let spawn = || {
-        Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-            .env("XDG_CACHE_HOME", shared_compile_cache())
-            .args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-    };
-    // A cargo build running beside the tests may be replacing the binary for a moment.
-    let mut child = loop {
-        match spawn() {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && started.elapsed() < TIMEOUT => {
-                std::thread::sleep(Duration::from_millis(100))
-            }
-            spawned => break spawned.map_err(|e| format!("cannot start {command}: {e}"))?,
-        }
-    };
-    let started = Instant::now();
-    let drain = |mut pipe: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let stdout = drain(Box::new(child.stdout.take().unwrap()));
-    let stderr = drain(Box::new(child.stderr.take().unwrap()));
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if started.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!(
-                "HANG: still running after {TIMEOUT:?}, killed\ncommand: {command}\nstdout:\n{}\nstderr:\n{}",
-                cut(&stdout.join().unwrap(), 4000),
-                cut(&stderr.join().unwrap(), 4000)
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
+    let out = cli.try_output()?;
     let took = started.elapsed();
     Ok(Ran {
         command,
-        status: status.code(),
-        stdout: stdout.join().unwrap(),
-        stderr: stderr.join().unwrap(),
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         record: std::fs::read(&record).ok().map(|b| String::from_utf8_lossy(&b).into_owned()),
         took,
     })

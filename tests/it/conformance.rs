@@ -9,16 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{root, shared_compile_cache};
-
-/// `mesh-adopt ARGS` with the suite's cache.
-fn mesh_adopt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", shared_compile_cache())
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::support::{mesh_adopt, root, shared_compile_cache};
 
 fn said(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
@@ -71,7 +62,7 @@ fn sweep(catalogue: &Path) -> (String, bool) {
     let scenarios = shipped_scenarios(catalogue);
     let mut args = vec!["test", "--catalogue", catalogue.to_str().unwrap(), "--sweep"];
     args.extend(scenarios.iter().map(String::as_str));
-    let tested = mesh_adopt(&args);
+    let tested = mesh_adopt().args(args).env("XDG_CACHE_HOME", shared_compile_cache()).output();
     (said(&tested), tested.status.success())
 }
 
@@ -96,7 +87,10 @@ fn rust_sweep() -> &'static str {
 fn conforms(language: &str) {
     let catalogue = catalogue_in(language);
     let at = catalogue.path().to_str().unwrap();
-    let built = mesh_adopt(&["build", "--no-pin", "--catalogue", at, "mesh-vault", "postgres"]);
+    let built = mesh_adopt()
+        .args(["build", "--no-pin", "--catalogue", at, "mesh-vault", "postgres"])
+        .env("XDG_CACHE_HOME", shared_compile_cache())
+        .output();
     assert!(built.status.success(), "`mesh-adopt build` of the {language} plugins failed:\n{}", said(&built));
     for module in ["mesh-vault", "postgres"] {
         let placed = String::from_utf8_lossy(&built.stdout);

@@ -4,14 +4,14 @@
 //! recording of another schema version, or from before recordings had one.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mesh_adopt_runtime::events::{self, CallResult, CallValue, ErrorKind, Event, Op, Outcome};
 use serde_json::{Value, json};
 
-use crate::support::{SUPERUSER, example_catalogue, plugin, root};
+use crate::support::{SUPERUSER, example_catalogue, mesh_adopt, plugin, root};
 
 /// Where the phase-three demo builds from (the justfile's `demo`).
 const DEMO_SOURCE: &str = "https://git.mesh.local/catalogue.git@v3.2.0";
@@ -120,17 +120,7 @@ impl Stream {
 /// stream, and the record's path.
 fn streamed(catalogue: &Path, args: &[&str]) -> (Output, Stream, PathBuf) {
     let record = catalogue.join(format!("record-{}.jsonl", RECORDS.fetch_add(1, Ordering::Relaxed)));
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", catalogue.join("cache"))
-        .env("XDG_STATE_HOME", catalogue.join("state"))
-        .args(args)
-        .arg("--catalogue")
-        .arg(catalogue)
-        .arg("--json")
-        .arg("--record")
-        .arg(&record)
-        .output()
-        .unwrap();
+    let out = mesh_adopt().args(args).args(["--json", "--record"]).arg(&record).catalogue(catalogue).output();
     let stdout = String::from_utf8(out.stdout.clone()).unwrap();
     let recorded = std::fs::read_to_string(&record).unwrap();
     let stream = Stream::read(&format!("--json of {args:?}"), &stdout);
@@ -350,12 +340,7 @@ fn edited_recording(record: &Path, name: &str, edit: impl FnOnce(&mut Vec<Value>
 }
 
 fn replay_error(dir: &Path, recording: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .args(["replay", recording.to_str().unwrap(), "--json", "--catalogue"])
-        .arg(dir)
-        .output()
-        .unwrap();
+    let out = mesh_adopt().args(["replay", recording.to_str().unwrap(), "--json"]).catalogue(dir).output();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
     // Nothing is replayed: the stream is the one `error` line, saying what stderr says.
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -443,10 +428,7 @@ fn the_schema_refuses_the_shapes_it_replaced() {
 fn a_command_that_cannot_start_says_so_in_its_stream() {
     // A catalogue that is not there: the command stops before its first event, and a program
     // reading `--json` still gets one line, valid, saying why, with the exit status.
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .args(["run", "--json", "--catalogue", "/nonexistent/catalogue"])
-        .output()
-        .unwrap();
+    let out = mesh_adopt().args(["run", "--json", "--catalogue", "/nonexistent/catalogue"]).output();
     assert_eq!(out.status.code(), Some(2));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = stdout.lines().collect();

@@ -2,36 +2,18 @@
 //! writes, a device, a directory) is refused, exit 2, naming it, before anything runs.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use crate::cli::catalogue;
+use crate::support::mesh_adopt;
 
 const SOURCE: &str = "https://git.mesh.test/catalogue.git";
 
 /// `mesh-adopt ARGS` in `dir` on the catalogue `catalogue`, killed (and the test failed) if it
 /// has not ended within 20 s: what the test is about is that it ends.
 fn ends(dir: &Path, catalogue: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .current_dir(dir)
-        .env("XDG_CACHE_HOME", catalogue.join("cache"))
-        .args(args)
-        .arg("--catalogue")
-        .arg(catalogue)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            child.kill().unwrap();
-            panic!("`mesh-adopt {}` was still running after 20 s", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    mesh_adopt().args(args).catalogue(catalogue).current_dir(dir).timeout(Duration::from_secs(20)).output()
 }
 
 fn refused(out: &Output, mentions: &str) {

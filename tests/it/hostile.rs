@@ -333,12 +333,10 @@ async fn a_secret_the_mesh_echoes_never_reaches_the_plugin() {
 fn plugin_text_reaches_the_terminal_with_every_escape_made_visible() {
     let dir = crate::support::example_catalogue(&crate::support::plugin("forges_the_screen"));
     crate::support::undeclare_handover_in(dir.path());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .env("XDG_CACHE_HOME", dir.path().join("cache"))
-        .args(["run", "postgres", "--catalog-source", "https://git.mesh.test/c.git", "--catalogue"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
+    let out = crate::support::mesh_adopt()
+        .args(["run", "postgres", "--catalog-source", "https://git.mesh.test/c.git"])
+        .catalogue(dir.path())
+        .output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r') && !stdout.contains('\u{7}'), "{stdout:?}");
     assert!(!stdout.lines().any(|l| l.starts_with("  nats")), "a forged line: {stdout}");

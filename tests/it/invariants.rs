@@ -112,15 +112,3 @@ async fn a_forged_manifest_that_would_recreate_the_store_is_denied_and_the_store
     assert_eq!(ran.mesh.recreations("mesh-store"), 0);
     assert!(ran.broken().is_empty());
 }
-
-#[tokio::test]
-async fn the_full_phase_three_keeps_every_invariant() {
-    let ran = TestMesh::new().run().await;
-    for module in ["postgres", "nats", "mesh-vault"] {
-        ran.assert_adopted(module);
-    }
-    assert!(ran.report.succeeded());
-    assert_eq!(ran.mesh.recreations("mesh-store"), 0);
-    assert_eq!(ran.mesh.recreations("mesh-bus"), 1);
-    assert!(ran.mesh.container_image("mesh-vault").is_some(), "the vault is raised");
-}

@@ -14,7 +14,7 @@ use mesh_adopt_runtime::mesh::{Mesh, MeshError};
 
 use serde_json::json;
 
-use crate::support::{SUPERUSER, TestMesh, root};
+use crate::support::{Cli, SUPERUSER, TestMesh, mesh_adopt, root};
 
 const MODULE_IMAGE: &str = "registry.mesh.local/nats-snapshot:2.10.22-mesh.3";
 
@@ -201,7 +201,7 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     let config = standin.config(Some(nats.monitor));
     let catalogue = tempfile::tempdir().unwrap();
     let record = catalogue.path().join("run.jsonl");
-    let out = live_run(&config, catalogue.path(), &["--json", "--record", record.to_str().unwrap()]).output().unwrap();
+    let out = live_cli("run", &config, catalogue.path(), &["--json", "--record", record.to_str().unwrap()]).output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     // --json: every stdout line is an object; the run ends with each module's outcome, the
@@ -251,41 +251,28 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     assert!(!stdout.contains(SUPERUSER));
 }
 
-/// `mesh-adopt run --mesh live ARGS` on phase three's catalogue, written with its foundation
-/// in `catalogue`, against the stand-ins as `config` describes them: ready to run or spawn.
-fn live_run(config: &Path, catalogue: &Path, args: &[&str]) -> Command {
-    live_cli("run", config, catalogue, args)
-}
-
-/// As [`live_run`], for `command` (`check` or `run`).
-fn live_cli(command: &str, config: &Path, catalogue: &Path, args: &[&str]) -> Command {
+/// `mesh-adopt COMMAND --mesh live ARGS` (`check` or `run`) on phase three's catalogue,
+/// written with its foundation in `catalogue`, against the stand-ins as `config` describes
+/// them: ready to run or spawn.
+fn live_cli(command: &str, config: &Path, catalogue: &Path, args: &[&str]) -> Cli {
     TestMesh::new().write_catalogue(catalogue);
     std::fs::copy(root().join("catalogue/foundation.json"), catalogue.join("foundation.json")).unwrap();
-    let mut cli = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"));
-    cli.env("XDG_CACHE_HOME", catalogue.join("cache"))
+    mesh_adopt()
         .args([command, "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
         .args(args)
         .arg("--config")
         .arg(config)
-        .arg("--catalogue")
-        .arg(catalogue);
-    cli
+        .catalogue(catalogue)
 }
 
 /// `mesh-adopt ARGS` against the live stand-ins, on a catalogue written in `dir`.
 /// (`--config` only with `--mesh live`: the simulator takes none.)
 fn live_command(standin: &StandIn, dir: &Path, nats: &Nats, args: &[&str]) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"));
-    command
-        .env("XDG_CACHE_HOME", dir.join("cache"))
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .args(args)
-        .args(["--catalog-source", "https://git.mesh.test/c.git", "--catalogue"])
-        .arg(dir);
+    let mut cli = mesh_adopt().args(args).args(["--catalog-source", "https://git.mesh.test/c.git"]).catalogue(dir);
     if args.contains(&"live") {
-        command.arg("--config").arg(standin.config(Some(nats.monitor)));
+        cli = cli.arg("--config").arg(standin.config(Some(nats.monitor)));
     }
-    command.output().unwrap()
+    cli.output()
 }
 
 /// A catalogue of phase three, with its foundation, written in a new directory.
@@ -412,49 +399,21 @@ fn a_plan_binds_the_mesh_it_was_made_on_and_what_its_pushes_were_to_do() {
 }
 
 /// Runs `mesh-adopt run` on the live stand-ins for `mesh-vault`, whose build the stand-in
-/// makes take `build_seconds`, through `wrap` (the program and its arguments before ours).
-fn run_vault_with_a_slow_build(wrap: &[&str], build_seconds: &str) -> (Option<i32>, String) {
+/// makes take `build_seconds`, on a pseudo-terminal or not.
+fn run_vault_with_a_slow_build(on_a_terminal: bool, build_seconds: &str) -> (Option<i32>, String) {
     let standin = StandIn::new();
     std::fs::write(standin.path().join("slow-build"), build_seconds).unwrap();
     let config = standin.config(None);
     let catalogue = tempfile::tempdir().unwrap();
-    TestMesh::new().write_catalogue(catalogue.path());
-    std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
-    let command = [
-        env!("CARGO_BIN_EXE_mesh-adopt"),
-        "run",
-        "--mesh",
-        "live",
-        "--catalog-source",
-        "https://git.mesh.test/c.git",
-        "--config",
-        config.to_str().unwrap(),
-        "--catalogue",
-        catalogue.path().to_str().unwrap(),
-        "mesh-vault",
-    ];
-    let mut argv: Vec<String> = wrap.iter().map(|s| s.to_string()).collect();
-    if wrap.is_empty() {
-        argv.extend(command.iter().map(|s| s.to_string()));
-    } else {
-        // `script` takes the command as one shell line.
-        let quoted: Vec<String> = command.iter().map(|a| format!("'{a}'")).collect();
-        argv.push(quoted.join(" "));
-        argv.push("/dev/null".into());
-    }
-    let out = Command::new(&argv[0])
-        .args(&argv[1..])
-        .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let cli = live_cli("run", &config, catalogue.path(), &["mesh-vault"]);
+    let out = if on_a_terminal { cli.on_a_terminal() } else { cli }.output();
     let shown = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code(), shown)
 }
 
 #[test]
 fn a_long_tell_is_announced_as_a_line_when_no_one_watches_a_terminal() {
-    let (status, shown) = run_vault_with_a_slow_build(&[], "0");
+    let (status, shown) = run_vault_with_a_slow_build(false, "0");
     assert_eq!(status, Some(0), "{shown}");
     let waiting = shown.lines().find(|l| l.contains("waiting for `build")).expect(&shown);
     assert!(waiting.contains("mesh-vault │ waiting for `build https://git.mesh.test/c.git"), "{waiting}");
@@ -465,7 +424,7 @@ fn a_long_tell_is_announced_as_a_line_when_no_one_watches_a_terminal() {
 #[test]
 fn on_a_terminal_a_long_tell_shows_a_spinner_with_its_elapsed_time_then_clears_it() {
     // `script` (util-linux) runs the command on a pseudo-terminal and copies what it shows.
-    let (status, shown) = run_vault_with_a_slow_build(&["script", "--quiet", "--return", "--command"], "1.5");
+    let (status, shown) = run_vault_with_a_slow_build(true, "1.5");
     assert_eq!(status, Some(0), "{shown}");
     let frames: Vec<&str> = shown.split(['\r', '\n']).filter(|f| f.contains("waiting for `build")).collect();
     assert!(frames.len() >= 2, "the spinner is redrawn while the build runs: {shown:?}");
@@ -517,11 +476,8 @@ fn sigint_or_sigterm_during_a_hanging_tell_ends_the_run_within_two_seconds_and_r
         let config = standin.config(None);
         let catalogue = tempfile::tempdir().unwrap();
         let record = catalogue.path().join("run.jsonl");
-        let child = live_run(&config, catalogue.path(), &["mesh-vault", "--record", record.to_str().unwrap()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child =
+            live_cli("run", &config, catalogue.path(), &["mesh-vault", "--record", record.to_str().unwrap()]).spawn();
         // Wait until the build is under way (the stand-in hangs in it), at most a minute.
         let started = Instant::now();
         while !standin.read("argv.log").contains("build ") || standin_processes_alive(&standin).is_empty() {
@@ -556,11 +512,8 @@ fn a_run_killed_outright_mid_push_leaves_no_control_plane_command_to_land_later(
     std::fs::write(standin.path().join("slow-push"), "3").unwrap();
     let config = standin.config(None);
     let catalogue = tempfile::tempdir().unwrap();
-    let mut child = live_run(&config, catalogue.path(), &["mesh-vault"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child =
+        live_cli("run", &config, catalogue.path(), &["mesh-vault"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
     let started = Instant::now();
     while !standin.read("argv.log").contains("push ") {
         assert!(started.elapsed() < Duration::from_secs(60), "the push never started");
@@ -590,8 +543,10 @@ fn a_command_that_floods_its_output_is_kept_to_its_bound_in_memory() {
     let config = standin.config(None);
     let catalogue = tempfile::tempdir().unwrap();
     let record = catalogue.path().join("run.jsonl");
-    let mut child =
-        live_run(&config, catalogue.path(), &["mesh-vault", "--record", record.to_str().unwrap()]).spawn().unwrap();
+    let mut child = live_cli("run", &config, catalogue.path(), &["mesh-vault", "--record", record.to_str().unwrap()])
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .spawn();
     let status_of = format!("/proc/{}/status", child.id());
     let mut peak_kib = 0u64;
     let status = loop {
@@ -622,7 +577,7 @@ fn a_command_that_exits_leaving_a_daemon_on_its_output_is_answered_when_it_exits
     let config = standin.config(None);
     let catalogue = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let out = live_run(&config, catalogue.path(), &["mesh-vault"]).output().unwrap();
+    let out = live_cli("run", &config, catalogue.path(), &["mesh-vault"]).output();
     let took = started.elapsed();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
@@ -641,7 +596,7 @@ fn a_container_engine_that_errs_or_hangs_is_not_taken_for_absent_containers() {
         std::fs::write(&config, text).unwrap();
         for command in ["check", "run"] {
             let catalogue = tempfile::tempdir().unwrap();
-            let out = live_cli(command, &config, catalogue.path(), &["postgres"]).output().unwrap();
+            let out = live_cli(command, &config, catalogue.path(), &["postgres"]).output();
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(1), "{trouble} {command}: {stdout}");
             assert!(stdout.contains("preflight could not look at the mesh"), "{trouble} {command}: {stdout}");
@@ -655,7 +610,7 @@ fn a_container_engine_that_errs_or_hangs_is_not_taken_for_absent_containers() {
     std::fs::write(standin.path().join("engine-down-after-push"), "").unwrap();
     let config = standin.config(None);
     let catalogue = tempfile::tempdir().unwrap();
-    let out = live_run(&config, catalogue.path(), &["postgres", "--wait", "2s"]).output().unwrap();
+    let out = live_cli("run", &config, catalogue.path(), &["postgres", "--wait", "2s"]).output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("the node could not be looked at"), "{stdout}");

@@ -1,5 +1,8 @@
-//! mesh-adopt's integration tests: every rule of phase three, run through the real
-//! `adopt.wasm` components on the simulated mesh, plus the sandbox and the command line.
+//! mesh-adopt's integration tests. What a plugin does or refuses on a given mesh and catalogue
+//! is said by the scenarios (`plugins/<module>/scenarios/`, `catalogue/scenarios/`), which
+//! `scenarios.rs` runs here and the conformance suite runs against every language; these
+//! tests hold what a scenario cannot say: the sandbox, hostile plugins, the host's preflight
+//! and rules, the compile cache, the command line, the live mesh and embedding.
 //!
 //! The plugins are built by `just build-plugins` (the `just test` recipe does it first).
 
@@ -19,7 +22,6 @@ mod live;
 mod loading;
 mod native_baseline;
 mod nats;
-mod postgres;
 mod preflight;
 mod provider;
 mod renamed;

@@ -84,17 +84,6 @@ async fn an_adopt_that_returns_before_its_plan_is_told_is_incomplete() {
 }
 
 #[tokio::test]
-async fn a_manifest_named_for_another_module_is_refused_before_any_effect() {
-    let mut mesh = TestMesh::new();
-    mesh.manifest("mesh-vault")["name"] = json!("postgres");
-    let ran = mesh.run().await;
-    nothing_moved(&ran);
-    assert_mentions(ran.failure("mesh-vault"), &["is named `postgres`", "lives in `modules/mesh-vault`"]);
-    assert_eq!(ran.unusable_input("mesh-vault"), mesh_adopt_runtime::Input::Manifest);
-    assert_eq!(ran.report.exit_code(), 2);
-}
-
-#[tokio::test]
 async fn a_foundation_with_two_brokers_cannot_be_read() {
     let mut mesh = TestMesh::new();
     let mut second = mesh.foundation_resource("broker").clone();

@@ -18,7 +18,7 @@ use mesh_adopt_runtime::{Mode, ModuleOutcome};
 use serde_json::json;
 
 use crate::live::StandIn;
-use crate::support::{Ran, TestMesh, assert_mentions, root};
+use crate::support::{Ran, TestMesh, assert_mentions, mesh_adopt, root};
 
 /// The wall deadline the tests run plugins with.
 const WALL: Duration = Duration::from_secs(2);
@@ -340,18 +340,14 @@ fn on_a_live_mesh_a_wasi_sleep_of_an_hour_is_stopped_at_its_wall_deadline() {
     TestMesh::new().with_plugin("postgres", "wasi_sleeps").write_catalogue(catalogue.path());
     std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
     let cli = |wall: &str| {
-        // Through coreutils' `timeout`, so a run that hangs fails the test instead.
-        Command::new("timeout")
-            .arg(HANG.as_secs().to_string())
-            .arg(env!("CARGO_BIN_EXE_mesh-adopt"))
-            .env("XDG_CACHE_HOME", catalogue.path().join("cache"))
+        // Killed at `HANG`, so a run that hangs fails the test instead.
+        mesh_adopt()
             .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
             .arg(&config)
-            .arg("--catalogue")
-            .arg(catalogue.path())
             .args(["--plugin-wall-time", wall, "postgres"])
+            .catalogue(catalogue.path())
+            .timeout(HANG)
             .output()
-            .unwrap()
     };
     // Once to compile the plugin into the cache, so the second run's time is the run's.
     cli("1s");
@@ -501,11 +497,7 @@ fn the_plugin_limits_are_range_checked_naming_the_option_the_value_and_the_range
         ("--plugin-time", "2h", "1s..=3600s"),
         ("--plugin-memory", "8", "16..=4096"),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-            .args(["check", option, value, "--catalogue"])
-            .arg(dir.path())
-            .output()
-            .unwrap();
+        let out = mesh_adopt().args(["check", option, value, "--catalogue"]).arg(dir.path()).output();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
         assert_mentions(&stderr, &[option, value, range]);

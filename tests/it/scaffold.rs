@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use sha2::Digest as _;
 
-use crate::support::{plugin, root, shared_compile_cache};
+use crate::support::{Cli, mesh_adopt, plugin, root, shared_compile_cache};
 
 /// A catalogue repository outside the project: the shipped foundation with a `cache`
 /// container genesis raised beside the store, the store's credential and the cache's, and
@@ -89,24 +89,17 @@ impl CatalogueRepo {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// `mesh-adopt ARGS` in the repository, as its author runs it there. The plugins' crates
-    /// build into the project's plugin build directory, so the SDK and its dependencies
-    /// compile once for every test.
-    fn mesh_adopt(&self, args: &[&str]) -> Output {
-        self.mesh_adopt_in(self.path(), args)
-    }
-
-    /// `mesh-adopt ARGS` run in `dir`. A JavaScript plugin's toolchain is installed from what
-    /// npm's cache holds since `just setup-langs` fetched it, without asking the registry again.
-    fn mesh_adopt_in(&self, dir: &Path, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-            .current_dir(dir)
+    /// `mesh-adopt` in the repository, as its author runs it there, to be given its arguments.
+    /// The plugins' crates build into the project's plugin build directory, so the SDK and
+    /// its dependencies compile once for every test. A JavaScript plugin's toolchain is
+    /// installed from what npm's cache holds since `just setup-langs` fetched it, without
+    /// asking the registry again.
+    fn mesh_adopt(&self) -> Cli {
+        mesh_adopt()
+            .current_dir(self.path())
             .env("XDG_CACHE_HOME", &self.cache)
             .env("CARGO_TARGET_DIR", root().join("plugins/target"))
             .env("npm_config_prefer_offline", "true")
-            .args(args)
-            .output()
-            .unwrap()
     }
 
     /// Makes a module's crate resolve the dependencies the project's plugins are built with,
@@ -142,7 +135,7 @@ fn sha256_of(path: &Path) -> String {
 #[test]
 fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     let repo = CatalogueRepo::new();
-    let made = exited(&repo.mesh_adopt(&["new", "redis", "--adopts", "cache", "--sdk", &sdk()]), 0);
+    let made = exited(&repo.mesh_adopt().args(["new", "redis", "--adopts", "cache", "--sdk", &sdk()]).output(), 0);
     for file in [
         "modules/redis/manifest.json",
         "modules/redis/plugin/Cargo.toml",
@@ -165,7 +158,7 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     repo.lock_like_the_project("redis");
     let manifest_path = repo.path().join("modules/redis/manifest.json");
     let before = std::fs::read_to_string(&manifest_path).unwrap();
-    let built = exited(&repo.mesh_adopt(&["build"]), 0);
+    let built = exited(&repo.mesh_adopt().args(["build"]).output(), 0);
     assert!(built.contains("placed redis"), "{built}");
     let placed = repo.path().join("modules/redis/adopt.wasm");
     let manifest: serde_json::Value =
@@ -200,7 +193,7 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
         );
         std::fs::write(repo.path().join("scenarios").join(format!("{name}.toml")), scenario).unwrap();
     }
-    let tested = exited(&repo.mesh_adopt(&["test", "--sweep"]), 0);
+    let tested = exited(&repo.mesh_adopt().args(["test", "--sweep"]).output(), 0);
     for scenario in ["redis/adopts-in-place", "redis/image-drift", "postgres/adopts-in-place", "nats/layout-name"] {
         assert!(tested.contains(&format!("ok    {scenario}")), "{tested}");
     }
@@ -212,41 +205,36 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     assert!(tested.contains("0 runs did not converge"), "{tested}");
 
     let ran = exited(
-        &repo.mesh_adopt(&[
-            "run",
-            "postgres",
-            "nats",
-            "mesh-vault",
-            "redis",
-            "--catalog-source",
-            "https://git.mesh.test/c.git",
-        ]),
+        &repo
+            .mesh_adopt()
+            .args(["run", "postgres", "nats", "mesh-vault", "redis", "--catalog-source", "https://git.mesh.test/c.git"])
+            .output(),
         0,
     );
     assert!(ran.contains("mesh-cache"), "{ran}");
 
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "--quiet", "-m", "the redis module"]);
-    let checked = exited(&repo.mesh_adopt(&["build", "--check"]), 0);
+    let checked = exited(&repo.mesh_adopt().args(["build", "--check"]).output(), 0);
     assert!(checked.contains("ok     redis"), "{checked}");
     assert_eq!(repo.git(&["status", "--porcelain"]), "", "building leaves nothing to commit");
     // Another checkout, elsewhere, builds the same bytes, so a catalogue's CI can check the pin.
     // (At the same depth, so the SDK's relative path still leads to it.)
     let elsewhere = tempfile::tempdir().unwrap();
     repo.git(&["clone", "--quiet", ".", &elsewhere.path().display().to_string()]);
-    let checked = exited(&repo.mesh_adopt_in(elsewhere.path(), &["build", "--check"]), 0);
+    let checked = exited(&repo.mesh_adopt().current_dir(elsewhere.path()).args(["build", "--check"]).output(), 0);
     assert!(checked.contains("ok     redis"), "{checked}");
 
     // A pin that is there and wrong fails the check, even one that leaves pins alone.
     std::fs::write(&manifest_path, after.replace(&sha256_of(&placed), &"0".repeat(64))).unwrap();
-    let wrong = exited(&repo.mesh_adopt(&["build", "--check", "--no-pin"]), 1);
+    let wrong = exited(&repo.mesh_adopt().args(["build", "--check", "--no-pin"]).output(), 1);
     assert!(wrong.contains("STALE  redis"), "{wrong}");
     std::fs::write(&manifest_path, &after).unwrap();
     // The source changes and the shipped plugin is now not what it builds to.
     let lib_rs = repo.path().join("modules/redis/plugin/src/lib.rs");
     let source = std::fs::read_to_string(&lib_rs).unwrap();
     std::fs::write(&lib_rs, source.replacen("\"adopting ", "\"now adopting ", 1)).unwrap();
-    let stale = exited(&repo.mesh_adopt(&["build", "--check"]), 1);
+    let stale = exited(&repo.mesh_adopt().args(["build", "--check"]).output(), 1);
     assert!(stale.contains("STALE  redis"), "{stale}");
     assert!(stale.contains("run `mesh-adopt build redis`"), "{stale}");
     assert_eq!(sha256_of(&placed), manifest["adopt"]["sha256"], "--check places nothing");
@@ -260,7 +248,7 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     );
     assert_ne!(careless, source, "the template hands over in one place");
     std::fs::write(&lib_rs, careless).unwrap();
-    exited(&repo.mesh_adopt(&["build", "redis"]), 0);
+    exited(&repo.mesh_adopt().args(["build", "redis"]).output(), 0);
     let scenario = repo.path().join("scenarios/redis-hand-over-fails.toml");
     std::fs::write(
         &scenario,
@@ -271,12 +259,12 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
          broken = [\"credential-never-replaced\"]\n",
     )
     .unwrap();
-    let caught = exited(&repo.mesh_adopt(&["test", scenario.to_str().unwrap()]), 0);
+    let caught = exited(&repo.mesh_adopt().args(["test", scenario.to_str().unwrap()]).output(), 0);
     assert!(caught.contains("ok    ") && caught.contains("redis-hand-over-fails"), "{caught}");
     // Expecting no rule broken, the same scenario fails, naming the credential sealed over.
     let text = std::fs::read_to_string(&scenario).unwrap();
     std::fs::write(&scenario, text.replace("broken = [\"credential-never-replaced\"]\n", "")).unwrap();
-    let failed = exited(&repo.mesh_adopt(&["test", scenario.to_str().unwrap()]), 1);
+    let failed = exited(&repo.mesh_adopt().args(["test", scenario.to_str().unwrap()]).output(), 1);
     assert!(
         failed.contains("`redis`'s secret `password`, but `mesh-cache` runs with genesis credential `cache-password`"),
         "{failed}"
@@ -291,7 +279,7 @@ fn a_stale_pin_exits_2_and_says_how_to_mend_it() {
     let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
     manifest["adopt"]["sha256"] = serde_json::Value::String("0".repeat(64));
     std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
-    let out = repo.mesh_adopt(&["check", "nats"]);
+    let out = repo.mesh_adopt().args(["check", "nats"]).output();
     let said = exited(&out, 2);
     assert!(said.contains("mesh-adopt build nats"), "{said}");
     assert!(said.contains(&sha256_of(&module_dir.join("adopt.wasm"))), "{said}");
@@ -301,18 +289,18 @@ fn a_stale_pin_exits_2_and_says_how_to_mend_it() {
 fn replay_tries_a_candidate_plugin_whatever_the_pin_and_exits_2_on_an_unusable_one() {
     let repo = CatalogueRepo::new();
     let source = ["--catalog-source", "https://git.mesh.test/c.git"];
-    exited(&repo.mesh_adopt(&[&["run", "--record", "run.jsonl"][..], &source[..]].concat()), 0);
+    exited(&repo.mesh_adopt().args([&["run", "--record", "run.jsonl"][..], &source[..]].concat()).output(), 0);
     let manifest_path = repo.path().join("modules/nats/manifest.json");
     let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
     manifest["adopt"]["sha256"] = serde_json::Value::String("0".repeat(64));
     std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
     // The catalogue's own plugin no longer matches its pin: not a divergence, bad input.
-    let out = repo.mesh_adopt(&["replay", "run.jsonl"]);
+    let out = repo.mesh_adopt().args(["replay", "run.jsonl"]).output();
     let said = exited(&out, 2);
     assert!(said.contains("not replayed: a plugin could not be used"), "{said}");
     // A candidate given on purpose is the one tried.
     let candidate = plugin("adopt_nats").display().to_string();
-    let out = repo.mesh_adopt(&["replay", "run.jsonl", "--module", "nats", "--plugin", &candidate]);
+    let out = repo.mesh_adopt().args(["replay", "run.jsonl", "--module", "nats", "--plugin", &candidate]).output();
     let said = exited(&out, 0);
     assert!(said.contains("the plugin made every recorded call"), "{said}");
 }
@@ -320,11 +308,11 @@ fn replay_tries_a_candidate_plugin_whatever_the_pin_and_exits_2_on_an_unusable_o
 #[test]
 fn a_new_plain_module_builds_and_passes_its_first_scenario_unchanged() {
     let repo = CatalogueRepo::new();
-    exited(&repo.mesh_adopt(&["new", "demo-store", "--sdk", &sdk()]), 0);
+    exited(&repo.mesh_adopt().args(["new", "demo-store", "--sdk", &sdk()]).output(), 0);
     repo.lock_like_the_project("demo-store");
-    let built = exited(&repo.mesh_adopt(&["build", "demo-store"]), 0);
+    let built = exited(&repo.mesh_adopt().args(["build", "demo-store"]).output(), 0);
     assert!(built.contains("placed demo-store"), "{built}");
-    let tested = exited(&repo.mesh_adopt(&["test", "modules/demo-store"]), 0);
+    let tested = exited(&repo.mesh_adopt().args(["test", "modules/demo-store"]).output(), 0);
     assert!(tested.contains("ok    demo-store/installs"), "{tested}");
     assert!(tested.contains("1 passed, 0 failed"), "{tested}");
 }
@@ -338,24 +326,24 @@ fn a_new_plain_module_builds_and_passes_its_first_scenario_unchanged() {
 fn a_new_module_in(language: &str, module: &str, sdk: &str, check_again: bool) {
     let repo = CatalogueRepo::new().sharing_compiles();
     let sdk = format!("path:{}", root().join(sdk).display());
-    let made = exited(&repo.mesh_adopt(&["new", module, "--lang", language, "--sdk", &sdk]), 0);
+    let made = exited(&repo.mesh_adopt().args(["new", module, "--lang", language, "--sdk", &sdk]).output(), 0);
     assert!(made.contains(&format!("created modules/{module}/plugin/")), "{made}");
-    let built = exited(&repo.mesh_adopt(&["build", module]), 0);
+    let built = exited(&repo.mesh_adopt().args(["build", module]).output(), 0);
     assert!(built.contains(&format!("placed {module}")) && built.contains("pinned"), "{built}");
-    let tested = exited(&repo.mesh_adopt(&["test", &format!("modules/{module}")]), 0);
+    let tested = exited(&repo.mesh_adopt().args(["test", &format!("modules/{module}")]).output(), 0);
     assert!(tested.contains(&format!("ok    {module}/installs")), "{tested}");
     assert!(tested.contains("1 passed, 0 failed"), "{tested}");
     if check_again {
         // The toolchain builds other bytes each time; the same source is still the same build.
         let placed = sha256_of(&repo.path().join("modules").join(module).join("adopt.wasm"));
-        let checked = exited(&repo.mesh_adopt(&["build", "--check", module]), 0);
+        let checked = exited(&repo.mesh_adopt().args(["build", "--check", module]).output(), 0);
         assert!(checked.contains(&format!("ok     {module:<16} sha256 {placed}")), "{checked}");
     }
     if language == "python" {
         // Requirements changed since the environment was made: a check installs nothing.
         let requirements = repo.path().join("modules").join(module).join("plugin/requirements.txt");
         std::fs::write(&requirements, std::fs::read(&requirements).unwrap()).unwrap();
-        let out = repo.mesh_adopt(&["build", "--check", module]);
+        let out = repo.mesh_adopt().args(["build", "--check", module]).output();
         let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
         assert_eq!(out.status.code(), Some(2), "{said}");
         assert!(said.contains("a check installs nothing") && said.contains("requirements.txt"), "{said}");
@@ -385,8 +373,9 @@ fn a_new_module_in(language: &str, module: &str, sdk: &str, check_again: bool) {
     let source = std::fs::read_to_string(&app).unwrap();
     assert!(source.contains(planning), "{source}");
     std::fs::write(&app, source.replacen(planning, bug, 1)).unwrap();
-    exited(&repo.mesh_adopt(&["build", module]), 0);
-    let out = repo.mesh_adopt(&["check", module, "--catalog-source", "https://git.example/catalogue.git"]);
+    exited(&repo.mesh_adopt().args(["build", module]).output(), 0);
+    let out =
+        repo.mesh_adopt().args(["check", module, "--catalog-source", "https://git.example/catalogue.git"]).output();
     let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains("unusable") && said.contains("its stderr:") && said.contains(printed), "{said}");
@@ -407,7 +396,7 @@ fn a_new_python_module_builds_and_passes_its_first_scenario_unchanged() {
 fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
     let repo = CatalogueRepo::new();
     let before = sha256_of(&repo.path().join("modules/nats/adopt.wasm"));
-    let out = repo.mesh_adopt(&["build", "nats"]);
+    let out = repo.mesh_adopt().args(["build", "nats"]).output();
     exited(&out, 2);
     let said = text(&out.stderr);
     assert!(said.contains("names no source to build its plugin from"), "{said}");
@@ -417,7 +406,7 @@ fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
     // cannot be read is not: a catalogue's CI would otherwise pass it by.
     std::fs::create_dir_all(repo.path().join("modules/broken")).unwrap();
     std::fs::write(repo.path().join("modules/broken/manifest.json"), "{broken").unwrap();
-    let out = repo.mesh_adopt(&["build", "--check"]);
+    let out = repo.mesh_adopt().args(["build", "--check"]).output();
     exited(&out, 2);
     let said = text(&out.stderr);
     assert!(said.contains("the `broken` module's manifest `modules/broken/manifest.json` is malformed"), "{said}");
@@ -427,23 +416,17 @@ fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
 #[test]
 fn the_shipped_catalogue_is_built_and_tested_by_the_same_commands() {
     let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+    let out = mesh_adopt()
         .current_dir(root())
         .env("XDG_CACHE_HOME", cache.path())
         .args(["build", "--check", "--no-pin"])
-        .output()
-        .unwrap();
+        .output();
     let said = exited(&out, 0);
     for module in ["postgres", "nats", "mesh-vault"] {
         assert!(said.contains(&format!("ok     {module}")), "{said}");
     }
     // And `test` with no paths finds every scenario beside each module's source.
-    let out = Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
-        .current_dir(root())
-        .env("XDG_CACHE_HOME", cache.path())
-        .arg("test")
-        .output()
-        .unwrap();
+    let out = mesh_adopt().current_dir(root()).env("XDG_CACHE_HOME", cache.path()).arg("test").output();
     let said = exited(&out, 0);
     let shipped = std::fs::read_dir(root().join("plugins"))
         .unwrap()
@@ -460,10 +443,10 @@ fn a_fresh_catalogue_repository_takes_its_first_module_and_says_what_to_run() {
     std::fs::copy(root().join("catalogue/foundation.json"), dir.path().join("foundation.json")).unwrap();
     let repo = CatalogueRepo::in_dir(dir);
     // No `modules/` yet: the current directory is the catalogue all the same.
-    let made = exited(&repo.mesh_adopt(&["new", "first", "--sdk", &sdk()]), 0);
+    let made = exited(&repo.mesh_adopt().args(["new", "first", "--sdk", &sdk()]).output(), 0);
     assert!(made.contains("created modules/first/manifest.json"), "{made}");
     // Phase three is not here to run by default; the error says what to name.
-    let out = repo.mesh_adopt(&["check"]);
+    let out = repo.mesh_adopt().args(["check"]).output();
     exited(&out, 2);
     let said = text(&out.stderr);
     assert!(said.contains("does not hold phase three's"), "{said}");
@@ -475,7 +458,7 @@ fn a_fresh_catalogue_repository_takes_its_first_module_and_says_what_to_run() {
         "name = \"x\"\n[expect]\noutcome = \"adopted\"\nstrict = false\n",
     )
     .unwrap();
-    let out = repo.mesh_adopt(&["test"]);
+    let out = repo.mesh_adopt().args(["test"]).output();
     exited(&out, 2);
     let said = text(&out.stderr);
     assert!(said.contains("scenarios/together.toml` names no `modules`"), "{said}");

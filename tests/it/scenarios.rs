@@ -52,6 +52,48 @@ async fn a_wrong_outcome_and_a_missing_message_show_the_message_once() {
     assert!(!differences.contains("  adopted: mesh-store"), "{differences}");
 }
 
+#[tokio::test]
+async fn a_fragment_said_where_none_is_expected_and_other_files_carried_are_named() {
+    let catalogue = example_catalogue(&plugin("adopt_postgres"));
+    let mut file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
+    file.scenario.expect.absent = vec!["accepted superuser".into(), "a line no plugin says".into()];
+    file.scenario.expect.carried = Some(BTreeMap::from([
+        ("/accepting-superuser".to_string(), "file".to_string()),
+        ("/postgres-module.json".to_string(), "file".to_string()),
+    ]));
+    let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
+    let differences = mesh_adopt_testkit::differences(&file.scenario, &ran).join("\n");
+    assert!(
+        differences.starts_with(
+            "message: \"accepted superuser\" in the adopted message or the lines said, where the scenario expects none"
+        ),
+        "{differences}"
+    );
+    assert!(!differences.contains("a line no plugin says"), "{differences}");
+    assert!(
+        differences.contains(
+            "carried: expected {\"/accepting-superuser\": \"file\", \"/postgres-module.json\": \"file\"}, got \
+             {\"/accepting-superuser\": \"secret\", \"/postgres-module.json\": \"file\"}"
+        ),
+        "{differences}"
+    );
+    // Without the two, the same run passes: left out, what was carried is not compared.
+    file.scenario.expect.absent.clear();
+    file.scenario.expect.carried = None;
+    assert!(mesh_adopt_testkit::differences(&file.scenario, &ran).is_empty());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("postgres/scenarios/carried.toml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        "name = \"x\"\n[expect]\noutcome = \"adopted\"\nstrict = false\ncarried = { \"/a\" = \"plain\" }\n",
+    )
+    .unwrap();
+    let err = mesh_adopt_testkit::read(&path).unwrap_err().to_string();
+    assert!(err.contains("expects `/a` carried as `plain`: say `file` or `secret`"), "{err}");
+}
+
 /// A scenario of a misbehaving plugin that expects the invariant it breaks passes, and its
 /// sweep counts that breach as the scenario's, not as the fault's.
 #[tokio::test]
@@ -219,15 +261,14 @@ commands = []
     let before = (tree(catalogue.path()), tree(scenarios.path()));
     read_only(catalogue.path(), true);
     read_only(scenarios.path(), true);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mesh-adopt"))
+    let out = crate::support::mesh_adopt()
         .args(["test", "--sweep", "--catalogue"])
         .arg(catalogue.path())
         .args([&in_place.path, &edited.path])
         .current_dir(cwd.path())
         .env("TMPDIR", &tmp)
         .env("XDG_CACHE_HOME", cache.path())
-        .output()
-        .unwrap();
+        .output();
     read_only(catalogue.path(), false);
     read_only(scenarios.path(), false);
     let stdout = String::from_utf8_lossy(&out.stdout);

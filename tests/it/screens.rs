@@ -5,12 +5,13 @@
 
 use std::path::Path;
 
-use crate::cli::{catalogue, mesh_adopt, text};
+use crate::cli::{catalogue, text};
+use crate::support::mesh_adopt;
 
 /// Stdout and stderr with the exit status, the catalogue's temporary path and plugin
 /// digests written as placeholders: what is left is the same on every machine.
 fn screen(dir: &Path, args: &[&str]) -> String {
-    let out = mesh_adopt(dir, args);
+    let out = mesh_adopt().args(args).catalogue(dir).output();
     let shown = format!(
         "$ mesh-adopt {}\nexit {}\n--- stdout\n{}--- stderr\n{}",
         args.join(" "),

@@ -1,9 +1,13 @@
 //! A test catalogue built in a temporary directory from the example catalogue, edited per
-//! test, and a run of it on a simulated mesh whose state the test can read back.
+//! test, and a run of it on a simulated mesh whose state the test can read back; and the
+//! `mesh-adopt` binary as every test starts it ([`mesh_adopt`]).
 
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Limits;
@@ -344,4 +348,221 @@ pub fn assert_mentions(text: &str, fragments: &[&str]) {
     for fragment in fragments {
         assert!(text.contains(fragment), "expected {fragment:?} in:\n{text}");
     }
+}
+
+/// The `mesh-adopt` binary as a test runs it: every test that starts the binary starts it
+/// here. A builder: `mesh_adopt().args(["check"]).catalogue(dir).output()`. Its standard input
+/// is empty, and its standard output and error are captured unless sent elsewhere.
+pub fn mesh_adopt() -> Cli {
+    Cli {
+        args: Vec::new(),
+        envs: Vec::new(),
+        catalogue: None,
+        dir: None,
+        stdout: None,
+        stderr: None,
+        timeout: None,
+        terminal: false,
+    }
+}
+
+/// A run of the binary being set up: see [`mesh_adopt`].
+pub struct Cli {
+    args: Vec<OsString>,
+    envs: Vec<(String, OsString)>,
+    catalogue: Option<PathBuf>,
+    dir: Option<PathBuf>,
+    stdout: Option<Stdio>,
+    stderr: Option<Stdio>,
+    timeout: Option<Duration>,
+    terminal: bool,
+}
+
+/// How long a spawn waits for a binary that a cargo build beside the tests is replacing.
+const BINARY_BACK_WITHIN: Duration = Duration::from_secs(30);
+
+impl Cli {
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Cli {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    pub fn args(mut self, args: impl IntoIterator<Item = impl AsRef<OsStr>>) -> Cli {
+        self.args.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// `--catalogue DIR`, after every other argument, with the compile cache (`DIR/cache`)
+    /// and the plan key (`DIR/state`) kept inside it; an [`env`](Cli::env) of either wins.
+    pub fn catalogue(mut self, dir: impl AsRef<Path>) -> Cli {
+        self.catalogue = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Cli {
+        self.envs.push((key.to_string(), value.as_ref().to_owned()));
+        self
+    }
+
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Cli {
+        self.dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Standard output to `to` (a file, `Stdio::null()`, `Stdio::inherit()`), not captured.
+    pub fn stdout(mut self, to: impl Into<Stdio>) -> Cli {
+        self.stdout = Some(to.into());
+        self
+    }
+
+    /// Standard error to `to`, not captured.
+    pub fn stderr(mut self, to: impl Into<Stdio>) -> Cli {
+        self.stderr = Some(to.into());
+        self
+    }
+
+    /// Kills the binary once it has run this long: [`output`](Cli::output) then fails the
+    /// test, [`try_output`](Cli::try_output) says so.
+    pub fn timeout(mut self, after: Duration) -> Cli {
+        self.timeout = Some(after);
+        self
+    }
+
+    /// Runs the binary on a pseudo-terminal, through `script` (util-linux), whose output is
+    /// what the terminal showed.
+    pub fn on_a_terminal(mut self) -> Cli {
+        self.terminal = true;
+        self
+    }
+
+    /// The environment set for the run, the catalogue's first.
+    fn environment(&self) -> Vec<(String, OsString)> {
+        let inside = |name: &str| self.catalogue.as_ref().map(|dir| dir.join(name).into_os_string());
+        let mut envs: Vec<(String, OsString)> =
+            [("XDG_CACHE_HOME", inside("cache")), ("XDG_STATE_HOME", inside("state"))]
+                .into_iter()
+                .filter_map(|(key, value)| Some((key.to_string(), value?)))
+                .collect();
+        envs.extend(self.envs.iter().cloned());
+        envs
+    }
+
+    /// The binary and its arguments.
+    fn argv(&self) -> Vec<OsString> {
+        let mut argv = vec![OsString::from(env!("CARGO_BIN_EXE_mesh-adopt"))];
+        argv.extend(self.args.iter().cloned());
+        if let Some(dir) = &self.catalogue {
+            argv.extend([OsString::from("--catalogue"), dir.clone().into_os_string()]);
+        }
+        argv
+    }
+
+    /// The run as a shell line, for messages: `XDG_CACHE_HOME=… mesh-adopt "run" …`.
+    pub fn shown(&self) -> String {
+        let mut words: Vec<String> = self.dir.iter().map(|dir| format!("cd {dir:?} &&")).collect();
+        words.extend(self.environment().iter().map(|(key, value)| format!("{key}={}", value.to_string_lossy())));
+        let argv = self.argv();
+        words.push(argv[0].to_string_lossy().into_owned());
+        words.extend(argv[1..].iter().map(|a| format!("{a:?}")));
+        words.join(" ")
+    }
+
+    /// Starts the binary, its standard output and error piped unless sent elsewhere.
+    pub fn spawn(self) -> Child {
+        let shown = self.shown();
+        self.start().unwrap_or_else(|e| panic!("cannot start {shown}: {e}"))
+    }
+
+    fn start(mut self) -> std::io::Result<Child> {
+        let argv = self.argv();
+        let mut command = if self.terminal {
+            // `script` takes the command as one shell line.
+            let line: Vec<String> = argv.iter().map(|a| format!("'{}'", a.to_string_lossy())).collect();
+            let mut command = Command::new("script");
+            command.args(["--quiet", "--return", "--command", &line.join(" "), "/dev/null"]);
+            command
+        } else {
+            let mut command = Command::new(&argv[0]);
+            command.args(&argv[1..]);
+            command
+        };
+        command.envs(self.environment());
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        command.stdin(Stdio::null());
+        command.stdout(self.stdout.take().unwrap_or_else(Stdio::piped));
+        command.stderr(self.stderr.take().unwrap_or_else(Stdio::piped));
+        let started = Instant::now();
+        loop {
+            match command.spawn() {
+                // A cargo build running beside the tests may be replacing the binary for a moment.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && started.elapsed() < BINARY_BACK_WITHIN => {
+                    std::thread::sleep(Duration::from_millis(100))
+                }
+                spawned => return spawned,
+            }
+        }
+    }
+
+    /// Runs the binary to its end: its exit status and what it wrote. Fails the test if it
+    /// cannot start or outlives its [`timeout`](Cli::timeout).
+    pub fn output(self) -> Output {
+        self.try_output().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// As [`output`](Cli::output), saying why instead of failing the test: it could not
+    /// start, or it outlived its timeout (`HANG: …`, with what it had written).
+    pub fn try_output(self) -> Result<Output, String> {
+        let (shown, timeout) = (self.shown(), self.timeout);
+        let mut child = self.start().map_err(|e| format!("cannot start {shown}: {e}"))?;
+        let stdout = child.stdout.take().map(drain);
+        let stderr = child.stderr.take().map(drain);
+        let read = |pipe: Option<std::thread::JoinHandle<Vec<u8>>>| pipe.map(|p| p.join().unwrap()).unwrap_or_default();
+        let status = match timeout {
+            None => child.wait().unwrap(),
+            Some(after) => {
+                let started = Instant::now();
+                loop {
+                    if let Some(status) = child.try_wait().unwrap() {
+                        break status;
+                    }
+                    if started.elapsed() > after {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        let text = |bytes: Vec<u8>| cut(&String::from_utf8_lossy(&bytes), 4000);
+                        return Err(format!(
+                            "HANG: still running after {after:?}, killed\ncommand: {shown}\nstdout:\n{}\nstderr:\n{}",
+                            text(read(stdout)),
+                            text(read(stderr))
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        };
+        Ok(Output { status, stdout: read(stdout), stderr: read(stderr) })
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own, so a child that fills one pipe while
+/// nobody reads it is never held up.
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// `text` cut to at most `most` bytes (at a character's boundary), saying how long it was.
+pub fn cut(text: &str, most: usize) -> String {
+    if text.len() <= most {
+        return text.to_string();
+    }
+    let mut end = most;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..end], text.len())
 }

@@ -126,6 +126,9 @@ pub struct Expect {
     /// Fragments that must appear in the refusal or failure, or in a line said.
     #[serde(default)]
     pub messages: Vec<String>,
+    /// Fragments that must appear neither in the refusal or failure nor in a line said.
+    #[serde(default)]
+    pub absent: Vec<String>,
     /// Every control-plane command, in order; required unless `strict = false`.
     pub commands: Option<Vec<String>>,
     /// Whether `commands` must be given and match exactly [default: true].
@@ -143,6 +146,10 @@ pub struct Expect {
     /// Secrets accepted, as `module/secret`.
     #[serde(default)]
     pub accepted: Vec<String>,
+    /// The files carried into the control plane, by remote path, each `file` or `secret`;
+    /// compared only when given.
+    #[serde(default)]
+    pub carried: Option<BTreeMap<String, String>>,
     /// Invariants that must break (a scenario of a misbehaving plugin); none by default.
     #[serde(default)]
     pub broken: Vec<String>,
@@ -248,6 +255,16 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
             path.display(),
             scenario.expect.outcome.escape_debug(),
             OUTCOMES.join(", ")
+        );
+    }
+    if let Some((remote, kind)) =
+        scenario.expect.carried.iter().flatten().find(|(_, kind)| !["file", "secret"].contains(&kind.as_str()))
+    {
+        bail!(
+            "the scenario `{}` expects `{}` carried as `{}`: say `file` or `secret`",
+            path.display(),
+            remote.escape_debug(),
+            kind.escape_debug()
         );
     }
     if scenario.expect.strict && scenario.expect.commands.is_none() {
@@ -579,6 +596,20 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
         }
         found.push(text);
     }
+    let shown: Vec<String> = expect
+        .absent
+        .iter()
+        .filter(|fragment| message.contains(fragment.as_str()) || said.iter().any(|l| l.contains(fragment.as_str())))
+        .map(|fragment| format!("{fragment:?}"))
+        .collect();
+    if !shown.is_empty() {
+        let said = if said.is_empty() { "(nothing)".to_string() } else { said.join("\n        ") };
+        found.push(format!(
+            "message: {} in the {outcome} message or the lines said, where the scenario expects none\n  {outcome}: \
+             {message}\n  said: {said}",
+            shown.join(", ")
+        ));
+    }
     // A fault no call matched did nothing: most often a typo in `matching`.
     let left = ran.mesh.faults_left();
     for (index, fault) in scenario.mesh.faults.iter().enumerate() {
@@ -615,6 +646,17 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     let accepted: Vec<String> = ran.mesh.accepted().iter().map(|(m, s)| format!("{m}/{s}")).collect();
     if expect.accepted != accepted {
         found.push(format!("accepted: expected {:?}, got {accepted:?}", expect.accepted));
+    }
+    if let Some(expected) = &expect.carried {
+        let carried: BTreeMap<String, String> = ran
+            .mesh
+            .carried()
+            .into_iter()
+            .map(|(remote, secret)| (remote, if secret { "secret" } else { "file" }.to_string()))
+            .collect();
+        if expected != &carried {
+            found.push(format!("carried: expected {expected:?}, got {carried:?}"));
+        }
     }
     // Which invariants broke, each once: a plugin that breaks one twice (in preflight and
     // again in adopt) broke it.
