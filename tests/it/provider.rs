@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mesh_adopt_runtime::run::Mode;
+use mesh_adopt_runtime::Mode;
 
 use crate::support::TestMesh;
 
