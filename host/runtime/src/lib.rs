@@ -64,7 +64,7 @@ mod record;
 mod run;
 mod sandbox;
 
-pub use record::{events, screen, transcript};
+pub use record::{events, screen, stream, transcript};
 
 /// Reading and writing the files a run touches, so that none can hold it: each is opened
 /// without blocking and checked as opened, and bounded before it is read.

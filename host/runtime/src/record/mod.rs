@@ -3,4 +3,5 @@
 
 pub mod events;
 pub mod screen;
+pub mod stream;
 pub mod transcript;

@@ -1,7 +1,9 @@
 //! The record of a run: every host call a plugin made and every line it said, in order, with
 //! the mesh's time. The CLI streams it as it grows; tests and invariants read it afterwards.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use crate::record::stream::Sink;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -89,6 +91,8 @@ pub type Observer = Box<dyn Fn(&Event) + Send + Sync>;
 pub struct Transcript {
     events: Mutex<Vec<Event>>,
     observer: Option<Observer>,
+    /// The run's event stream, once a run streams into it.
+    sink: std::sync::OnceLock<Arc<dyn Sink>>,
     /// Bytes of text recorded so far, for the run's cap on what it keeps.
     text_bytes: AtomicUsize,
 }
@@ -96,7 +100,18 @@ pub struct Transcript {
 impl Transcript {
     /// A transcript that hands every event to `observer` as it happens.
     pub fn observed(observer: Observer) -> Transcript {
-        Transcript { events: Mutex::new(Vec::new()), observer: Some(observer), text_bytes: AtomicUsize::new(0) }
+        Transcript {
+            events: Mutex::new(Vec::new()),
+            observer: Some(observer),
+            sink: std::sync::OnceLock::new(),
+            text_bytes: AtomicUsize::new(0),
+        }
+    }
+
+    /// Streams every event recorded from now on to `sink` as well (the run's stream: see
+    /// [`crate::RunBuilder::events`]). A transcript streams to one sink; a second is ignored.
+    pub fn stream_to(&self, sink: Arc<dyn Sink>) {
+        let _ = self.sink.set(sink);
     }
 
     /// Records an event.
@@ -104,6 +119,9 @@ impl Transcript {
         self.text_bytes.fetch_add(event.visible().into_iter().map(str::len).sum(), Ordering::Relaxed);
         if let Some(observer) = &self.observer {
             observer(&event);
+        }
+        if let Some(sink) = self.sink.get() {
+            sink.event(&event.to_event());
         }
         self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
     }
@@ -115,7 +133,7 @@ impl Transcript {
 
     /// Whether anyone watches the run as it goes; progress events are only made for them.
     pub fn is_observed(&self) -> bool {
-        self.observer.is_some()
+        self.observer.is_some() || self.sink.get().is_some()
     }
 
     /// Hands a progress event (a call under way) to the observer without keeping it: it
@@ -123,6 +141,9 @@ impl Transcript {
     pub fn announce(&self, event: Event) {
         if let Some(observer) = &self.observer {
             observer(&event);
+        }
+        if let Some(sink) = self.sink.get() {
+            sink.event(&event.to_event());
         }
     }
 

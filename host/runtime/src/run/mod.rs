@@ -29,6 +29,8 @@ use crate::mesh::{ContainerChange, Mesh, Violation};
 use crate::model::{BundleResource, Context, Plan};
 use crate::plugin::{Plugin, PluginHost, RunEnv};
 use crate::record::screen::{visible, visible_lines};
+use crate::record::events;
+use crate::record::stream::Sink;
 use crate::record::transcript::{Event, Transcript};
 pub use crate::run::options::RunOptions;
 use crate::run::plan_file::{SavedPlan, plan_difference};
@@ -302,6 +304,10 @@ pub struct Run<'a> {
     plugin_overrides: Vec<(String, PathBuf)>,
     saved_plan: Option<SavedPlan>,
     plan_key: PlanKey,
+    /// Where the run's events stream as they happen, with the command named in its header.
+    events: Option<(Arc<dyn Sink>, events::Command)>,
+    /// The modules whose outcome has been streamed, so each is once, when it is final.
+    streamed: std::sync::Mutex<Vec<String>>,
 }
 
 /// What a run is made from beyond its plugin host, catalogue, foundation and mesh; each part
@@ -322,6 +328,30 @@ impl<'a> RunBuilder<'a> {
     /// Where every call, plan and outcome is recorded (and observed as it happens).
     pub fn record(mut self, transcript: Arc<Transcript>) -> Self {
         self.run.transcript = transcript;
+        self
+    }
+
+    /// Streams the run's events to `sink` as they happen (see [`crate::stream`]): the
+    /// `run` header when [`Run::run`] starts, every call, line and plan, each module's outcome
+    /// once it is final (in a run that adopts, before the next module moves anything), and
+    /// the summary. The caller ends the stream with [`Run::end`] (after any events of its
+    /// own) or [`Run::interrupted`]. A [`crate::stream::RecordFile`] as the sink is a
+    /// record `mesh-adopt replay` reads.
+    pub fn events(mut self, sink: Arc<dyn Sink>) -> Self {
+        let command = match self.run.events.take() {
+            Some((_, command)) => command,
+            None => events::Command::Run,
+        };
+        self.run.events = Some((sink, command));
+        self
+    }
+
+    /// The command the stream's header names: `run` unless said (a check is `check` by its
+    /// mode; a replay says `replay`).
+    pub fn command(mut self, command: events::Command) -> Self {
+        if let Some((_, named)) = &mut self.run.events {
+            *named = command;
+        }
         self
     }
 
@@ -415,6 +445,8 @@ impl<'a> Run<'a> {
                 plugin_overrides: Vec::new(),
                 saved_plan: None,
                 plan_key: PlanKey::ephemeral(),
+                events: None,
+                streamed: std::sync::Mutex::new(Vec::new()),
             },
         }
     }
@@ -455,6 +487,7 @@ impl Run<'_> {
     /// been done is in the record ([`Transcript::interrupted`] says it as the record's last
     /// event).
     pub async fn run(&self, modules: &[String], mode: Mode) -> RunReport {
+        self.start_stream(modules, mode);
         let (mut preflight, mut loaded) = self.preflight(modules).await;
         let mut outcomes = std::mem::take(&mut preflight.modules);
         let problems: Vec<String> =
@@ -552,7 +585,7 @@ impl Run<'_> {
             Some(f) if adopting && f.view.looked => RulesChecked::InspectedImages,
             Some(_) => RulesChecked::Predicted,
         };
-        RunReport {
+        let report = RunReport {
             modules: outcomes,
             changes: audit.changes,
             violations,
@@ -560,7 +593,60 @@ impl Run<'_> {
             made_from: preflight.saved,
             rules,
             held,
+        };
+        for (module, outcome) in &report.modules {
+            self.stream_outcome(module, outcome);
         }
+        self.stream(&events::Event::Summary(events::SummaryEvent::of(&report)));
+        report
+    }
+
+    /// The stream's first line, and every event of the transcript from now on.
+    fn start_stream(&self, modules: &[String], mode: Mode) {
+        let Some((sink, command)) = &self.events else { return };
+        self.streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        let command = if mode == Mode::Check { events::Command::Check } else { *command };
+        sink.event(&events::Event::Run(events::RunEvent {
+            schema: events::SCHEMA,
+            mesh_adopt: env!("CARGO_PKG_VERSION").to_string(),
+            command,
+            modules: modules.to_vec(),
+            options: (&self.options).into(),
+            mesh: self.mesh.summary(),
+            seed: self.mesh.seed(),
+        }));
+        self.transcript.stream_to(sink.clone());
+    }
+
+    /// One event to the stream, if the run streams.
+    fn stream(&self, event: &events::Event) {
+        if let Some((sink, _)) = &self.events {
+            sink.event(event);
+        }
+    }
+
+    /// A module's outcome to the stream, once: when it is final.
+    fn stream_outcome(&self, module: &str, outcome: &ModuleOutcome) {
+        let mut streamed = self.streamed.lock().unwrap_or_else(|p| p.into_inner());
+        if self.events.is_some() && !streamed.iter().any(|m| m == module) {
+            streamed.push(module.to_string());
+            self.stream(&events::Event::Outcome(events::OutcomeEvent::of(module, outcome)));
+        }
+    }
+
+    /// Ends the stream with the process's (or the installer's) exit status: the line that
+    /// tells a finished record from an interrupted one.
+    pub fn end(&self, exit: u8) {
+        self.stream(&events::Event::End(events::EndEvent { exit }));
+    }
+
+    /// Ends the stream of a run stopped before its end (`why`: `SIGINT`, `SIGTERM`, or
+    /// `cancelled` for a dropped [`Run::run`]), with the effects that had reached the mesh;
+    /// returns the event.
+    pub fn interrupted(&self, why: &str) -> events::Event {
+        let event = self.transcript.interrupted(why);
+        self.stream(&event);
+        event
     }
 
     /// Works out what every push of the phase will do, from the mesh's state, the manifests,
@@ -764,6 +850,7 @@ impl Run<'_> {
         for ((module, outcome), ready) in outcomes.iter_mut().zip(loaded) {
             if let Some(because) = &stopped {
                 *outcome = ModuleOutcome::NotRun { because: because.clone() };
+                self.stream_outcome(module, outcome);
                 continue;
             }
             let (ModuleOutcome::Checked(reviewed), Some(ready)) = (&*outcome, ready) else { continue };
@@ -783,6 +870,7 @@ impl Run<'_> {
                     violations.push(violation);
                 }
             }
+            self.stream_outcome(module, outcome);
             if !violations.is_empty() {
                 stopped = Some("an invariant broke".into());
             } else if !outcome.succeeded() {

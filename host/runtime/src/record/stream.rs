@@ -1,0 +1,96 @@
+//! A run's event stream, written as it happens: the `run` header, every call, line and plan,
+//! each module's outcome once it is final, the summary, and the last line (`end` or
+//! `interrupted`). The command line's `--json` and `--record` are sinks of it; an embedder
+//! gives its own, or a [`RecordFile`] that `mesh-adopt replay` reads.
+
+use std::fs::File;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::catalogue::credentials::Credentials;
+use crate::record::events::Event;
+
+/// Receives a run's events, in order, as they happen. It is called from the run's task
+/// and must not block for long: a slow sink holds the run up.
+pub trait Sink: Send + Sync {
+    /// One event.
+    fn event(&self, event: &Event);
+}
+
+/// Any function of an event is a sink.
+impl<F: Fn(&Event) + Send + Sync> Sink for F {
+    fn event(&self, event: &Event) {
+        self(event)
+    }
+}
+
+/// Several sinks fed the same events, in order: a record file and a `--json` stream.
+impl Sink for Vec<Arc<dyn Sink>> {
+    fn event(&self, event: &Event) {
+        for sink in self {
+            sink.event(event);
+        }
+    }
+}
+
+/// An event as one line of JSON, as every stream writes it.
+pub fn line_of(event: &Event) -> String {
+    // Events hold only strings, numbers, booleans, and lists and structs of them: nothing
+    // that JSON cannot write (no map with keys that are not strings).
+    serde_json::to_string(event).expect("an event always serialises as JSON")
+}
+
+/// A record file: every event as a JSON line (`docs/events.md`), flushed as written so a
+/// crash keeps what came before it. What `mesh-adopt replay` reads.
+pub struct RecordFile {
+    path: PathBuf,
+    file: Mutex<File>,
+    broken: Mutex<Option<String>>,
+    redact: Option<Arc<Credentials>>,
+}
+
+impl RecordFile {
+    /// Creates (or empties) the record at `path`, refusing anything but a regular file.
+    pub fn create(path: &Path) -> Result<RecordFile, crate::error::Error> {
+        let file = crate::catalogue::create_output(path, "a recording")?;
+        Ok(RecordFile { path: path.to_path_buf(), file: Mutex::new(file), broken: Mutex::new(None), redact: None })
+    }
+
+    /// Every line redacted of `credentials`' values before it is written, whatever wrote it:
+    /// values are scrubbed where a plugin's text enters the run, this is the last guard.
+    pub fn redacting(mut self, credentials: Arc<Credentials>) -> RecordFile {
+        self.redact = Some(credentials);
+        self
+    }
+
+    /// The file written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Why the record is incomplete, when a write failed (a full disk): the run goes on, and
+    /// its caller says so at the end.
+    pub fn broken(&self) -> Option<String> {
+        self.broken.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Writes one line as it is.
+    pub fn write_line(&self, line: &str) {
+        let line = match &self.redact {
+            Some(credentials) => credentials.redact(line.to_string()).0,
+            None => line.to_string(),
+        };
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        let written = writeln!(file, "{line}").and_then(|()| file.flush());
+        if let Err(e) = written {
+            self.broken.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| e.to_string());
+        }
+    }
+}
+
+impl Sink for RecordFile {
+    fn event(&self, event: &Event) {
+        self.write_line(&line_of(event));
+    }
+}
