@@ -23,70 +23,7 @@ use mesh_adopt_runtime::catalogue::{
 };
 use mesh_adopt_runtime::runtime::PluginHost;
 
-/// The languages a plugin's source can be in, each told by the project file at its root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
-    /// A crate (`Cargo.toml`) built by cargo for wasm32-wasip2 against the Rust SDK.
-    Rust,
-    /// A package (`package.json`) built by componentize-js against the JavaScript SDK.
-    JavaScript,
-    /// A project (`pyproject.toml`) built by componentize-py against the Python SDK.
-    Python,
-}
-
-impl Language {
-    /// Every language, in the order a refusal lists them.
-    pub const ALL: [Language; 3] = [Language::Rust, Language::JavaScript, Language::Python];
-
-    /// The project file that marks a source as this language's.
-    pub fn project_file(self) -> &'static str {
-        match self {
-            Language::Rust => "Cargo.toml",
-            Language::JavaScript => "package.json",
-            Language::Python => "pyproject.toml",
-        }
-    }
-
-    /// The language's name, as `--lang` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::JavaScript => "js",
-            Language::Python => "python",
-        }
-    }
-
-    /// Reads `--lang`.
-    pub fn parse(name: &str) -> Result<Language> {
-        match name {
-            "rust" | "rs" => Ok(Language::Rust),
-            "js" | "javascript" => Ok(Language::JavaScript),
-            "python" | "py" => Ok(Language::Python),
-            other => bail!("--lang is rust, js or python, not `{other}`"),
-        }
-    }
-
-    /// The language of the source in `dir`: the one whose project file it holds. None, or
-    /// more than one, is refused: a build must never guess, or one language's toolchain
-    /// would overwrite the plugin another's made.
-    fn of_source(dir: &Path) -> std::result::Result<Language, String> {
-        let found: Vec<Language> = Language::ALL.into_iter().filter(|l| dir.join(l.project_file()).is_file()).collect();
-        let files = |languages: &[Language]| {
-            languages.iter().map(|l| format!("`{}`", l.project_file())).collect::<Vec<_>>().join(", ")
-        };
-        match found.as_slice() {
-            [one] => Ok(*one),
-            [] => Err(format!(
-                "holds none of {}: `mesh-adopt build` builds a Rust crate, a JavaScript package or a Python project",
-                files(&Language::ALL)
-            )),
-            several => Err(format!(
-                "holds {}, so its language is not one: keep the one project file of the plugin's language there",
-                files(several)
-            )),
-        }
-    }
-}
+use crate::language::Language;
 
 /// One module's plugin as its manifest describes it: where its source is and where the
 /// build goes.

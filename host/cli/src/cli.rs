@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use crate::language::Language;
 use crate::output::{Output, Style};
 use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
 use mesh_adopt_runtime::cache::CompileCache;
@@ -126,8 +127,8 @@ struct NewArgs {
     sdk: Option<String>,
     /// The plugin's language: `rust` (a crate), `js` (an npm package, built by
     /// componentize-js) or `python` (a project, built by componentize-py).
-    #[arg(long, value_name = "LANG", default_value = "rust")]
-    lang: String,
+    #[arg(long, value_name = "LANG", value_enum, default_value_t = Language::Rust, hide_possible_values = true)]
+    lang: Language,
 }
 
 #[derive(Debug, Args)]
@@ -888,7 +889,7 @@ fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String
 
 /// Writes a new module into a catalogue and says what it wrote and what to run next.
 fn new_module(args: NewArgs) -> Result<()> {
-    let language = crate::build::Language::parse(&args.lang)?;
+    let language = args.lang;
     let request = crate::scaffold::Request {
         module: &args.module,
         catalogue: &args.catalogue,

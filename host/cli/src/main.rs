@@ -2,6 +2,7 @@
 
 mod build;
 mod cli;
+mod language;
 mod output;
 mod pin;
 mod scaffold;

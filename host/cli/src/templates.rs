@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result, bail};
 
 use mesh_adopt_runtime::catalogue::{Foundation, FoundationResource};
 
-use crate::build::Language;
+use crate::language::Language;
 
 /// A new module's documents, before they are written.
 pub struct Documents {
