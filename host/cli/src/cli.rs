@@ -1,13 +1,13 @@
 //! The `mesh-adopt` command line: parses arguments, runs the library, prints as it goes.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
+use crate::exit::ExitStatus;
 use crate::language::Language;
 use crate::output::{Output, Style};
 use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
@@ -494,10 +494,10 @@ fn resolved(path: &std::path::Path) -> Option<PathBuf> {
     Some(parent.canonicalize().ok()?.join(path.file_name()?))
 }
 
-/// Runs the command line and turns the outcome into the process's exit code: 0 when every
-/// module succeeded, 1 when one was refused or an invariant broke, 2 when the run could not
-/// be made at all.
-pub fn main() -> ExitCode {
+/// Runs the command line and says how it ended: 0 when every module succeeded, 1 when one
+/// was refused or an invariant broke, 2 when the run could not be made at all, 130 when
+/// interrupted.
+pub fn main() -> ExitStatus {
     let cli = Cli::parse();
     let json = cli.json();
     let report_error = |error: &anyhow::Error| report_error(error, json);
@@ -505,12 +505,12 @@ pub fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return report_error(&anyhow::anyhow!("failed to start the async runtime: {e}")),
     };
-    let code = match runtime.block_on(execute(cli)) {
-        Ok(EXIT_INTERRUPTED) => {
+    let status = match runtime.block_on(execute(cli)) {
+        Ok(ExitStatus::Interrupted) => {
             crate::output::finish_stdout_within(Duration::from_secs(1));
-            return ExitCode::from(EXIT_INTERRUPTED);
+            return ExitStatus::Interrupted;
         }
-        Ok(code) => ExitCode::from(code),
+        Ok(status) => status,
         Err(error) => report_error(&error),
     };
     // The run is over and recorded; what is left is handing stdout its last lines, which
@@ -522,11 +522,8 @@ pub fn main() -> ExitCode {
         let _ = signal(Signal::SIGTERM, SigHandler::SigDfl);
     }
     crate::output::finish_stdout();
-    code
+    status
 }
-
-/// The exit status of a run interrupted by SIGINT or SIGTERM.
-pub const EXIT_INTERRUPTED: u8 = events::EXIT_INTERRUPTED;
 
 /// How long a run has, once interrupted, to stop by itself before the program ends anyway.
 const INTERRUPT_GRACE: Duration = Duration::from_millis(500);
@@ -572,7 +569,7 @@ impl Interrupts {
                 output.interrupted(signal, transcript);
             }
             crate::output::finish_stdout_within(INTERRUPT_GRACE);
-            std::process::exit(EXIT_INTERRUPTED.into());
+            std::process::exit(ExitStatus::Interrupted.code().into());
         });
         Interrupts { received, closing }
     }
@@ -592,7 +589,9 @@ impl Interrupts {
     }
 }
 
-fn report_error(error: &anyhow::Error, json: bool) -> ExitCode {
+/// Says on stderr what stopped the command, with its causes, and with `--json` as an `error`
+/// line too: an error before or outside a run is an input that could not be used.
+fn report_error(error: &anyhow::Error, json: bool) -> ExitStatus {
     let mut text = format!("error: {error}");
     for cause in error.chain().skip(1) {
         text.push_str(&format!("\n  Caused by: {cause}"));
@@ -604,23 +603,22 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitCode {
             schema: events::SCHEMA,
             message: error.to_string(),
             causes: error.chain().skip(1).map(|c| c.to_string()).collect(),
-            exit: 2,
+            exit: ExitStatus::Unusable.code(),
         });
         crate::output::emit(&serde_json::to_string(&line).expect("an event serialises"));
     }
-    ExitCode::from(2)
+    ExitStatus::Unusable
 }
 
 /// Runs one command; the exit status is the outcome's (see [`mesh_adopt_runtime::run::RunReport::exit_code`]).
-async fn execute(cli: Cli) -> Result<u8> {
-    let as_status = |ok: bool| if ok { 0 } else { 1 };
+async fn execute(cli: Cli) -> Result<ExitStatus> {
     match cli.command {
         Command::Check(args) => check_or_run(args, Mode::Check).await,
         Command::Run(args) => check_or_run(args, Mode::Adopt).await,
-        Command::Inspect(args) => inspect(args).map(|()| 0),
-        Command::Test(args) => test(args).await.map(as_status),
-        Command::New(args) => new_module(args).map(|()| 0),
-        Command::Build(args) => build_modules(args).map(as_status),
+        Command::Inspect(args) => inspect(args),
+        Command::Test(args) => test(args).await,
+        Command::New(args) => new_module(args),
+        Command::Build(args) => build_modules(args),
         Command::Replay(args) => replay(args).await,
     }
 }
@@ -697,7 +695,7 @@ fn plan_key() -> Result<PlanKey> {
 
 /// `check` (preflight only, `--out` saves the plans) and `run` (preflight, then adopt, held
 /// to `--plan` when given).
-async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
+async fn check_or_run(args: RunArgs, mode: Mode) -> Result<ExitStatus> {
     let mut interrupts = Interrupts::take_over();
     let credentials = guard_credentials(&args.site)?;
     args.refuse_misplaced(mode)?;
@@ -737,11 +735,11 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
             // Dropping the run stops the plugin in its sandbox and ends every control-plane
             // process it had started.
             output.interrupted(signal, &session.transcript);
-            return Ok(EXIT_INTERRUPTED);
+            return Ok(ExitStatus::Interrupted);
         }
     };
-    let code = report.exit_code();
-    if let (Some(out), 0) = (&args.out, code) {
+    let status = ExitStatus::of_report(&report);
+    if let (Some(out), ExitStatus::Success) = (&args.out, status) {
         // What the plans were made from is the operator's catalogue: a credential's value in
         // it (an image named after it) would be written out, so no plan is.
         let text = serde_json::to_string(&report.made_from)?;
@@ -755,8 +753,8 @@ async fn check_or_run(args: RunArgs, mode: Mode) -> Result<u8> {
         report.made_from.write(out)?;
         output.plan_saved(out);
     }
-    output.finish(&report, &[], code);
-    Ok(code)
+    output.finish(&report, &[], status);
+    Ok(status)
 }
 
 /// The live mesh's configuration: the file given, else `./mesh-adopt.toml` when there is
@@ -796,7 +794,7 @@ fn host_with_cache(limits: Limits, no_cache: bool, cache: Option<&std::path::Pat
 
 /// Replays a recording against the catalogue's plugins (or one given), and says whether and
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
-async fn replay(args: ReplayArgs) -> Result<u8> {
+async fn replay(args: ReplayArgs) -> Result<ExitStatus> {
     let mut interrupts = Interrupts::take_over();
     let credentials = guard_credentials(&args.site)?;
     let recording = read_recording(&args.recording)?;
@@ -835,7 +833,7 @@ async fn replay(args: ReplayArgs) -> Result<u8> {
         report = run.run(&modules, Mode::Adopt) => report,
         signal = interrupts.next() => {
             output.interrupted(signal, &session.transcript);
-            return Ok(EXIT_INTERRUPTED);
+            return Ok(ExitStatus::Interrupted);
         }
     };
     let divergence = mesh.divergence();
@@ -845,20 +843,22 @@ async fn replay(args: ReplayArgs) -> Result<u8> {
         divergence: divergence.clone(),
     });
     // A plugin or catalogue that cannot be used is bad input, as in a run: not a divergence.
-    let code = match (&divergence, report.exit_code()) {
-        (_, 2) => 2,
-        (None, _) => 0,
-        (Some(_), _) => 1,
+    let status = match (&divergence, ExitStatus::of_report(&report)) {
+        (_, ExitStatus::Unusable) => ExitStatus::Unusable,
+        (None, _) => ExitStatus::Success,
+        (Some(_), _) => ExitStatus::Failed,
     };
-    output.finish(&report, &[verdict], code);
+    output.finish(&report, &[verdict], status);
     match divergence {
         None => {
             output.line(&format!("\nreplayed {} calls: the plugin made every recorded call, in order", mesh.answered()))
         }
-        Some(_) if code == 2 => output.line("\nnot replayed: a plugin could not be used (see above)"),
+        Some(_) if status == ExitStatus::Unusable => {
+            output.line("\nnot replayed: a plugin could not be used (see above)")
+        }
         Some(divergence) => output.line(&format!("\ndiverged at {divergence}")),
     }
-    Ok(code)
+    Ok(status)
 }
 
 /// The modules a replay runs, in the order the recording first calls them, and the calls it
@@ -888,7 +888,7 @@ fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String
 }
 
 /// Writes a new module into a catalogue and says what it wrote and what to run next.
-fn new_module(args: NewArgs) -> Result<()> {
+fn new_module(args: NewArgs) -> Result<ExitStatus> {
     let language = args.lang;
     let request = crate::scaffold::Request {
         module: &args.module,
@@ -914,12 +914,12 @@ fn new_module(args: NewArgs) -> Result<()> {
     crate::outln!("  mesh-adopt build {}{catalogue}", args.module);
     crate::outln!("  mesh-adopt test {}{catalogue}", made.module_dir.display());
     crate::outln!("  mesh-adopt test --sweep {}{catalogue}", made.module_dir.display());
-    Ok(())
+    Ok(ExitStatus::Success)
 }
 
 /// Builds the modules' plugins, loads each, then places and pins them all; with `--check`,
 /// compares instead. Exit 1 when a check finds a module stale.
-fn build_modules(args: BuildArgs) -> Result<bool> {
+fn build_modules(args: BuildArgs) -> Result<ExitStatus> {
     let catalogue = Catalogue::at(&args.catalogue);
     if !args.catalogue.is_dir() {
         bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", args.catalogue.display());
@@ -956,7 +956,7 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
                 }
             }
         }
-        return Ok(fresh);
+        return Ok(ExitStatus::of(fresh));
     }
     // A pin the build would not match, left in place, would have every run refuse the module.
     if args.no_pin
@@ -992,7 +992,7 @@ fn build_modules(args: BuildArgs) -> Result<bool> {
             one.source.plugin_path.display()
         );
     }
-    Ok(true)
+    Ok(ExitStatus::Success)
 }
 
 /// The scenarios `test` runs when given no paths: those beside each module of the catalogue
@@ -1015,7 +1015,7 @@ fn default_scenario_paths(catalogue: &std::path::Path) -> Vec<PathBuf> {
 }
 
 /// Runs scenarios, a line each; with `--sweep`, sweeps each and reports the figures.
-async fn test(args: TestArgs) -> Result<bool> {
+async fn test(args: TestArgs) -> Result<ExitStatus> {
     let paths = if args.paths.is_empty() { default_scenario_paths(&args.catalogue) } else { args.paths.clone() };
     let files = scenario::discover(&paths)?;
     if files.is_empty() && args.paths.is_empty() {
@@ -1085,7 +1085,7 @@ async fn test(args: TestArgs) -> Result<bool> {
             totals.not_converged
         );
     }
-    Ok(failed == 0 && totals.problems.is_empty())
+    Ok(ExitStatus::of(failed == 0 && totals.problems.is_empty()))
 }
 
 /// `test -v`: a scenario's run as `run -v` shows one (lines said, plans, host calls), then
@@ -1102,7 +1102,7 @@ fn show_scenario_run(ran: &scenario::ScenarioRun) {
 }
 
 /// Prints what a plugin is, and for a module, what its manifest says of it.
-fn inspect(args: InspectArgs) -> Result<()> {
+fn inspect(args: InspectArgs) -> Result<ExitStatus> {
     let as_path = PathBuf::from(&args.target);
     // A module directory names its catalogue and module: `catalogue/modules/postgres`.
     let in_directory = as_path.join(mesh_adopt_runtime::catalogue::MANIFEST_FILE).is_file().then(|| {
@@ -1145,5 +1145,5 @@ fn inspect(args: InspectArgs) -> Result<()> {
     }
     crate::outln!("imports      {}", info.imports.join("\n             "));
     crate::outln!("exports      {}", info.exports.join(", "));
-    Ok(())
+    Ok(ExitStatus::Success)
 }

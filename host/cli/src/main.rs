@@ -2,12 +2,14 @@
 
 mod build;
 mod cli;
+mod exit;
 mod language;
 mod output;
 mod pin;
 mod scaffold;
 mod templates;
 
+/// The one place an [`exit::ExitStatus`] becomes the process's exit code.
 fn main() -> std::process::ExitCode {
-    cli::main()
+    cli::main().into()
 }

@@ -25,6 +25,7 @@ use mesh_adopt_runtime::run::{RunOptions, RunReport};
 use mesh_adopt_runtime::screen::visible;
 use mesh_adopt_runtime::transcript::{Event, Transcript};
 
+use crate::exit::ExitStatus;
 use progress::Progress;
 use record::{Recording, line_of};
 
@@ -118,7 +119,7 @@ impl Output {
     /// Shows and records the run's end: each module's outcome, the summary, then `after`
     /// (a replay's verdict), and a last event with the exit status, so a finished record can
     /// be told from an interrupted one.
-    pub fn finish(&self, report: &RunReport, after: &[events::Event], exit: u8) {
+    pub fn finish(&self, report: &RunReport, after: &[events::Event], exit: ExitStatus) {
         self.progress.clear();
         for (module, outcome) in &report.modules {
             self.record_and_emit(&events::Event::Outcome(events::OutcomeEvent::of(module, outcome)));
@@ -127,7 +128,7 @@ impl Output {
         for event in after {
             self.record_and_emit(event);
         }
-        self.record_and_emit(&events::Event::End(events::EndEvent { exit }));
+        self.record_and_emit(&events::Event::End(events::EndEvent { exit: exit.code() }));
         if let Style::Human { .. } = self.style {
             summary::print_summary(report);
         }
