@@ -5,15 +5,15 @@
 use std::time::Duration;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 
 use crate::commands::build::{self, BuildArgs};
+use crate::commands::check::{self, CheckArgs};
 use crate::commands::inspect::{self, InspectArgs};
 use crate::commands::new::{self, NewArgs};
-use crate::commands::phase::PhaseArgs;
 use crate::commands::replay::{self, ReplayArgs};
+use crate::commands::run::{self, RunArgs};
 use crate::commands::test::{self, TestArgs};
-use crate::commands::{check, run};
 use crate::exit::ExitStatus;
 use mesh_adopt_runtime::events;
 
@@ -30,7 +30,7 @@ impl Cli {
     /// Whether the command speaks JSON on stdout, so an error it stops on is a line too.
     fn json(&self) -> bool {
         match &self.command {
-            Command::Check(args) | Command::Run(args) => args.shown.json,
+            Command::Check(CheckArgs { phase, .. }) | Command::Run(RunArgs { phase, .. }) => phase.shown.json,
             Command::Replay(args) => args.shown.json,
             Command::Inspect(_) | Command::Test(_) | Command::New(_) | Command::Build(_) => false,
         }
@@ -41,9 +41,9 @@ impl Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run each module's `check`: what adopting it would do, changing nothing.
-    Check(PhaseArgs),
+    Check(CheckArgs),
     /// Check and adopt each module in order, stopping at the first that does not succeed.
-    Run(PhaseArgs),
+    Run(RunArgs),
     /// Show what a plugin targets, its digest, size, grants and imports, without running it.
     Inspect(InspectArgs),
     /// Run plugins' scenarios on the simulated mesh: a line each, a diff on failure.
@@ -63,7 +63,7 @@ enum Command {
 /// was refused or an invariant broke, 2 when the run could not be made at all, 130 when
 /// interrupted.
 pub fn main() -> ExitStatus {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|error| with_plan_tip(error).exit());
     let json = cli.json();
     let report_error = |error: &anyhow::Error| report_error(error, json);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -88,6 +88,40 @@ pub fn main() -> ExitStatus {
     }
     crate::output::finish_stdout();
     status
+}
+
+/// clap's refusal of an option the command does not take, where the option is `--out` or
+/// `--plan`, with a tip naming the command that takes it. Each is one command's own (`check
+/// --out` saves plans, `run --plan` applies them), and clap's tip for it would be the nearest
+/// spelling among the options the command does take (`--foundation` for `--out`), which
+/// misleads; its usage line would show that option too. Every other error is clap's as it is.
+fn with_plan_tip(error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let Some(ContextValue::String(given)) = error.get(ContextKind::InvalidArg) else { return error };
+    let tip = match given.split_once('=').map_or(given.as_str(), |(option, _)| option) {
+        "--out" => {
+            "--out writes a plan, which `check` makes: `mesh-adopt check --out PLAN`, then `mesh-adopt run --plan PLAN`"
+        }
+        "--plan" => "--plan applies a saved plan, which `run` does: `mesh-adopt run --plan PLAN`",
+        _ => return error,
+    };
+    if error.kind() != ErrorKind::UnknownArgument {
+        return error;
+    }
+    let mut cli = Cli::command();
+    cli.build();
+    // The command's usage as `--help` shows it; the top level takes no option before it.
+    let typed = std::env::args().nth(1).unwrap_or_default();
+    let Some(command) = cli.find_subcommand(&typed) else { return error };
+    let mut refusal = clap::Error::new(ErrorKind::UnknownArgument).with_cmd(command);
+    for (kind, value) in error.context() {
+        if !matches!(kind, ContextKind::SuggestedArg | ContextKind::Suggested | ContextKind::Usage) {
+            refusal.insert(kind, value.clone());
+        }
+    }
+    refusal.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.into()]));
+    refusal.insert(ContextKind::Usage, ContextValue::StyledStr(command.clone().render_usage()));
+    refusal
 }
 
 /// Says on stderr what stopped the command, with its causes, and with `--json` as an `error`

@@ -1,5 +1,7 @@
 //! What `check` and `run` share: the arguments of a phase (the modules, the site, the mesh,
-//! the sandbox's limits) and the phase itself, preflight then, for `run`, adopt.
+//! the sandbox's limits) and the phase itself, preflight then, for `run`, adopt. What only
+//! one of them takes (`check --out`, `run --plan`) is in its own arguments, so clap refuses
+//! it on the other.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,7 +35,7 @@ pub enum MeshKind {
     Live,
 }
 
-/// The arguments of `check` and `run`.
+/// The arguments `check` and `run` both take, flattened into each one's own.
 #[derive(Debug, Args)]
 pub struct PhaseArgs {
     /// Modules to adopt, in order [default: postgres nats mesh-vault].
@@ -65,13 +67,6 @@ pub struct PhaseArgs {
     /// [1s..=1h].
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_plugin_time)]
     pub plugin_time: Duration,
-    /// With `check`: write every module's plan, and what it was made from, to PLAN.
-    #[arg(long, value_name = "PLAN")]
-    pub out: Option<PathBuf>,
-    /// With `run`: adopt only if the inputs and the plans made now are those saved in PLAN
-    /// by `check --out`.
-    #[arg(long, value_name = "PLAN")]
-    pub plan: Option<PathBuf>,
     /// Time each plugin call may take in all, whatever it waits on (host calls, sleeps), on
     /// the mesh's clock: longer than the longest build and wait it tells [1s..=24h].
     #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = parse_plugin_wall_time)]
@@ -141,17 +136,9 @@ impl PhaseArgs {
         Ok(modules)
     }
 
-    /// Refuses options that belong to the other command or the other mesh.
-    fn refuse_misplaced(&self, mode: Mode) -> Result<()> {
-        if self.out.is_some() && mode != Mode::Check {
-            bail!(
-                "--out writes a plan, which `check` makes: `mesh-adopt check --out PLAN`, then `mesh-adopt run --plan \
-                 PLAN`"
-            );
-        }
-        if self.plan.is_some() && mode != Mode::Adopt {
-            bail!("--plan applies a saved plan, which `run` does: `mesh-adopt run --plan PLAN`");
-        }
+    /// Refuses `--config` on the simulated mesh: the option is the live mesh's, and clap
+    /// cannot tie an option to another's value.
+    fn refuse_config_off_live(&self) -> Result<()> {
         if self.mesh == MeshKind::Simulated && self.config.is_some() {
             bail!("--config describes how a live mesh is reached (`--mesh live`); the simulated mesh takes none");
         }
@@ -168,20 +155,61 @@ impl PhaseArgs {
         }
     }
 
-    /// Refuses a `--record` or `--out` that would write over one of the run's inputs.
-    fn check_outputs(&self) -> Result<()> {
+    /// Refuses a `--record` or `check --out` that would write over one of the run's inputs
+    /// (`run --plan`'s among them).
+    fn check_outputs(&self, phase: &Phase) -> Result<()> {
         // Before anything runs: a plan that could not be saved at the end is no check.
-        if let Some(out) = &self.out {
+        if let Some(out) = phase.out() {
             mesh_adopt_runtime::catalogue::output_file(out, "a plan")?;
         }
         let mut inputs = self.site.inputs();
         inputs.extend(self.config.clone());
-        inputs.extend(self.plan.clone());
+        inputs.extend(phase.plan().map(Path::to_path_buf));
         refuse_overwriting(
-            &[("--record", self.shown.record.as_deref()), ("--out", self.out.as_deref())],
+            &[("--record", self.shown.record.as_deref()), ("--out", phase.out())],
             &inputs,
             "the configuration and the plan",
         )
+    }
+}
+
+/// Which of the two phases runs, with the saved plan only it takes.
+pub enum Phase<'a> {
+    /// `check`: preflight only; `--out` saves every module's plan to that file.
+    Check {
+        /// `--out PLAN`.
+        out: Option<&'a Path>,
+    },
+    /// `run`: preflight, then adopt; `--plan` holds the run to the plans saved in that file.
+    Run {
+        /// `--plan PLAN`.
+        plan: Option<&'a Path>,
+    },
+}
+
+impl Phase<'_> {
+    /// What the run does: only check, or go on to adopt.
+    fn mode(&self) -> Mode {
+        match self {
+            Phase::Check { .. } => Mode::Check,
+            Phase::Run { .. } => Mode::Adopt,
+        }
+    }
+
+    /// Where `check --out` saves the plans.
+    fn out(&self) -> Option<&Path> {
+        match self {
+            Phase::Check { out } => *out,
+            Phase::Run { .. } => None,
+        }
+    }
+
+    /// The plans `run --plan` is held to.
+    fn plan(&self) -> Option<&Path> {
+        match self {
+            Phase::Run { plan } => *plan,
+            Phase::Check { .. } => None,
+        }
     }
 }
 
@@ -194,17 +222,18 @@ fn plan_key() -> Result<PlanKey> {
 
 /// `check` (preflight only, `--out` saves the plans) and `run` (preflight, then adopt, held
 /// to `--plan` when given).
-pub async fn check_or_run(args: PhaseArgs, mode: Mode) -> Result<ExitStatus> {
+pub async fn check_or_run(args: PhaseArgs, phase: Phase<'_>) -> Result<ExitStatus> {
+    let mode = phase.mode();
     let mut interrupts = Interrupts::take_over();
     let credentials = guard_credentials(&args.site)?;
-    args.refuse_misplaced(mode)?;
+    args.refuse_config_off_live()?;
     let modules = args.modules()?;
-    args.check_outputs()?;
+    args.check_outputs(&phase)?;
     let options = args.site.options()?;
     let output = args.shown.output(args.mesh == MeshKind::Live)?;
     let session = Session::open(&args.site, credentials, output)?;
     interrupts.close_with(&session.output, &session.transcript);
-    let saved_plan = args.plan.as_deref().map(SavedPlan::read).transpose()?;
+    let saved_plan = phase.plan().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(session.foundation.clone(), &options.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
@@ -221,7 +250,7 @@ pub async fn check_or_run(args: PhaseArgs, mode: Mode) -> Result<ExitStatus> {
         mesh.summary()
     ));
     let mut run = session.run(&host, mesh, options);
-    if args.out.is_some() || saved_plan.is_some() {
+    if phase.out().is_some() || saved_plan.is_some() {
         run = run.plan_key(plan_key()?);
     }
     if let Some(saved) = saved_plan {
@@ -238,7 +267,7 @@ pub async fn check_or_run(args: PhaseArgs, mode: Mode) -> Result<ExitStatus> {
         }
     };
     let status = ExitStatus::of_report(&report);
-    if let (Some(out), ExitStatus::Success) = (&args.out, status) {
+    if let (Some(out), ExitStatus::Success) = (phase.out(), status) {
         // What the plans were made from is the operator's catalogue: a credential's value in
         // it (an image named after it) would be written out, so no plan is.
         let text = serde_json::to_string(&report.made_from)?;
