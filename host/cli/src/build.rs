@@ -85,7 +85,9 @@ pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<ModuleSource>> {
 /// named passes over.
 #[derive(Debug)]
 pub struct NoSource {
+    /// The module.
     module: String,
+    /// Its manifest, where the source would be named.
     manifest: PathBuf,
 }
 
