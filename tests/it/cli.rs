@@ -180,7 +180,9 @@ fn inputs_that_cannot_be_used_exit_2_naming_the_value_before_any_effect() {
         (vec!["run", "--catalog-source", SOURCE, "--node=--all"], "--node `--all`"),
         (vec!["run", "--catalog-source", SOURCE, "--wait", "9999999999999999999h"], "too long"),
         (vec!["run", "--catalog-source", SOURCE, "--record", record_arg], "is one of this run's inputs"),
-        (vec!["check", "--plan", "p.json"], "--plan applies a saved plan"),
+        // A saved plan's option given to the other command is one that command does not take.
+        (vec!["check", "--plan", "p.json"], "unexpected argument '--plan'"),
+        (vec!["run", "--out", "p.json"], "unexpected argument '--out'"),
     ] {
         let out = mesh_adopt().args(&args).catalogue(dir.path()).output();
         let stderr = text(&out.stderr);
@@ -190,6 +192,31 @@ fn inputs_that_cannot_be_used_exit_2_naming_the_value_before_any_effect() {
     }
     // The credential named by --record was not written over.
     assert_eq!(std::fs::read_to_string(&record).unwrap(), credential);
+}
+
+/// `--out` is only `check`'s and `--plan` only `run`'s: clap refuses either on the other
+/// command, and its tip names the command that takes it, not the nearest spelling of an
+/// option that has nothing to do with plans.
+#[test]
+fn a_saved_plans_option_on_the_other_command_is_refused_naming_the_command_that_takes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, tip) in [
+        (["run", "--out", "p.json"], "tip: --out writes a plan, which `check` makes: `mesh-adopt check --out PLAN`"),
+        (
+            ["check", "--plan", "p.json"],
+            "tip: --plan applies a saved plan, which `run` does: `mesh-adopt run --plan PLAN`",
+        ),
+    ] {
+        let out = mesh_adopt().args(args).catalogue(dir.path()).output();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with(&format!("error: unexpected argument '{}' found", args[1])), "{args:?}: {stderr}");
+        assert!(stderr.contains(tip), "{args:?}: {stderr}");
+        assert!(stderr.contains(&format!("Usage: mesh-adopt {} [OPTIONS] [MODULES]...", args[0])), "{stderr}");
+        assert!(!stderr.contains("similar argument"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(!dir.path().join("p.json").exists());
 }
 
 #[test]

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
+use mesh_adopt_runtime::Mode;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::mesh::simulated::NodeApplies;
-use mesh_adopt_runtime::Mode;
 
 use crate::support::{TestMesh, assert_mentions};
 

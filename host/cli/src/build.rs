@@ -4,14 +4,17 @@
 //!
 //! A source is a Rust crate, a JavaScript package or a Python project, told by the project
 //! file it holds; each is built by its own toolchain ([`cargo`], [`node`], [`python`]) and
-//! every build ends the same way: loaded on this host, then staged and placed.
+//! every build ends the same way: loaded on this host, then staged and placed ([`place`]).
 //!
 //! Every module asked for is built and loaded before any is placed, so a build that fails
 //! half-way through a catalogue leaves every module as it was.
 
 mod cargo;
 mod node;
+mod place;
 mod python;
+
+pub use place::{Verdict, stage, verdict};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,70 +26,7 @@ use mesh_adopt_runtime::{
     Catalogue, MANIFEST_BYTES, MANIFEST_FILE, files::read_bounded, manifest::ModuleManifest, sha256_hex,
 };
 
-/// The languages a plugin's source can be in, each told by the project file at its root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
-    /// A crate (`Cargo.toml`) built by cargo for wasm32-wasip2 against the Rust SDK.
-    Rust,
-    /// A package (`package.json`) built by componentize-js against the JavaScript SDK.
-    JavaScript,
-    /// A project (`pyproject.toml`) built by componentize-py against the Python SDK.
-    Python,
-}
-
-impl Language {
-    /// Every language, in the order a refusal lists them.
-    pub const ALL: [Language; 3] = [Language::Rust, Language::JavaScript, Language::Python];
-
-    /// The project file that marks a source as this language's.
-    pub fn project_file(self) -> &'static str {
-        match self {
-            Language::Rust => "Cargo.toml",
-            Language::JavaScript => "package.json",
-            Language::Python => "pyproject.toml",
-        }
-    }
-
-    /// The language's name, as `--lang` spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Language::Rust => "rust",
-            Language::JavaScript => "js",
-            Language::Python => "python",
-        }
-    }
-
-    /// Reads `--lang`.
-    pub fn parse(name: &str) -> Result<Language> {
-        match name {
-            "rust" | "rs" => Ok(Language::Rust),
-            "js" | "javascript" => Ok(Language::JavaScript),
-            "python" | "py" => Ok(Language::Python),
-            other => bail!("--lang is rust, js or python, not `{other}`"),
-        }
-    }
-
-    /// The language of the source in `dir`: the one whose project file it holds. None, or
-    /// more than one, is refused: a build must never guess, or one language's toolchain
-    /// would overwrite the plugin another's made.
-    fn of_source(dir: &Path) -> std::result::Result<Language, String> {
-        let found: Vec<Language> = Language::ALL.into_iter().filter(|l| dir.join(l.project_file()).is_file()).collect();
-        let files = |languages: &[Language]| {
-            languages.iter().map(|l| format!("`{}`", l.project_file())).collect::<Vec<_>>().join(", ")
-        };
-        match found.as_slice() {
-            [one] => Ok(*one),
-            [] => Err(format!(
-                "holds none of {}: `mesh-adopt build` builds a Rust crate, a JavaScript package or a Python project",
-                files(&Language::ALL)
-            )),
-            several => Err(format!(
-                "holds {}, so its language is not one: keep the one project file of the plugin's language there",
-                files(several)
-            )),
-        }
-    }
-}
+use crate::language::Language;
 
 /// One module's plugin as its manifest describes it: where its source is and where the
 /// build goes.
@@ -119,15 +59,6 @@ pub struct Built {
     pub size: u64,
 }
 
-/// What `--check` found of one module.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The placed plugin is the source's build, and pinned.
-    Matches,
-    /// It is not: the words say what differs and what to run.
-    Stale(String),
-}
-
 /// The modules of `catalogue` whose manifests name a source, sorted, each located: what
 /// `build` builds when no module is named.
 pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<ModuleSource>> {
@@ -154,7 +85,9 @@ pub fn modules_with_source(catalogue: &Catalogue) -> Result<Vec<ModuleSource>> {
 /// named passes over.
 #[derive(Debug)]
 pub struct NoSource {
+    /// The module.
     module: String,
+    /// Its manifest, where the source would be named.
     manifest: PathBuf,
 }
 
@@ -337,107 +270,6 @@ fn ignore_in_git(target: &Path) {
     let ignore = target.join(".gitignore");
     if !ignore.exists() && std::fs::create_dir_all(target).is_ok() {
         let _ = std::fs::write(ignore, "# Made by `mesh-adopt build`: everything here is a build product.\n*\n");
-    }
-}
-
-/// A module's new plugin, and its manifest with the new pin, written beside the ones they
-/// replace and not yet in their place: every module is staged before any is placed, so a
-/// directory that cannot be written to stops the build with nothing changed.
-pub struct Staged<'a> {
-    built: &'a Built,
-    plugin: tempfile::NamedTempFile,
-    manifest: Option<tempfile::NamedTempFile>,
-}
-
-/// A file written in `dir` to replace `replacing`, with its permissions (a new file's are
-/// 0644: the plugin and manifest are read by whoever builds or runs the catalogue).
-fn staged_file(dir: &Path, replacing: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
-    use std::os::unix::fs::PermissionsExt as _;
-    let failed = || format!("failed to write in `{}`", dir.display());
-    let mut file = tempfile::Builder::new().prefix(".staged-").tempfile_in(dir).with_context(failed)?;
-    std::io::Write::write_all(file.as_file_mut(), bytes).with_context(failed)?;
-    let mode = std::fs::metadata(replacing).map_or(0o644, |m| m.permissions().mode() & 0o777);
-    file.as_file().set_permissions(std::fs::Permissions::from_mode(mode)).with_context(failed)?;
-    Ok(file)
-}
-
-/// Stages `built`'s plugin and, with `pin` and a pin that changes, its manifest.
-pub fn stage(built: &Built, pin: bool) -> Result<Staged<'_>> {
-    let source = &built.source;
-    let dir = source.plugin_path.parent().context("a plugin lives in its module's directory")?;
-    let bytes =
-        std::fs::read(&built.artefact).with_context(|| format!("failed to read `{}`", built.artefact.display()))?;
-    let plugin = staged_file(dir, &source.plugin_path, &bytes)?;
-    let manifest = if pin && source.pin.as_deref() != Some(built.digest.as_str()) {
-        let text = String::from_utf8(read_bounded(&source.manifest_path, MANIFEST_BYTES)?)
-            .with_context(|| format!("`{}` is not UTF-8", source.manifest_path.display()))?;
-        let pinned = crate::pin::with_pin(&text, &built.digest)
-            .with_context(|| format!("failed to pin the plugin in `{}`", source.manifest_path.display()))?;
-        Some(staged_file(dir, &source.manifest_path, pinned.as_bytes())?)
-    } else {
-        None
-    };
-    Ok(Staged { built, plugin, manifest })
-}
-
-impl Staged<'_> {
-    /// Puts the plugin, then the manifest, in place; if the manifest cannot be, the old
-    /// plugin is put back, so the module is left whole either way. Returns whether the pin
-    /// changed.
-    pub fn place(self) -> Result<bool> {
-        let source = &self.built.source;
-        let dir = source.plugin_path.parent().context("a plugin lives in its module's directory")?;
-        // Kept to put back: the plugin is replaced in one rename, and never missing meanwhile.
-        let previous = self.manifest.is_some().then(|| std::fs::read(&source.plugin_path).ok()).flatten();
-        self.plugin
-            .persist(&source.plugin_path)
-            .map_err(|e| e.error)
-            .with_context(|| format!("failed to place `{}`", source.plugin_path.display()))?;
-        let Some(manifest) = self.manifest else { return Ok(false) };
-        if let Err(e) = manifest.persist(&source.manifest_path) {
-            let restored = match previous {
-                Some(bytes) => staged_file(dir, &source.plugin_path, &bytes)
-                    .and_then(|old| old.persist(&source.plugin_path).map_err(|e| e.error.into()))
-                    .is_ok(),
-                None => std::fs::remove_file(&source.plugin_path).is_ok(),
-            };
-            let left = if restored { "the old plugin was put back" } else { "the new plugin stays, unpinned" };
-            return Err(e.error).with_context(|| {
-                format!("failed to write the pin into `{}` ({left})", source.manifest_path.display())
-            });
-        }
-        Ok(true)
-    }
-}
-
-/// Compares what is placed and pinned with what the source builds to.
-pub fn verdict(built: &Built, pin: bool) -> Verdict {
-    let source = &built.source;
-    let module = &source.module;
-    let placed = std::fs::read(&source.plugin_path).ok().map(|bytes| sha256_hex(&bytes));
-    let mut wrong = Vec::new();
-    match &placed {
-        None => wrong.push(format!("`{}` is missing", source.plugin_path.display())),
-        Some(digest) if digest != &built.digest => {
-            wrong.push(format!("`{}` is sha256 {digest}", source.plugin_path.display()))
-        }
-        Some(_) => {}
-    }
-    match &source.pin {
-        None if pin => wrong.push(format!("`{}` pins no sha256", source.manifest_path.display())),
-        // Even unpinned builds are refused by a pin that is there and wrong.
-        Some(p) if p != &built.digest => wrong.push(format!("`{}` pins {p}", source.manifest_path.display())),
-        _ => {}
-    }
-    if wrong.is_empty() {
-        Verdict::Matches
-    } else {
-        Verdict::Stale(format!(
-            "the `{module}` module's source `{}` builds to sha256 {}, but {}: run `mesh-adopt build {module}`",
-            source.source.display(),
-            built.digest,
-            wrong.join(", and ")
-        ))
     }
 }
 

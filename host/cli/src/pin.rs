@@ -41,11 +41,15 @@ pub fn with_pin(manifest: &str, digest: &str) -> Result<String> {
 
 /// One member of an object: its key, where the key's quote starts, and its value's span.
 struct Member {
+    /// The key, unescaped.
     key: String,
+    /// Where the key's opening quote is.
     key_start: usize,
+    /// Where the value starts and ends (one past its last byte).
     value: (usize, usize),
 }
 
+/// Where the first byte at or after `at` that is not JSON whitespace is.
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     while at < bytes.len() && bytes[at].is_ascii_whitespace() {
         at += 1;

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use crate::build::Language;
+use crate::language::Language;
 use crate::templates;
 
 /// What to make.

@@ -116,11 +116,14 @@ pub fn build(source: &ModuleSource, shared_target: &Path, locked: bool) -> Resul
 /// built from a path outside the plugin's workspace (an SDK next to a checkout) as
 /// `/<name>-<version>`.
 struct CrateLayout {
+    /// Whether the crate is a workspace of its own.
     standalone: bool,
+    /// Each local directory read by absolute path, with the name it is remapped to.
     remaps: Vec<(PathBuf, String)>,
 }
 
 impl CrateLayout {
+    /// Asks cargo, once, about the crate at `manifest`.
     fn of(manifest: &Path) -> Result<CrateLayout> {
         let metadata = metadata(manifest)?;
         let root = metadata["workspace_root"].as_str().map(|r| Path::new(r).canonicalize().ok());

@@ -1,0 +1,198 @@
+//! The arguments more than one command takes, declared once and flattened into each
+//! command's own: the catalogue, the compile cache, the site a run starts from, and how a
+//! run is shown. A command changes a shared argument's help, where its words differ, with
+//! clap's `mut_arg`, so the option itself stays one declaration.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use clap::Args;
+
+use crate::output::{Output, Style};
+use mesh_adopt_runtime::CompileCache;
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::{Catalogue, Foundation};
+use mesh_adopt_runtime::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
+
+/// `--catalogue DIR`, which every command takes: the catalogue checkout it works on.
+#[derive(Debug, Args)]
+pub struct CatalogueArg {
+    /// The catalogue checkout [default: ./catalogue if there is one, else the current
+    /// directory].
+    #[arg(
+        id = "catalogue",
+        long = "catalogue",
+        value_name = "DIR",
+        default_value_os_t = default_catalogue(),
+        hide_default_value = true
+    )]
+    pub dir: PathBuf,
+}
+
+/// The catalogue a command works on when none is named: `./catalogue` in a checkout that
+/// holds one (this project's layout), else the current directory (a catalogue's own
+/// repository, even before its first module).
+pub fn default_catalogue() -> PathBuf {
+    let nested = Path::new("catalogue");
+    if nested.is_dir() { nested.to_path_buf() } else { PathBuf::from(".") }
+}
+
+impl CatalogueArg {
+    /// Refuses a catalogue that is not a directory, naming the option that sets it: every
+    /// command but `new` and `inspect` stops there first.
+    pub fn require_dir(&self) -> Result<()> {
+        if !self.dir.is_dir() {
+            bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", self.dir.display());
+        }
+        Ok(())
+    }
+}
+
+/// `--cache DIR` and `--no-cache`: where the commands that compile plugins (`check`, `run`,
+/// `build`, `test`) keep them between runs.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Compile every plugin afresh and keep nothing.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The plugin host under `limits`, with the compile cache these options ask for. An
+    /// explicit `--cache` that cannot be used is an error; the default one only a warning,
+    /// since running without it is only slower.
+    pub fn host(&self, limits: Limits) -> Result<PluginHost> {
+        let started = |host: Result<PluginHost, mesh_adopt_runtime::error::Error>| {
+            host.context("failed to start the plugin host")
+        };
+        if self.no_cache {
+            return started(PluginHost::new(limits));
+        }
+        if let Some(dir) = &self.cache {
+            return started(PluginHost::cached(limits, CompileCache::open(dir)?));
+        }
+        match CompileCache::default_dir().map(|dir| CompileCache::open(&dir)) {
+            Some(Ok(cache)) => started(PluginHost::cached(limits, cache)),
+            Some(Err(e)) => {
+                crate::errln!("warning: compiling without a cache: {e:#}");
+                started(PluginHost::new(limits))
+            }
+            None => started(PluginHost::new(limits)),
+        }
+    }
+}
+
+/// Where a run starts from: the catalogue, the foundation, the credentials and the
+/// operator's options. Shared by `check`, `run` and `replay`.
+#[derive(Debug, Args)]
+#[command(mut_arg("catalogue", |arg| arg.help(
+    "The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it [default: ./catalogue if there \
+     is one, else the current directory]"
+)))]
+pub struct SiteArgs {
+    /// The catalogue checkout.
+    #[command(flatten)]
+    pub catalogue: CatalogueArg,
+    /// The foundation bundle genesis produced [default: <catalogue>/foundation.json].
+    #[arg(long)]
+    pub foundation: Option<PathBuf>,
+    /// Where genesis left its credentials [default: <catalogue>/genesis/credentials].
+    #[arg(long)]
+    pub credentials: Option<PathBuf>,
+    /// The node the modules are assigned to [default: node-1; a replay: the recorded one].
+    #[arg(long)]
+    pub node: Option<String>,
+    /// The catalogue repository a builder clones, with an optional ref: REPO[@REF] [a replay:
+    /// the recorded one].
+    #[arg(long = "catalog-source", value_name = "REPO[@REF]")]
+    pub catalog_source: Option<String>,
+    /// How long to wait for the node after a push: 90, 90s, 5m [default: 120s; a replay: the
+    /// recorded wait].
+    #[arg(long, value_parser = parse_duration)]
+    pub wait: Option<Duration>,
+}
+
+impl SiteArgs {
+    /// The catalogue, refused unless it is a directory.
+    pub fn catalogue(&self) -> Result<Catalogue> {
+        self.catalogue.require_dir()?;
+        Ok(Catalogue::at(&self.catalogue.dir))
+    }
+
+    /// The foundation bundle, read and checked.
+    pub fn foundation(&self) -> Result<Foundation> {
+        Ok(Foundation::load(&self.foundation_path())?)
+    }
+
+    /// The genesis credentials, opened (each read only when asked for).
+    pub fn credentials(&self) -> Credentials {
+        Credentials::open(&self.credentials_path())
+    }
+
+    /// `--foundation`, else the catalogue's `foundation.json`.
+    fn foundation_path(&self) -> PathBuf {
+        self.foundation.clone().unwrap_or_else(|| self.catalogue.dir.join("foundation.json"))
+    }
+
+    /// `--credentials`, else the catalogue's `genesis/credentials`.
+    fn credentials_path(&self) -> PathBuf {
+        self.credentials.clone().unwrap_or_else(|| self.catalogue.dir.join("genesis/credentials"))
+    }
+
+    /// The options given, the defaults for those not given.
+    pub fn options(&self) -> Result<RunOptions> {
+        self.options_over(RunOptions { node: DEFAULT_NODE.to_string(), catalog_source: None, wait: DEFAULT_WAIT })
+    }
+
+    /// The options given, `base`'s for those not given: a replay runs as it was recorded
+    /// unless the operator says otherwise. Every option is checked before it is used.
+    pub fn options_over(&self, base: RunOptions) -> Result<RunOptions> {
+        let catalog_source = match self.catalog_source.as_deref() {
+            Some(text) => Some(parse_catalog_source(text)?),
+            None => base.catalog_source,
+        };
+        let options = RunOptions {
+            node: self.node.clone().unwrap_or(base.node),
+            catalog_source,
+            wait: self.wait.unwrap_or(base.wait),
+        };
+        options.validate()?;
+        Ok(options)
+    }
+
+    /// The files and directories a run reads, which nothing it writes may be or be in.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        vec![self.catalogue.dir.join("modules"), self.foundation_path(), self.credentials_path()]
+    }
+}
+
+/// How `check`, `run` and `replay` show what happens, and where they keep it.
+#[derive(Debug, Args)]
+pub struct ShownArgs {
+    /// Also print every host call the plugins make.
+    #[arg(long, short)]
+    pub verbose: bool,
+    /// Print one JSON object a line instead of text, for programs: the events of
+    /// docs/events.md (a replay's end with its verdict).
+    #[arg(long)]
+    pub json: bool,
+    /// Keep every event (each host call with its result and duration, each line said) in
+    /// FILE as JSON lines, written as it goes (docs/events.md); secrets are redacted, and
+    /// the file can be replayed.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
+
+impl ShownArgs {
+    /// The output these options ask for; `real_waits` when waits are real time (a live mesh).
+    pub fn output(&self, real_waits: bool) -> Result<Output> {
+        let style = if self.json { Style::Json } else { Style::Human { verbose: self.verbose } };
+        Output::new(style, real_waits, self.record.as_deref())
+    }
+}

@@ -1,0 +1,108 @@
+//! `mesh-adopt build`: each module's plugin built from its source, loaded, then placed and
+//! pinned; with `--check`, compared with what is placed, for a catalogue's CI. The building
+//! itself is [`crate::build`]'s; this is the command around it.
+
+use anyhow::{Context as _, Result, bail};
+use clap::Args;
+
+use crate::args::{CacheArgs, CatalogueArg};
+use crate::exit::ExitStatus;
+use mesh_adopt_runtime::Catalogue;
+use mesh_adopt_runtime::Limits;
+
+/// The arguments of `build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Modules to build [default: every module whose manifest names its source].
+    modules: Vec<String>,
+    /// The catalogue whose modules are built.
+    #[command(flatten)]
+    catalogue: CatalogueArg,
+    /// Place nothing: build, and exit 1 if a placed plugin or its pin is not what its source
+    /// builds to (for a catalogue's CI).
+    #[arg(long)]
+    check: bool,
+    /// Leave the manifests' pins alone: for a checkout whose plugins are build products
+    /// rather than shipped files.
+    #[arg(long)]
+    no_pin: bool,
+    /// Where the builds' compiled forms are kept, for the runs that follow.
+    #[command(flatten)]
+    cache: CacheArgs,
+}
+
+/// Builds the modules' plugins, loads each, then places and pins them all; with `--check`,
+/// compares instead. Exit 1 when a check finds a module stale.
+pub fn build(args: BuildArgs) -> Result<ExitStatus> {
+    let catalogue = Catalogue::at(&args.catalogue.dir);
+    args.catalogue.require_dir()?;
+    let sources = if args.modules.is_empty() {
+        let found = crate::build::modules_with_source(&catalogue)?;
+        if found.is_empty() {
+            bail!(
+                "no module of the catalogue `{}` names its plugin's source (`adopt.source` in its manifest)",
+                args.catalogue.dir.display()
+            );
+        }
+        found
+    } else {
+        args.modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?
+    };
+    let host = args.cache.host(Limits::default())?;
+    let shared_target = args.catalogue.dir.join("target");
+    let mut built = Vec::with_capacity(sources.len());
+    for source in sources {
+        crate::errln!("building {} from {}", source.module, source.source.display());
+        built.push(crate::build::build(&host, source, &shared_target, args.check)?);
+    }
+    if args.check {
+        let mut fresh = true;
+        for one in &built {
+            match crate::build::verdict(one, !args.no_pin) {
+                crate::build::Verdict::Matches => {
+                    crate::outln!("ok     {:<16} sha256 {}", one.source.module, one.digest)
+                }
+                crate::build::Verdict::Stale(why) => {
+                    fresh = false;
+                    crate::outln!("STALE  {:<16} {why}", one.source.module);
+                }
+            }
+        }
+        return Ok(ExitStatus::of(fresh));
+    }
+    // A pin the build would not match, left in place, would have every run refuse the module.
+    if args.no_pin
+        && let Some(one) = built.iter().find(|b| b.source.pin.as_ref().is_some_and(|p| p != &b.digest))
+    {
+        bail!(
+            "the `{}` module's manifest `{}` pins {}, and its source builds to {}: build without --no-pin to pin \
+             the new build, or take the pin out; nothing was placed",
+            one.source.module,
+            one.source.manifest_path.display(),
+            one.source.pin.as_deref().unwrap_or_default(),
+            one.digest
+        );
+    }
+    let staged: Vec<_> = built.iter().map(|one| crate::build::stage(one, !args.no_pin)).collect::<Result<_>>()?;
+    let mut placed: Vec<&str> = Vec::new();
+    for (one, staged) in built.iter().zip(staged) {
+        let repinned = staged.place().with_context(|| match placed.as_slice() {
+            [] => "nothing was placed".to_string(),
+            done => format!("{} placed before this; the modules after it were not", done.join(", ")),
+        })?;
+        placed.push(&one.source.module);
+        let pin = match (args.no_pin, repinned) {
+            (true, _) => "",
+            (false, true) => ", pinned",
+            (false, false) => ", pin unchanged",
+        };
+        crate::outln!(
+            "placed {:<16} {:>9} bytes  sha256 {}  {}{pin}",
+            one.source.module,
+            one.size,
+            one.digest,
+            one.source.plugin_path.display()
+        );
+    }
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,77 @@
+//! The predicted effect of the plans' pushes, as a person reads it under the plans: what
+//! each container will become, and with `-v` why, push by push.
+
+use mesh_adopt_runtime::effect::{ContainerEffect, Prediction, SecretEffect, Touch};
+use mesh_adopt_runtime::screen::visible;
+
+/// The predicted effect under the plans: one line a container (and a secret), or with `-v`
+/// every push with each container it applies and why.
+pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> String {
+    let mut lines: Vec<String> = prediction
+        .first
+        .iter()
+        .map(|module| {
+            format!(
+                "      {module:>10} │ effect: goes first: an earlier run left it prepared without its hand-over, \
+                 which any other module's push would seal over"
+            )
+        })
+        .collect();
+    let secret_line = |s: &SecretEffect| {
+        let what = if s.accepted { "accepted before the push" } else { "sealed fresh by the node" };
+        format!("      {:>10} │ effect: secret {} {what}", s.module, visible(&s.secret))
+    };
+    if verbose {
+        for (index, push) in prediction.pushes.iter().enumerate() {
+            lines.push(format!(
+                "      {:>10} │ effect: push {} (plan command {})",
+                push.module,
+                index + 1,
+                push.command + 1
+            ));
+            for touch in &push.containers {
+                lines.push(format!(
+                    "      {:>10} │ effect:   {} {} ({})",
+                    push.module,
+                    visible(&touch.container),
+                    visible(&touch.effect.to_string()),
+                    why(touch)
+                ));
+            }
+            lines.extend(push.secrets.iter().map(secret_line));
+        }
+    } else {
+        for touch in prediction.changes() {
+            lines.push(format!(
+                "      {:>10} │ effect: {} {}",
+                touch.module,
+                visible(&touch.container),
+                visible(&touch.effect.to_string())
+            ));
+        }
+        lines.extend(prediction.pushes.iter().flat_map(|p| &p.secrets).map(secret_line));
+    }
+    if !complete {
+        lines.push(
+            "            │ effect: (this mesh does not show the control plane's modules: predicted from its containers alone)"
+                .to_string(),
+        );
+    }
+    if lines.is_empty() {
+        lines.push("            │ effect: no push".to_string());
+    }
+    lines.join("\n")
+}
+
+/// Why the node does what it does to a container: its push rule, in words.
+fn why(touch: &Touch) -> String {
+    let module = &touch.module;
+    match &touch.effect {
+        ContainerEffect::Kept { .. } => format!("`{module}`'s spec is the one running"),
+        ContainerEffect::Recreated { volumes, .. } => {
+            format!("`{module}`'s spec differs from the running one; raised on {}", visible(&volumes.join(", ")))
+        }
+        ContainerEffect::Created { .. } => format!("no container of that name runs; `{module}` raises it"),
+        ContainerEffect::Removed => "taken away".to_string(),
+    }
+}

@@ -1,0 +1,85 @@
+//! A run's events as a person reads them: what each event shows, as lines with the mesh's
+//! clock in the left column.
+
+use std::time::Duration;
+
+use mesh_adopt_runtime::events::{self, Op};
+use mesh_adopt_runtime::screen::visible;
+use mesh_adopt_runtime::transcript::Event;
+
+use super::effect::effect_lines;
+
+/// A tell allowed this long is a long wait worth showing (a build, a push).
+const LONG_WAIT: Duration = Duration::from_secs(60);
+
+/// What one event shows a person.
+pub enum Shown {
+    /// Lines to print as they are.
+    Lines(String),
+    /// A long wait begun at `at`: how it is shown depends on whether there is a terminal.
+    Wait {
+        /// What is waited for, and for how long at most.
+        what: String,
+        /// When it began, on the mesh's clock.
+        at: Duration,
+    },
+    /// Nothing: a host call without `-v`, a short wait.
+    Nothing,
+}
+
+/// What `event` shows; `verbose` with `-v`, `real_waits` where waits are real time (a live
+/// mesh: a simulated build's four minutes pass at once, and are no wait to show).
+pub fn shown(event: &Event, verbose: bool, real_waits: bool) -> Shown {
+    Shown::Lines(match event {
+        Event::Say { module, line, at } => format!("{} {module:>10} │ {}", clock(*at), visible(line)),
+        Event::Planned { module, summary, commands } => {
+            let mut lines: Vec<String> =
+                summary.iter().map(|l| format!("      {module:>10} │ plan: {}", visible(l))).collect();
+            if verbose {
+                lines.extend(
+                    commands.iter().map(|c| format!("      {module:>10} │ plan: tell {}", visible(&c.join(" ")))),
+                );
+            } else {
+                lines.push(format!("      {module:>10} │ plan: {} commands", commands.len()));
+            }
+            lines.join("\n")
+        }
+        Event::Predicted { prediction, complete } => effect_lines(prediction, *complete, verbose),
+        Event::SayCut { module, dropped_after } => {
+            format!("      {module:>10} │ (said more than {dropped_after} lines: stopped, the rest dropped)")
+        }
+        Event::SecretShown { module, secret, place } => {
+            format!("      {module:>10} │ (the value of secret `{secret}` was caught in {place} and redacted)")
+        }
+        Event::Started { module, request, at, timeout: Some(timeout) }
+            if request.op == Op::Tell && real_waits && *timeout >= LONG_WAIT =>
+        {
+            let what =
+                format!("{module:>10} │ waiting for `{}` (up to {}s)", visible(&request.words()), timeout.as_secs());
+            return Shown::Wait { what, at: *at };
+        }
+        Event::Call { module, phase, request, outcome, at, took } if verbose => {
+            let result = match outcome.as_ref().map(events::CallValue::words) {
+                Ok(_) if request.op == Op::Inspect && matches!(outcome, Ok(events::CallValue::Nothing)) => {
+                    "ok: no such container".to_string()
+                }
+                Ok(value) if value.is_empty() => "ok".to_string(),
+                Ok(value) => format!("ok: {}", visible(&value)),
+                Err(e) => visible(&e.to_string()),
+            };
+            format!(
+                "{} {module:>10} ┆ {phase} {} {} → {result} ({took:.1?})",
+                clock(*at),
+                request.op.name(),
+                visible(&request.words())
+            )
+        }
+        Event::Call { .. } | Event::Started { .. } => return Shown::Nothing,
+    })
+}
+
+/// `m:ss` of mesh time, so the operator sees how long each step took on the mesh's clock.
+pub fn clock(at: Duration) -> String {
+    let s = at.as_secs();
+    format!("{:>2}:{:02}", s / 60, s % 60)
+}

@@ -1,0 +1,78 @@
+//! The end of a run as a person reads it: each module's outcome, what changed on the mesh,
+//! and how far the mesh's rules were checked.
+
+use mesh_adopt_runtime::effect::Rule;
+use mesh_adopt_runtime::mesh::ContainerChange;
+use mesh_adopt_runtime::screen::visible;
+use mesh_adopt_runtime::{ModuleOutcome, RulesChecked, RunReport};
+
+/// An outcome's word and its text for a person, plugin text made visible.
+fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {
+    let mut text = outcome.shown();
+    if let ModuleOutcome::Unusable(unusable) = outcome
+        && let Some(hint) = unusable.cause.as_ref().and_then(|cause| command_hint(cause, module))
+    {
+        text.push_str(&hint);
+    }
+    (outcome.word(), text)
+}
+
+/// The command that mends a problem the runtime typed, which the runtime, knowing no
+/// command line, does not name.
+fn command_hint(error: &mesh_adopt_runtime::error::Error, module: &str) -> Option<String> {
+    use mesh_adopt_runtime::error::Error;
+    match error {
+        Error::NoPlugin { .. } => Some(format!(" (build it with `mesh-adopt build {module}`)")),
+        Error::PinMismatch(_) => Some(format!(" (`mesh-adopt build {module}` rebuilds and pins it)")),
+        _ => None,
+    }
+}
+
+/// Prints the summary that ends a run's text: the operator's answer to what happened.
+pub fn print_summary(report: &RunReport) {
+    crate::outln!("\nsummary");
+    for (module, outcome) in &report.modules {
+        let (word, text) = outcome_words(module, outcome);
+        crate::outln!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
+    }
+    let mut kept = Vec::new();
+    let mut recreated = Vec::new();
+    let mut created = Vec::new();
+    let mut removed = Vec::new();
+    for change in &report.changes {
+        match change {
+            ContainerChange::Kept { name, image } => kept.push(visible(&format!("{name} ({image})"))),
+            ContainerChange::Recreated { name, from, to } => {
+                recreated.push(visible(&format!("{name} ({from} → {to})")))
+            }
+            ContainerChange::Created { name, image } => created.push(visible(&format!("{name} ({image})"))),
+            ContainerChange::Removed { name } => removed.push(visible(name)),
+        }
+    }
+    for (word, list) in [("kept", kept), ("recreated", recreated), ("created", created), ("removed", removed)] {
+        if !list.is_empty() {
+            crate::outln!("  {word:<12} {}", list.join(", "));
+        }
+    }
+    if report.violations.is_empty() {
+        let how = match report.rules {
+            RulesChecked::Verified => "all held: predicted before any push, then checked on what the node did",
+            RulesChecked::Predicted => "predicted to hold; nothing checked what the node did after a push",
+            RulesChecked::Inspected | RulesChecked::InspectedImages => {
+                let (inspected, predicted): (Vec<Rule>, Vec<Rule>) =
+                    Rule::ALL.iter().partition(|rule| report.rules.of_rule(**rule) == RulesChecked::Inspected);
+                let names = |rules: Vec<Rule>| rules.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
+                crate::outln!("  rules        all held");
+                crate::outln!("               predicted, then inspected after each push: {}", names(inspected));
+                crate::outln!("               predicted only (this mesh cannot show them): {}", names(predicted));
+                return;
+            }
+            RulesChecked::NotPredicted => "not checked: preflight stopped before the effect was predicted",
+        };
+        crate::outln!("  rules        {how}");
+    } else {
+        for violation in &report.violations {
+            crate::outln!("  BROKEN       {}", visible(&violation.to_string()));
+        }
+    }
+}
