@@ -278,7 +278,10 @@ fn refused_and_failed_runs_stream_valid_events_with_their_errors_typed() {
     let (_, refused, _) = streamed(dir.path(), &["run"]);
     assert_eq!(refused.exit(), 1);
     for (module, outcome) in refused.outcomes() {
-        assert!(matches!(outcome, Outcome::Refused { during: events::Phase::Check, .. }), "{module}: {outcome:?}");
+        assert!(
+            matches!(outcome, Outcome::Refused { during: mesh_adopt_runtime::Phase::Check, .. }),
+            "{module}: {outcome:?}"
+        );
     }
     assert!(refused.summary().changes.is_empty() && !refused.summary().succeeded);
 

@@ -12,6 +12,7 @@ mod cli;
 mod cli_fuzz;
 mod conformance;
 mod embedding;
+mod embedding_api;
 mod events;
 mod files;
 mod fleet;

@@ -21,6 +21,7 @@ use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
 use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::files::read_bounded;
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, Op, SimSetup, SimulatedMesh};
@@ -159,8 +160,10 @@ fn yes() -> bool {
     true
 }
 
-/// The outcomes a scenario can expect.
-const OUTCOMES: [&str; 6] = ["adopted", "refused", "unusable", "incomplete", "failed", "not run"];
+/// The outcomes a scenario can expect: any but `ready`, since a scenario adopts.
+fn scenario_outcomes() -> impl Iterator<Item = OutcomeWord> {
+    OutcomeWord::ALL.into_iter().filter(|word| *word != OutcomeWord::Ready)
+}
 
 /// A scenario read from its file.
 #[derive(Debug, Clone)]
@@ -249,12 +252,12 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
         }
         scenario.modules.push(owner.clone());
     }
-    if !OUTCOMES.contains(&scenario.expect.outcome.as_str()) {
+    if !scenario_outcomes().any(|word| word.words() == scenario.expect.outcome) {
         bail!(
             "the scenario `{}` expects the outcome `{}`: say one of {}",
             path.display(),
             scenario.expect.outcome.escape_debug(),
-            OUTCOMES.join(", ")
+            scenario_outcomes().map(OutcomeWord::words).collect::<Vec<_>>().join(", ")
         );
     }
     if let Some((remote, kind)) =
@@ -547,15 +550,17 @@ pub async fn run(
 pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
     let last = report.modules.iter().rev().find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }));
     match last.map(|(_, o)| o) {
-        Some(ModuleOutcome::Adopted(s)) if report.modules.iter().all(|(_, o)| o.succeeded()) => ("adopted", s.clone()),
-        Some(ModuleOutcome::Refused { message, .. }) => ("refused", message.clone()),
-        Some(ModuleOutcome::Failed(stopped)) => ("failed", stopped.report.clone()),
-        Some(ModuleOutcome::Unusable(unusable)) => ("unusable", unusable.message.clone()),
-        Some(ModuleOutcome::Incomplete { summary, .. }) => ("incomplete", summary.clone()),
-        Some(other) => (other.word(), other.shown()),
+        Some(ModuleOutcome::Adopted(s)) if report.modules.iter().all(|(_, o)| o.succeeded()) => {
+            (OutcomeWord::Adopted.words(), s.clone())
+        }
+        Some(ModuleOutcome::Refused { message, .. }) => (OutcomeWord::Refused.words(), message.clone()),
+        Some(ModuleOutcome::Failed(stopped)) => (OutcomeWord::Failed.words(), stopped.report.clone()),
+        Some(ModuleOutcome::Unusable(unusable)) => (OutcomeWord::Unusable.words(), unusable.message.clone()),
+        Some(ModuleOutcome::Incomplete { summary, .. }) => (OutcomeWord::Incomplete.words(), summary.clone()),
+        Some(other) => (other.word().words(), other.shown()),
         // Preflight stopped the run before any module adopted: why, as every module says it.
         None => match report.modules.first() {
-            Some((_, ModuleOutcome::NotRun { because })) => ("not run", because.clone()),
+            Some((_, ModuleOutcome::NotRun { because })) => (OutcomeWord::NotRun.words(), because.clone()),
             _ => ("nothing run", String::new()),
         },
     }

@@ -14,7 +14,7 @@ fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String
     {
         text.push_str(&hint);
     }
-    (outcome.word(), text)
+    (outcome.word().words(), text)
 }
 
 /// The command that mends a problem the runtime typed, which the runtime, knowing no

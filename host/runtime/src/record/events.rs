@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::sandbox::grants::Phase;
+
 /// The version of the stream's shape that this program writes and reads. It goes up
 /// whenever a line this program writes would not be valid against the previous version's
 /// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
@@ -259,16 +261,6 @@ pub struct StartedEvent {
     pub timeout_s: Option<u64>,
 }
 
-/// Which export of the plugin was running.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// `check`: reading only; every effect is denied.
-    Check,
-    /// `adopt`: acting on the mesh, held to the plan.
-    Adopt,
-}
-
 /// A finished host call: what was asked, what the host answered, when and how long it took.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallEvent {
@@ -514,6 +506,45 @@ pub enum OutcomeWord {
     Failed,
     /// See [`Outcome::NotRun`].
     NotRun,
+}
+
+impl OutcomeWord {
+    /// Every outcome, in the order a module's turn can reach them.
+    pub const ALL: [OutcomeWord; 7] = [
+        OutcomeWord::Ready,
+        OutcomeWord::Adopted,
+        OutcomeWord::Refused,
+        OutcomeWord::Incomplete,
+        OutcomeWord::Unusable,
+        OutcomeWord::Failed,
+        OutcomeWord::NotRun,
+    ];
+
+    /// The outcome as a person reads it, in the summary and in a scenario's `outcome`
+    /// (`not run`, where the streams write `not_run`).
+    pub fn words(self) -> &'static str {
+        match self {
+            OutcomeWord::Ready => "ready",
+            OutcomeWord::Adopted => "adopted",
+            OutcomeWord::Refused => "refused",
+            OutcomeWord::Incomplete => "incomplete",
+            OutcomeWord::Unusable => "unusable",
+            OutcomeWord::Failed => "failed",
+            OutcomeWord::NotRun => "not run",
+        }
+    }
+
+    /// The outcome a person's words name, if any.
+    pub fn from_words(text: &str) -> Option<OutcomeWord> {
+        OutcomeWord::ALL.into_iter().find(|word| word.words() == text)
+    }
+}
+
+/// The person's words, padded as asked.
+impl std::fmt::Display for OutcomeWord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.words())
+    }
 }
 
 /// The whole run, after every outcome.

@@ -311,7 +311,7 @@ impl Event {
             }),
             Event::Call { module: m, phase, request, outcome, at, took } => events::Event::Call(events::CallEvent {
                 module: m.clone(),
-                phase: (*phase).into(),
+                phase: *phase,
                 request: request.clone(),
                 result: match outcome {
                     Ok(value) => events::CallResult::Ok(value.clone()),

@@ -28,7 +28,7 @@ use crate::error::{Input, Stopped, Unusable};
 use crate::mesh::{ContainerChange, Mesh, Violation};
 use crate::model::{BundleResource, Context, Plan};
 use crate::plugin::{Plugin, PluginHost, RunEnv};
-use crate::record::events;
+use crate::record::events::{self, OutcomeWord};
 use crate::record::screen::{visible, visible_lines};
 use crate::record::stream::Sink;
 use crate::record::transcript::{Event, Transcript};
@@ -113,16 +113,16 @@ impl ModuleOutcome {
 }
 
 impl ModuleOutcome {
-    /// The outcome in one word, as the summary and the record name it.
-    pub fn word(&self) -> &'static str {
+    /// The outcome's name, as the summary, the record and a scenario name it.
+    pub fn word(&self) -> OutcomeWord {
         match self {
-            ModuleOutcome::Checked(_) => "ready",
-            ModuleOutcome::Adopted(_) => "adopted",
-            ModuleOutcome::Refused { .. } => "refused",
-            ModuleOutcome::Incomplete { .. } => "incomplete",
-            ModuleOutcome::Unusable(_) => "unusable",
-            ModuleOutcome::Failed(_) => "failed",
-            ModuleOutcome::NotRun { .. } => "not run",
+            ModuleOutcome::Checked(_) => OutcomeWord::Ready,
+            ModuleOutcome::Adopted(_) => OutcomeWord::Adopted,
+            ModuleOutcome::Refused { .. } => OutcomeWord::Refused,
+            ModuleOutcome::Incomplete { .. } => OutcomeWord::Incomplete,
+            ModuleOutcome::Unusable(_) => OutcomeWord::Unusable,
+            ModuleOutcome::Failed(_) => OutcomeWord::Failed,
+            ModuleOutcome::NotRun { .. } => OutcomeWord::NotRun,
         }
     }
 
@@ -1214,7 +1214,7 @@ mod stream {
                 }
                 ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
                 ModuleOutcome::Refused { during, message } => {
-                    Outcome::Refused { during: (*during).into(), message: message.clone() }
+                    Outcome::Refused { during: *during, message: message.clone() }
                 }
                 ModuleOutcome::Incomplete { summary, left } => {
                     Outcome::Incomplete { report: summary.clone(), left: left.clone() }
@@ -1254,7 +1254,7 @@ mod stream {
                     .iter()
                     .map(|(module, outcome)| ModuleSummary {
                         module: module.clone(),
-                        outcome: Outcome::from(outcome).word(),
+                        outcome: outcome.word(),
                         succeeded: outcome.succeeded(),
                     })
                     .collect(),

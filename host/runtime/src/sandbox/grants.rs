@@ -17,12 +17,13 @@ use mesh_adopt_manifest::Grants;
 
 use crate::model::CatalogSource;
 
-/// Which export of the plugin is running.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which export of the plugin is running: what the grants allow, and what the record says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Phase {
-    /// `check`: reading only.
+    /// `check`: reading only; every effect is denied.
     Check,
-    /// `adopt`: acting on the mesh.
+    /// `adopt`: acting on the mesh, held to the plan.
     Adopt,
 }
 
@@ -268,24 +269,6 @@ pub(crate) fn within_ceiling(grants: &Grants) -> Result<()> {
         }
     }
     Ok(())
-}
-
-impl From<Phase> for crate::record::events::Phase {
-    fn from(phase: Phase) -> crate::record::events::Phase {
-        match phase {
-            Phase::Check => crate::record::events::Phase::Check,
-            Phase::Adopt => crate::record::events::Phase::Adopt,
-        }
-    }
-}
-
-impl From<crate::record::events::Phase> for Phase {
-    fn from(phase: crate::record::events::Phase) -> Phase {
-        match phase {
-            crate::record::events::Phase::Check => Phase::Check,
-            crate::record::events::Phase::Adopt => Phase::Adopt,
-        }
-    }
 }
 
 #[cfg(test)]
