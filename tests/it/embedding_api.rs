@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use mesh_adopt_runtime::Error;
 use mesh_adopt_runtime::Phase;
-use mesh_adopt_runtime::error::Error;
 use mesh_adopt_runtime::events::Event;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::stream::{RecordFile, Sink};

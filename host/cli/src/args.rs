@@ -68,9 +68,8 @@ impl CacheArgs {
     /// explicit `--cache` that cannot be used is an error; the default one only a warning,
     /// since running without it is only slower.
     pub fn host(&self, limits: Limits) -> Result<PluginHost> {
-        let started = |host: Result<PluginHost, mesh_adopt_runtime::error::Error>| {
-            host.context("failed to start the plugin host")
-        };
+        let started =
+            |host: Result<PluginHost, mesh_adopt_runtime::Error>| host.context("failed to start the plugin host");
         if self.no_cache {
             return started(PluginHost::new(limits));
         }

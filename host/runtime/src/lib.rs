@@ -33,7 +33,13 @@
 //!   [`Run::run_blocking`].
 //! - **Cancelling.** Drop the future: the plugin in flight is stopped, a control-plane
 //!   command in flight is killed with its process group, nothing more reaches the mesh, and
-//!   [`Transcript::interrupted`] gives the record's last event with what had been done.
+//!   [`Run::interrupted`] gives the record's last event with what had been done.
+//! - **Events.** [`RunBuilder::events`] streams the run as it happens to any
+//!   [`stream::Sink`] (a closure will do): the `--json` lines, each module's outcome as soon
+//!   as its turn ends; a [`stream::RecordFile`] is a record `mesh-adopt replay` reads.
+//! - **Errors.** Every fallible function returns [`Error`], a variant per input that could
+//!   not be used; a module's [`Unusable`] outcome keeps its typed cause, and
+//!   [`RunReport::held`] says why a run adopted nothing.
 //! - **The compile cache.** [`PluginHost::new`] compiles every plugin afresh in each process
 //!   (a Rust plugin in about half a second, a JavaScript or Python one in seconds);
 //!   [`PluginHost::cached`] with a [`CompileCache`] (the command line's is
@@ -56,7 +62,7 @@
 mod catalogue;
 mod contract;
 pub mod effect;
-pub mod error;
+mod error;
 pub mod mesh;
 mod model;
 mod plugin;
@@ -83,7 +89,7 @@ pub use catalogue::{
     ModuleFiles, sha256_hex,
 };
 pub use contract::WORLD;
-pub use error::{Input, StopKind, Stopped, Unusable};
+pub use error::{Error, Explained, Input, StopKind, Stopped, Unusable};
 pub use model::{BundleResource, CatalogSource, Context, Plan, PlannedCommand, Refusal, Report};
 pub use plugin::cache::CompileCache;
 pub use plugin::functions::FunctionsReused;

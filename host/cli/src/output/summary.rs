@@ -19,8 +19,8 @@ fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String
 
 /// The command that mends a problem the runtime typed, which the runtime, knowing no
 /// command line, does not name.
-fn command_hint(error: &mesh_adopt_runtime::error::Error, module: &str) -> Option<String> {
-    use mesh_adopt_runtime::error::Error;
+fn command_hint(error: &mesh_adopt_runtime::Error, module: &str) -> Option<String> {
+    use mesh_adopt_runtime::Error;
     match error {
         Error::NoPlugin { .. } => Some(format!(" (build it with `mesh-adopt build {module}`)")),
         Error::PinMismatch(_) => Some(format!(" (`mesh-adopt build {module}` rebuilds and pins it)")),
