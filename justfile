@@ -104,6 +104,11 @@ embed-check:
     cargo build --quiet -p mesh-adopt -p mesh-adopt-embed-example
     ./target/debug/mesh-adopt-embed-example
 
+# Write docs/events.schema.json again from the types that write the event stream (a test
+# fails while the file differs from them).
+schema:
+    cargo run --quiet -p mesh-adopt-runtime --example events-schema > docs/events.schema.json
+
 # Benchmarks: criterion (compile, load, host call, phase three vs native, sweep), the fleet, then `mesh-adopt test --sweep`.
 bench: build-plugins
     cargo bench -p mesh-adopt-bench --bench adoption

@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::sandbox::grants::Phase;
@@ -20,9 +21,68 @@ use crate::sandbox::grants::Phase;
 /// version N can rely on every line of a version-N stream.
 pub const SCHEMA: u32 = 2;
 
+/// The stream's JSON Schema (draft 2020-12), made from the types that write it: what
+/// `docs/events.schema.json` holds, for a reader in any language to validate a line with.
+/// A test holds the file to it; `just schema` writes it again.
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(Event)).expect("a JSON Schema serialises");
+    answers_typed_by_import(&mut schema);
+    if let Some(object) = schema.as_object_mut() {
+        object.insert("title".into(), format!("mesh-adopt event, schema {SCHEMA}").into());
+        object.insert(
+            "description".into(),
+            format!(
+                "One line of `mesh-adopt --json` output or of a `--record` file: a JSON object whose `event` field \
+                 names its kind. The first line of every stream is a `run` event with `schema` {SCHEMA}. \
+                 docs/events.md describes every event and field. Generated from the types that write the \
+                 stream (`just schema`)."
+            )
+            .into(),
+        );
+    }
+    schema
+}
+
+/// Holds a `call` event's answer to its import's type ([`CallValue::fits`]), which the types
+/// alone cannot say: an `inspect` answered with a tell's output is not a valid line.
+fn answers_typed_by_import(schema: &mut serde_json::Value) {
+    use serde_json::json;
+    let values = [
+        (CallValue::Output(String::new()), json!({"type": "string"})),
+        (
+            CallValue::Container(ContainerValue { image: String::new(), running: false }),
+            json!({"$ref": "#/$defs/ContainerValue"}),
+        ),
+        (
+            CallValue::Response(ResponseValue { status: 0, body: String::new() }),
+            json!({"$ref": "#/$defs/ResponseValue"}),
+        ),
+        (CallValue::Nothing, json!({"type": "null"})),
+    ];
+    let rules: Vec<serde_json::Value> = [Op::Carry, Op::Tell, Op::Credential, Op::Inspect, Op::Fetch]
+        .into_iter()
+        .map(|op| {
+            let fitting: Vec<&serde_json::Value> =
+                values.iter().filter(|(value, _)| value.fits(op)).map(|(_, schema)| schema).collect();
+            json!({
+                "if": {"properties": {"op": {"const": op}}},
+                "then": {"properties": {"result": {"anyOf": [
+                    {"required": ["error"]},
+                    {"properties": {"ok": {"anyOf": fitting}}},
+                ]}}},
+            })
+        })
+        .collect();
+    let calls =
+        schema["oneOf"].as_array_mut().into_iter().flatten().filter(|s| s["properties"]["event"]["const"] == "call");
+    for call in calls {
+        call["allOf"] = serde_json::Value::Array(rules.clone());
+    }
+}
+
 /// One line of `--json` or `--record`. The `event` field names the kind, so a reader can
 /// dispatch on it without guessing from the fields present.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// The stream's first line: its schema version and what the run was asked to do.
@@ -59,7 +119,7 @@ pub enum Event {
 }
 
 /// Which command wrote the stream, so a reader knows what the rest of it can hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Command {
     /// `mesh-adopt check`: plans only, nothing changed.
@@ -72,7 +132,8 @@ pub enum Command {
 
 /// The first line of every stream: the schema version, then what a replay needs to run as
 /// this run did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct RunEvent {
     /// The stream's [`SCHEMA`] version; a reader refuses one it does not know.
     pub schema: u32,
@@ -92,7 +153,8 @@ pub struct RunEvent {
 }
 
 /// The operator's options as a stream keeps them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct RunOptionsRecord {
     /// The node modules are assigned to.
     pub node: String,
@@ -103,7 +165,8 @@ pub struct RunOptionsRecord {
 }
 
 /// A catalogue source: a repository and the ref built from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct CatalogSourceRecord {
     /// The repository a builder clones.
     pub repository: String,
@@ -113,7 +176,8 @@ pub struct CatalogSourceRecord {
 }
 
 /// A module's plan, as preflight's `check` made it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct PlanEvent {
     /// The module the plan is for.
     pub module: String,
@@ -124,7 +188,8 @@ pub struct PlanEvent {
 }
 
 /// A line a plugin said.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SayEvent {
     /// The module whose plugin said it.
     pub module: String,
@@ -135,7 +200,8 @@ pub struct SayEvent {
 }
 
 /// A plugin's say budget ran out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SayCutEvent {
     /// The module whose plugin said too much.
     pub module: String,
@@ -144,7 +210,8 @@ pub struct SayCutEvent {
 }
 
 /// A secret's value caught on its way out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SecretShownEvent {
     /// The module whose plugin let it out.
     pub module: String,
@@ -155,7 +222,7 @@ pub struct SecretShownEvent {
 }
 
 /// The contract's import a host call went through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     /// `control.carry`: a file or a secret put into the control plane.
@@ -190,7 +257,8 @@ impl Op {
 
 /// What a host call asked for: the import and its arguments, said the same way by the
 /// `started` and the `call` event of one call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Request {
     /// The import called.
     pub op: Op,
@@ -225,7 +293,7 @@ impl Request {
 }
 
 /// What a carry put into the control plane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Payload {
     /// Bytes the plugin had (such as its manifest); only their size is kept.
@@ -238,7 +306,8 @@ pub enum Payload {
 }
 
 /// How large a tell was whose arguments are kept only in part.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ArgsCut {
     /// How many arguments the tell had.
     pub words: u64,
@@ -247,7 +316,8 @@ pub struct ArgsCut {
 }
 
 /// A host call under way.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct StartedEvent {
     /// The module whose plugin made the call.
     pub module: String,
@@ -262,7 +332,8 @@ pub struct StartedEvent {
 }
 
 /// A finished host call: what was asked, what the host answered, when and how long it took.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct CallEvent {
     /// The module whose plugin made the call.
     pub module: String,
@@ -280,7 +351,7 @@ pub struct CallEvent {
 }
 
 /// A host call's answer: the value the plugin received, or the contract error it received.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CallResult {
     /// The call succeeded; the value depends on the import (see [`CallValue`]).
@@ -290,7 +361,7 @@ pub enum CallResult {
 }
 
 /// The value a successful host call returned, typed by its import.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum CallValue {
     /// A tell's output (its standard output, secret values redacted).
@@ -340,7 +411,8 @@ impl CallValue {
 }
 
 /// What a container runs, as an inspect answered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ContainerValue {
     /// The image it runs.
     pub image: String,
@@ -349,7 +421,8 @@ pub struct ContainerValue {
 }
 
 /// An HTTP answer, as a fetch returned it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ResponseValue {
     /// The HTTP status.
     pub status: u16,
@@ -358,7 +431,8 @@ pub struct ResponseValue {
 }
 
 /// A contract error a host call returned, with its kind kept apart from its words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct CallError {
     /// Which of the contract's errors it was.
     pub kind: ErrorKind,
@@ -373,7 +447,7 @@ impl std::fmt::Display for CallError {
 }
 
 /// The contract's `host-error` cases, under names that do not change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The host refused the call (grants, plan, limits); it never reached the mesh.
@@ -399,7 +473,8 @@ impl ErrorKind {
 }
 
 /// How one module's turn ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct OutcomeEvent {
     /// The module.
     pub module: String,
@@ -411,7 +486,7 @@ pub struct OutcomeEvent {
 }
 
 /// A module's outcome with its details; the `outcome` field names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
     /// `check` passed (a check stops here); this is its plan.
@@ -480,7 +555,8 @@ impl Outcome {
 }
 
 /// A plan inside a `ready` outcome.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct PlanRecord {
     /// The plan's lines for a person.
     pub summary: Vec<String>,
@@ -489,7 +565,7 @@ pub struct PlanRecord {
 }
 
 /// The name of an outcome, as the summary lists each module's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeWord {
     /// See [`Outcome::Ready`].
@@ -548,7 +624,8 @@ impl std::fmt::Display for OutcomeWord {
 }
 
 /// The whole run, after every outcome.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SummaryEvent {
     /// Every module succeeded and every invariant held.
     pub succeeded: bool,
@@ -570,7 +647,8 @@ pub struct SummaryEvent {
 }
 
 /// How far one rule of the mesh was checked in a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct RuleCheck {
     /// The rule's stable name.
     pub rule: String,
@@ -579,7 +657,8 @@ pub struct RuleCheck {
 }
 
 /// One module's line in the summary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ModuleSummary {
     /// The module.
     pub module: String,
@@ -590,7 +669,7 @@ pub struct ModuleSummary {
 }
 
 /// What happened to one container; the `change` field names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum Change {
     /// Already running with the same spec: left be.
@@ -625,7 +704,8 @@ pub enum Change {
 
 /// What preflight predicts every push of the phase does, from the foundation, the manifests,
 /// the plans and the mesh's state, by the node's push rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct EffectEvent {
     /// Each push, in the order the plans make them.
     pub pushes: Vec<PushRecord>,
@@ -638,7 +718,8 @@ pub struct EffectEvent {
 }
 
 /// One push and what the node does with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct PushRecord {
     /// The module whose plan pushes.
     pub module: String,
@@ -649,7 +730,8 @@ pub struct PushRecord {
 }
 
 /// One container at one push.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ContainerRecord {
     /// The module whose manifest raises it.
     pub module: String,
@@ -659,7 +741,8 @@ pub struct ContainerRecord {
 }
 
 /// One module secret at one push.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SecretRecord {
     /// The module declaring it.
     pub module: String,
@@ -670,7 +753,8 @@ pub struct SecretRecord {
 }
 
 /// An invariant found broken.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ViolationRecord {
     /// The invariant's stable name, such as `store-never-recreated`.
     pub invariant: String,
@@ -679,14 +763,16 @@ pub struct ViolationRecord {
 }
 
 /// Where `check --out` saved the plans.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct PlanSavedEvent {
     /// The plan file, as given: apply it with `run --plan`.
     pub path: String,
 }
 
 /// A replay's verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ReplayEvent {
     /// The recording replayed, as given.
     pub recording: String,
@@ -697,7 +783,8 @@ pub struct ReplayEvent {
 }
 
 /// Where a replay diverged from its recording.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Divergence {
     /// The call's number in the replay, from 1.
     pub call: u64,
@@ -712,14 +799,16 @@ impl std::fmt::Display for Divergence {
 }
 
 /// The last line of a finished command.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct EndEvent {
     /// The process's exit status (0, 1 or 2; see the README's table).
     pub exit: u8,
 }
 
 /// A command that stopped on an error, as `--json` reports it on stdout.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ErrorEvent {
     /// The schema version, since this may be the stream's only line.
     pub schema: u32,
@@ -737,7 +826,8 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// The last line of a run stopped before its end: a command by SIGINT or SIGTERM, an
 /// embedded run cancelled.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct InterruptedEvent {
     /// `SIGINT` or `SIGTERM`, or `cancelled` (an embedder dropped the run).
     pub signal: String,
@@ -748,7 +838,8 @@ pub struct InterruptedEvent {
 }
 
 /// A carry or tell that reached the mesh.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Effect {
     /// The module whose plugin made it.
     pub module: String,

@@ -18,7 +18,7 @@ use mesh_adopt_manifest::Grants;
 use crate::model::CatalogSource;
 
 /// Which export of the plugin is running: what the grants allow, and what the record says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// `check`: reading only; every effect is denied.
