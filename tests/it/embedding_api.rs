@@ -91,7 +91,10 @@ async fn a_malformed_foundation_a_pin_mismatch_and_a_stale_plan_are_told_apart_b
     // A plan file that is not one.
     assert!(matches!(SavedPlan::parse(b"{}"), Err(Error::PlanFile(_))));
     // An option no plugin could be handed.
-    assert!(matches!(mesh_adopt_runtime::parse_catalog_source("@v1"), Err(Error::RunOption(_))));
+    assert!(matches!(
+        mesh_adopt_runtime::parse_catalog_source("@v1"),
+        Err(Error::RunOption { option: mesh_adopt_runtime::RunOptionName::CatalogSource, .. })
+    ));
 
     // A pin mismatch, from the host and as a module's outcome.
     let wasm = dir.path().join("modules/nats/adopt.wasm");

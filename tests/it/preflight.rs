@@ -123,7 +123,7 @@ async fn a_wall_deadline_too_short_for_the_build_and_the_wait_is_refused_before_
     mesh.host = Some(host);
     let ran = mesh.run().await;
     nothing_moved(&ran);
-    assert_mentions(ran.failure("postgres"), &["may take 1500s", "--plugin-wall-time", "give more than 1620s"]);
+    assert_mentions(ran.failure("postgres"), &["may take 1500s", "limits.wall_time", "give more than 1620s"]);
     assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::Input::Plan);
     assert_eq!(ran.report.exit_code(), 2);
 }

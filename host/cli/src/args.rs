@@ -15,7 +15,7 @@ use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::{Catalogue, Foundation};
-use mesh_adopt_runtime::{DEFAULT_NODE, DEFAULT_WAIT, RunOptions, parse_catalog_source, parse_duration};
+use mesh_adopt_runtime::{DEFAULT_NODE, DEFAULT_WAIT, RunOptionName, RunOptions, parse_catalog_source, parse_duration};
 
 /// `--catalogue DIR`, which every command takes: the catalogue checkout it works on.
 #[derive(Debug, Args)]
@@ -153,7 +153,7 @@ impl SiteArgs {
     /// unless the operator says otherwise. Every option is checked before it is used.
     pub fn options_over(&self, base: RunOptions) -> Result<RunOptions> {
         let catalog_source = match self.catalog_source.as_deref() {
-            Some(text) => Some(parse_catalog_source(text)?),
+            Some(text) => Some(parse_catalog_source(text).map_err(flagged)?),
             None => base.catalog_source,
         };
         let options = RunOptions {
@@ -161,13 +161,28 @@ impl SiteArgs {
             catalog_source,
             wait: self.wait.unwrap_or(base.wait),
         };
-        options.validate()?;
+        options.validate().map_err(flagged)?;
         Ok(options)
     }
 
     /// The files and directories a run reads, which nothing it writes may be or be in.
     pub fn inputs(&self) -> Vec<PathBuf> {
         vec![self.catalogue.dir.join("modules"), self.foundation_path(), self.credentials_path()]
+    }
+}
+
+/// A run option the runtime refused, named by the flag that gave it.
+fn flagged(error: mesh_adopt_runtime::Error) -> anyhow::Error {
+    match error {
+        mesh_adopt_runtime::Error::RunOption { option, why } => {
+            let flag = match option {
+                RunOptionName::Node => "--node",
+                RunOptionName::CatalogSource => "--catalog-source",
+                RunOptionName::Wait => "--wait",
+            };
+            anyhow::anyhow!("{flag} {why}")
+        }
+        other => other.into(),
     }
 }
 

@@ -54,6 +54,23 @@ impl fmt::Display for Unusable {
 
 impl std::error::Error for Unusable {}
 
+/// A limit of the sandbox's, named so a caller can say how its user sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LimitName {
+    /// `limits.wall_time`: how long an export call may take, waits included.
+    WallTime,
+}
+
+impl LimitName {
+    /// The field of [`crate::Limits`] it is.
+    pub fn field(self) -> &'static str {
+        match self {
+            LimitName::WallTime => "wall_time",
+        }
+    }
+}
+
 /// Why the sandbox stopped a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopKind {
@@ -162,6 +179,14 @@ pub enum Error {
     /// A plugin that is not the one its manifest pins.
     #[error(transparent)]
     PinMismatch(#[from] crate::plugin::PinMismatch),
+    /// A limit too low for what a plugin's plan needs: raise it.
+    #[error("limits.{} must be more than {needed:?}", limit.field())]
+    LimitTooLow {
+        /// The limit.
+        limit: LimitName,
+        /// What the plan needs it to exceed.
+        needed: std::time::Duration,
+    },
     /// A module whose plugin file is not there: it has not been built yet.
     #[error("the `{module}` module ships no plugin: `{}` does not exist", path.display())]
     NoPlugin {
@@ -176,9 +201,15 @@ pub enum Error {
     /// The key saved plans' credential digests are made with.
     #[error(transparent)]
     PlanKey(Explained),
-    /// A run option's value: a node, a catalogue source, a wait.
-    #[error(transparent)]
-    RunOption(Explained),
+    /// A run option's value: which option, and what is wrong with it (said after the
+    /// option's name, so a caller can put the name its user gave it in front).
+    #[error("{} {why}", option.words())]
+    RunOption {
+        /// The option.
+        option: crate::run::options::RunOptionName,
+        /// What is wrong with its value.
+        why: String,
+    },
     /// The compile cache's directory or one of its entries.
     #[error(transparent)]
     Cache(Explained),
@@ -249,9 +280,10 @@ impl Error {
             Error::Plugin(_) => "plugin",
             Error::PinMismatch(_) => "pin-mismatch",
             Error::NoPlugin { .. } => "no-plugin",
+            Error::LimitTooLow { .. } => "limit-too-low",
             Error::PlanFile(_) => "plan-file",
             Error::PlanKey(_) => "plan-key",
-            Error::RunOption(_) => "run-option",
+            Error::RunOption { .. } => "run-option",
             Error::Cache(_) => "cache",
             Error::File(_) => "file",
             Error::Recording(_) => "recording",

@@ -89,14 +89,14 @@ pub use catalogue::{
     ModuleFiles, sha256_hex,
 };
 pub use contract::WORLD;
-pub use error::{Error, Explained, Input, StopKind, Stopped, Unusable};
+pub use error::{Error, Explained, Input, LimitName, StopKind, Stopped, Unusable};
 pub use model::{BundleResource, CatalogSource, Context, Plan, PlannedCommand, Refusal, Report};
 pub use plugin::cache::CompileCache;
 pub use plugin::functions::FunctionsReused;
 pub use plugin::{PLUGIN_BYTES, PinMismatch, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
 pub use run::options::{
-    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,
-    parse_duration,
+    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptionName, RunOptions, check_module_name, check_name,
+    parse_catalog_source, parse_duration,
 };
 pub use run::plan_file::{SavedLimits, SavedModule, SavedPlan};
 pub use run::plan_key::PlanKey;

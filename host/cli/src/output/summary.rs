@@ -4,7 +4,7 @@
 use mesh_adopt_runtime::effect::Rule;
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::screen::visible;
-use mesh_adopt_runtime::{ModuleOutcome, RulesChecked, RunReport};
+use mesh_adopt_runtime::{Input, LimitName, ModuleOutcome, RulesChecked, RunReport, StopKind};
 
 /// An outcome's word and its text for a person, plugin text made visible.
 fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {
@@ -14,7 +14,33 @@ fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String
     {
         text.push_str(&hint);
     }
+    let stopped = match outcome {
+        ModuleOutcome::Failed(stopped) => Some(stopped.kind),
+        ModuleOutcome::Unusable(unusable) => match unusable.input {
+            Input::Stopped(kind) => Some(kind),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(flag) = stopped.and_then(limit_flag) {
+        // After the report's first line, which says which limit stopped it.
+        let hint = format!(" (`{flag}` raises it)");
+        match text.find('\n') {
+            Some(end) => text.insert_str(end, &hint),
+            None => text.push_str(&hint),
+        }
+    }
     (outcome.word().words(), text)
+}
+
+/// The option that raises the limit a plugin was stopped by, when one does.
+fn limit_flag(kind: StopKind) -> Option<&'static str> {
+    match kind {
+        StopKind::WallTime => Some("--plugin-wall-time"),
+        StopKind::GuestTime => Some("--plugin-time"),
+        StopKind::Memory => Some("--plugin-memory"),
+        _ => None,
+    }
 }
 
 /// The command that mends a problem the runtime typed, which the runtime, knowing no
@@ -24,6 +50,7 @@ fn command_hint(error: &mesh_adopt_runtime::Error, module: &str) -> Option<Strin
     match error {
         Error::NoPlugin { .. } => Some(format!(" (build it with `mesh-adopt build {module}`)")),
         Error::PinMismatch(_) => Some(format!(" (`mesh-adopt build {module}` rebuilds and pins it)")),
+        Error::LimitTooLow { limit: LimitName::WallTime, .. } => Some(" (`--plugin-wall-time` raises it)".into()),
         _ => None,
     }
 }

@@ -164,7 +164,7 @@ impl CompileCache {
             let me = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
             if meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
                 bail!(
-                    "the compile cache `{}` is not private to this user (owner {}, mode {:o}); choose another with --cache",
+                    "the compile cache `{}` is not private to this user (owner {}, mode {:o}); use another",
                     dir.display(),
                     meta.uid(),
                     meta.permissions().mode() & 0o777

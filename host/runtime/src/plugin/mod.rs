@@ -488,10 +488,7 @@ impl PluginHost {
         } else if text.contains("minimum element size") {
             Some(format!("this host allows {} elements per table; raise limits.table_elements", l.table_elements))
         } else if text.contains("memory does not fit") || text.contains("growing memory") {
-            Some(format!(
-                "this host allows each memory {} MiB; raise limits.memory_bytes (`--plugin-memory`)",
-                l.memory_bytes >> 20
-            ))
+            Some(format!("this host allows each memory {} MiB; raise limits.memory_bytes", l.memory_bytes >> 20))
         } else if text.contains("concurrent") && text.contains("limit") {
             Some(format!(
                 "this host runs at most {} plugins at once; raise limits.concurrent_instances",
@@ -875,7 +872,7 @@ mod tests {
             ),
             ("defined tables count of 5 exceeds the per-instance limit of 4", "tables_per_plugin"),
             ("table index 0 has a minimum element size of 200000 which exceeds the limit of 100000", "table_elements"),
-            ("forcing trap when growing memory to 1074855936 bytes", "memory_bytes (`--plugin-memory`)"),
+            ("forcing trap when growing memory to 1074855936 bytes", "memory_bytes"),
         ] {
             let hint = host.limit_hint(said).unwrap_or_default();
             assert!(hint.contains(&format!("raise limits.{named}")), "{said}: {hint}");

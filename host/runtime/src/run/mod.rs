@@ -24,7 +24,7 @@ use crate::contract::WORLD;
 use crate::effect::predict::Planned;
 use crate::effect::rules::Seen;
 use crate::effect::{ContainerSpec, Declarations, MeshView, Prediction, PushEffect, SecretEffect, predict, rules};
-use crate::error::{Input, Stopped, Unusable};
+use crate::error::{Input, LimitName, Stopped, Unusable};
 use crate::mesh::{ContainerChange, Mesh, Violation};
 use crate::model::{BundleResource, Context, Plan};
 use crate::plugin::{Plugin, PluginHost, RunEnv};
@@ -828,7 +828,7 @@ impl Run<'_> {
                         });
                         ModuleOutcome::Checked(plan)
                     }
-                    Err(message) => ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause: None }),
+                    Err((message, cause)) => ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause }),
                 },
             };
             outcomes.push((module.clone(), outcome));
@@ -941,20 +941,31 @@ impl Run<'_> {
 
     /// A plan within the limits and the plugin's grants, its words scrubbed; a plan beyond
     /// them means the plugin cannot be used as it is.
-    fn bounded_plan(&self, module: &str, plan: Plan, env: &RunEnv) -> Result<Plan, String> {
+    fn bounded_plan(
+        &self,
+        module: &str,
+        plan: Plan,
+        env: &RunEnv,
+    ) -> Result<Plan, (String, Option<crate::error::Error>)> {
         let limits = self.host.limits();
         if plan.commands.len() > limits.plan_commands {
-            return Err(format!(
-                "the `{module}` plugin's plan has {} commands; a plan may have at most {} (limits.plan_commands)",
-                plan.commands.len(),
-                limits.plan_commands
+            return Err((
+                format!(
+                    "the `{module}` plugin's plan has {} commands; a plan may have at most {} (limits.plan_commands)",
+                    plan.commands.len(),
+                    limits.plan_commands
+                ),
+                None,
             ));
         }
         if plan.summary.len() > limits.plan_summary_lines {
-            return Err(format!(
-                "the `{module}` plugin's plan summary has {} lines; a plan may have at most {} (limits.plan_summary_lines)",
-                plan.summary.len(),
-                limits.plan_summary_lines
+            return Err((
+                format!(
+                    "the `{module}` plugin's plan summary has {} lines; a plan may have at most {} (limits.plan_summary_lines)",
+                    plan.summary.len(),
+                    limits.plan_summary_lines
+                ),
+                None,
             ));
         }
         // A plan that builds waits for the build and then for the node: the wall deadline must
@@ -962,29 +973,36 @@ impl Run<'_> {
         let builds = plan.commands.iter().any(|c| c.first().is_some_and(|verb| verb == "build"));
         let longest = self.options.wait + Duration::from_secs(BUILD_TIMEOUT_SECONDS.into());
         if builds && limits.wall_time <= longest {
-            return Err(format!(
-                "the `{module}` plugin's plan builds the module, which may take {BUILD_TIMEOUT_SECONDS}s, and then \
-                 waits up to --wait {}s; the wall time of {:?} (--plugin-wall-time) would stop it half-way: give \
+            let cause = crate::error::Error::LimitTooLow { limit: LimitName::WallTime, needed: longest };
+            return Err((
+                format!(
+                    "the `{module}` plugin's plan builds the module, which may take {BUILD_TIMEOUT_SECONDS}s, and then \
+                 waits up to {}s for the node; its wall time of {:?} (limits.wall_time) would stop it half-way: give \
                  more than {longest:?}",
-                self.options.wait.as_secs(),
-                limits.wall_time
+                    self.options.wait.as_secs(),
+                    limits.wall_time
+                ),
+                Some(cause),
             ));
         }
         for (index, command) in plan.commands.iter().enumerate() {
             // A value found in a command would reach the control plane's argv and its logs:
             // named by its credential, never shown, before anything moves.
             if let (_, Some(credential)) = self.credentials.redact(command.join(" ")) {
-                return Err(format!(
-                    "the `{module}` plugin's plan, command {}, holds the value of credential `{credential}`: a \
+                return Err((
+                    format!(
+                        "the `{module}` plugin's plan, command {}, holds the value of credential `{credential}`: a \
                      command would carry it into the control plane's arguments and logs. A credential reaches \
                      the control plane only as a carried secret; if its value is an ordinary word, it cannot be \
                      kept secret: change it",
-                    index + 1
+                        index + 1
+                    ),
+                    None,
                 ));
             }
             env.permissions
                 .allow(Phase::Adopt, Call::Tell { args: command })
-                .map_err(|why| format!("the `{module}` plugin plans a command it could never tell: {why}"))?;
+                .map_err(|why| (format!("the `{module}` plugin plans a command it could never tell: {why}"), None))?;
         }
         let summary = plan.summary.into_iter().map(|line| self.scrub_in(module, line, "its plan")).collect();
         Ok(Plan { summary, commands: plan.commands })

@@ -36,30 +36,15 @@ impl Default for RunOptions {
 
 impl RunOptions {
     /// Checks every option as a plugin would send it on: names are checked words, the wait
-    /// within range.
+    /// within range. The error says which option, so a caller can name it as its user gave
+    /// it (the command line says `--wait`).
     pub fn validate(&self) -> Result<(), crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::RunOption, || {
-            check_name("--node", &self.node)?;
-            if let Some(source) = &self.catalog_source {
-                check_source(source)?;
-            }
-            if self.wait > MAX_WAIT {
-                return Err(anyhow!(
-                    "--wait `{}s` is longer than the {}s (12h) allowed",
-                    self.wait.as_secs(),
-                    MAX_WAIT.as_secs()
-                ));
-            }
-            // The control plane waits in whole seconds: a fraction would be cut without a word,
-            // and no wait at all would refuse every node that applies a push a moment later.
-            if self.wait.subsec_nanos() != 0 || self.wait.is_zero() {
-                return Err(anyhow!(
-                    "--wait `{:?}` is not a whole number of seconds of at least 1s (for example 90s, 5m)",
-                    self.wait
-                ));
-            }
-            Ok(())
-        })
+        let refused = |option, why| crate::error::Error::RunOption { option, why };
+        name_problem(&self.node).map_err(|why| refused(RunOptionName::Node, why))?;
+        if let Some(source) = &self.catalog_source {
+            source_problem(source).map_err(|why| refused(RunOptionName::CatalogSource, why))?;
+        }
+        wait_problem(self.wait).map_err(|why| refused(RunOptionName::Wait, why))
     }
 
     /// The catalogue source as the operator would type it.
@@ -82,26 +67,63 @@ pub const SOURCE_BYTES: usize = 2048;
 
 /// Refuses a name an option gives (`--node`, a module) that a command could misread.
 pub fn check_name(option: &str, value: &str) -> Result<(), crate::error::Error> {
-    crate::error::at_boundary(crate::error::Error::RunOption, || {
-        if value.len() > NAME_BYTES {
-            return Err(anyhow!(
-                "{option} is {} bytes long; a name is at most {NAME_BYTES} bytes, as a host name is",
-                value.len()
-            ));
-        }
-        check_word("name", value).map_err(|e| {
-            anyhow!(
-                "{option} `{}` cannot be used: {}; a name is a word such as `node-1`",
-                value.escape_debug(),
-                e.to_string().trim_start_matches("its name ")
-            )
-        })
+    crate::error::at_boundary(crate::error::Error::Catalogue, || {
+        name_problem(value).map_err(|why| anyhow!("{option} {why}"))
     })
+}
+
+/// Which run option an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOptionName {
+    /// The node modules are assigned to.
+    Node,
+    /// Where the modules are built from.
+    CatalogSource,
+    /// How long to wait for the node after a push.
+    Wait,
+}
+
+impl RunOptionName {
+    /// The option in words, as the runtime names it.
+    pub fn words(self) -> &'static str {
+        match self {
+            RunOptionName::Node => "the node",
+            RunOptionName::CatalogSource => "the catalogue source",
+            RunOptionName::Wait => "the wait",
+        }
+    }
+}
+
+/// What is wrong with a name a command would carry, said after the name's option.
+fn name_problem(value: &str) -> Result<(), String> {
+    if value.len() > NAME_BYTES {
+        return Err(format!("is {} bytes long; a name is at most {NAME_BYTES} bytes, as a host name is", value.len()));
+    }
+    check_word("name", value).map_err(|e| {
+        format!(
+            "`{}` cannot be used: {}; a name is a word such as `node-1`",
+            value.escape_debug(),
+            e.to_string().trim_start_matches("its name ")
+        )
+    })
+}
+
+/// What is wrong with a wait, said after its option.
+fn wait_problem(wait: Duration) -> Result<(), String> {
+    if wait > MAX_WAIT {
+        return Err(format!("`{}s` is longer than the {}s (12h) allowed", wait.as_secs(), MAX_WAIT.as_secs()));
+    }
+    // The control plane waits in whole seconds: a fraction would be cut without a word,
+    // and no wait at all would refuse every node that applies a push a moment later.
+    if wait.subsec_nanos() != 0 || wait.is_zero() {
+        return Err(format!("`{wait:?}` is not a whole number of seconds of at least 1s (for example 90s, 5m)"));
+    }
+    Ok(())
 }
 
 /// Refuses a module name that is not a plain directory name under `modules/`.
 pub fn check_module_name(value: &str) -> Result<(), crate::error::Error> {
-    crate::error::at_boundary(crate::error::Error::RunOption, || {
+    crate::error::at_boundary(crate::error::Error::Catalogue, || {
         check_name("the module", value)?;
         if !value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
             return Err(anyhow!(
@@ -113,20 +135,17 @@ pub fn check_module_name(value: &str) -> Result<(), crate::error::Error> {
     })
 }
 
-fn check_source(source: &CatalogSource) -> Result<()> {
+/// What is wrong with a catalogue source, said after its option.
+fn source_problem(source: &CatalogSource) -> Result<(), String> {
     let longest = source.repository.len().max(source.reference.as_ref().map_or(0, String::len));
     if longest > SOURCE_BYTES {
-        return Err(anyhow!(
-            "--catalog-source has a part {longest} bytes long; a repository or ref is at most {SOURCE_BYTES} bytes"
-        ));
+        return Err(format!("has a part {longest} bytes long; a repository or ref is at most {SOURCE_BYTES} bytes"));
     }
-    check_word("repository", &source.repository).map_err(|e| {
-        anyhow!("--catalog-source `{}` cannot be used: {e}; give REPO or REPO@REF", source.repository.escape_debug())
-    })?;
+    check_word("repository", &source.repository)
+        .map_err(|e| format!("`{}` cannot be used: {e}; give REPO or REPO@REF", source.repository.escape_debug()))?;
     if let Some(reference) = &source.reference {
-        check_word("ref", reference).map_err(|e| {
-            anyhow!("--catalog-source ref `{}` cannot be used: {e}; give REPO or REPO@REF", reference.escape_debug())
-        })?;
+        check_word("ref", reference)
+            .map_err(|e| format!("ref `{}` cannot be used: {e}; give REPO or REPO@REF", reference.escape_debug()))?;
     }
     Ok(())
 }
@@ -135,23 +154,22 @@ fn check_source(source: &CatalogSource) -> Result<()> {
 /// of the repository. An empty repository or ref, or one a builder could read as an option,
 /// is refused.
 pub fn parse_catalog_source(text: &str) -> Result<CatalogSource, crate::error::Error> {
-    crate::error::at_boundary(crate::error::Error::RunOption, || {
-        let source = match text.rsplit_once('@') {
-            Some((repository, reference)) if !reference.contains([':', '/']) => {
-                if repository.is_empty() || reference.is_empty() {
-                    return Err(anyhow!(
-                        "--catalog-source `{}` cannot be used: {} is empty; give REPO or REPO@REF",
-                        text.escape_debug(),
-                        if repository.is_empty() { "the repository before `@`" } else { "the ref after `@`" }
-                    ));
-                }
-                CatalogSource { repository: repository.to_string(), reference: Some(reference.to_string()) }
+    let refused = |why| crate::error::Error::RunOption { option: RunOptionName::CatalogSource, why };
+    let source = match text.rsplit_once('@') {
+        Some((repository, reference)) if !reference.contains([':', '/']) => {
+            if repository.is_empty() || reference.is_empty() {
+                return Err(refused(format!(
+                    "`{}` cannot be used: {} is empty; give REPO or REPO@REF",
+                    text.escape_debug(),
+                    if repository.is_empty() { "the repository before `@`" } else { "the ref after `@`" }
+                )));
             }
-            _ => CatalogSource { repository: text.to_string(), reference: None },
-        };
-        check_source(&source)?;
-        Ok(source)
-    })
+            CatalogSource { repository: repository.to_string(), reference: Some(reference.to_string()) }
+        }
+        _ => CatalogSource { repository: text.to_string(), reference: None },
+    };
+    source_problem(&source).map_err(refused)?;
+    Ok(source)
 }
 
 /// Parses a duration as an operator writes it: `90` (seconds), `90s`, `5m`, `1h 30m`,
@@ -227,7 +245,7 @@ mod tests {
     fn refuses_sources_a_builder_could_not_use() {
         for bad in ["", "@v1", "repo@", "--upload-pack=x", "repo@--upload-pack=x", "a b", "https://h/../x"] {
             let err = parse_catalog_source(bad).unwrap_err().to_string();
-            assert!(err.contains("--catalog-source"), "{bad:?}: {err}");
+            assert!(err.starts_with("the catalogue source"), "{bad:?}: {err}");
         }
     }
 

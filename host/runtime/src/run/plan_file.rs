@@ -161,7 +161,7 @@ impl SavedPlan {
             let format: Format = serde_json::from_slice(bytes).context("it is not a saved plan")?;
             if format.schema != PLAN_SCHEMA {
                 bail!(
-                    "it is a plan of format {}; this host reads format {PLAN_SCHEMA}: make it again with `check --out`",
+                    "it is a plan of format {}; this host reads format {PLAN_SCHEMA}: check again to make it anew",
                     format.schema
                 );
             }
@@ -188,14 +188,11 @@ impl SavedPlan {
             return field("the catalogue source", source(&self.catalog_source), source(&now.catalog_source));
         }
         if self.wait_s != now.wait_s {
-            return field("--wait", format!("{}s", self.wait_s), format!("{}s", now.wait_s));
+            return field("the wait after a push", format!("{}s", self.wait_s), format!("{}s", now.wait_s));
         }
         if self.limits != now.limits {
             let shown = |l: &SavedLimits| {
-                format!(
-                    "--plugin-memory {} --plugin-time {}ms --plugin-wall-time {}ms",
-                    l.memory_mib, l.time_ms, l.wall_time_ms
-                )
+                format!("memory {} MiB, guest time {}ms, wall time {}ms", l.memory_mib, l.time_ms, l.wall_time_ms)
             };
             return fields("the plugin limits", shown(&self.limits), shown(&now.limits));
         }

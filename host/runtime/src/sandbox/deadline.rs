@@ -176,10 +176,10 @@ impl Deadline {
     /// Stops the plugin past its deadline while it waited on `what`: records why, wakes the
     /// watchdog and never returns, so the guest never runs again.
     pub async fn stop(&self, what: &str) -> Infallible {
-        self.mark(StopKind::WallTime, format!(
-            "stopped: waited past its deadline of {:?} of wall time (limits.wall_time, `--plugin-wall-time`) in {what}",
-            self.limit
-        ));
+        self.mark(
+            StopKind::WallTime,
+            format!("stopped: waited past its deadline of {:?} of wall time (limits.wall_time) in {what}", self.limit),
+        );
         std::future::pending().await
     }
 
@@ -205,16 +205,18 @@ impl Deadline {
                 let waiting_on = self.state().waiting_on.clone();
                 match waiting_on {
                     Some(what) => {
-                        self.mark(StopKind::WallTime, format!(
-                            "stopped: waited past its deadline of {:?} of wall time (limits.wall_time, \
-                             `--plugin-wall-time`) in {what}",
-                            self.limit
-                        ));
+                        self.mark(
+                            StopKind::WallTime,
+                            format!(
+                                "stopped: waited past its deadline of {:?} of wall time (limits.wall_time) in {what}",
+                                self.limit
+                            ),
+                        );
                     }
-                    None => self.mark(StopKind::WallTime, format!(
-                        "stopped: ran past its deadline of {:?} of wall time (limits.wall_time, `--plugin-wall-time`)",
-                        self.limit
-                    )),
+                    None => self.mark(
+                        StopKind::WallTime,
+                        format!("stopped: ran past its deadline of {:?} of wall time (limits.wall_time)", self.limit),
+                    ),
                 }
                 continue;
             }
