@@ -2,74 +2,7 @@
 //! wrong (retry with more memory, fix a manifest, show a refusal) without reading prose.
 
 use std::fmt;
-
-use crate::sandbox::grants::Phase;
-
-/// Which of a module's inputs cannot be used. Found in preflight, before any effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
-    /// The module's catalogue entry or its manifest: missing, malformed, misnamed, or
-    /// granting more than the host allows.
-    Manifest,
-    /// Its plugin: missing, not a component, not of this host's world, or not the pinned one.
-    Plugin,
-    /// A credential its manifest grants: missing, empty, oversized or not a file.
-    Credentials,
-    /// The plan its `check` made: beyond the limits, or commands its grants could never allow.
-    Plan,
-    /// Its plugin was stopped by the sandbox while it was only being checked.
-    Stopped(StopKind),
-}
-
-impl Input {
-    /// The input's name as the record and `--json` give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Input::Manifest => "manifest",
-            Input::Plugin => "plugin",
-            Input::Credentials => "credentials",
-            Input::Plan => "plan",
-            Input::Stopped(_) => "stopped",
-        }
-    }
-}
-
-/// A module that cannot be used as it is, and why in words.
-#[derive(Debug, Clone)]
-pub struct Unusable {
-    /// What is wrong with it.
-    pub input: Input,
-    /// The whole explanation, naming the file or the limit concerned.
-    pub message: String,
-    /// The typed error it came from, when the runtime raised one (a pin mismatch, a module
-    /// that ships no plugin): what an installer acts on without reading the message.
-    pub cause: Option<Error>,
-}
-
-impl fmt::Display for Unusable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Unusable {}
-
-/// A limit of the sandbox's, named so a caller can say how its user sets it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LimitName {
-    /// `limits.wall_time`: how long an export call may take, waits included.
-    WallTime,
-}
-
-impl LimitName {
-    /// The field of [`crate::Limits`] it is.
-    pub fn field(self) -> &'static str {
-        match self {
-            LimitName::WallTime => "wall_time",
-        }
-    }
-}
+use std::path::PathBuf;
 
 /// Why the sandbox stopped a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,26 +49,6 @@ impl StopKind {
     }
 }
 
-/// A plugin the sandbox stopped, with the report a person reads: the reason, its last host
-/// call, what it wrote and what it had already done.
-#[derive(Debug, Clone)]
-pub struct Stopped {
-    /// In which export it was stopped.
-    pub during: Phase,
-    /// Why.
-    pub kind: StopKind,
-    /// The whole stop report.
-    pub report: String,
-}
-
-impl fmt::Display for Stopped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.report)
-    }
-}
-
-impl std::error::Error for Stopped {}
-
 /// The reason a stop's source gives, typed at the source so the report's kind does not have
 /// to be read back out of its words.
 #[derive(Debug, Clone)]
@@ -178,7 +91,7 @@ pub enum Error {
     Plugin(Explained),
     /// A plugin that is not the one its manifest pins.
     #[error(transparent)]
-    PinMismatch(#[from] crate::plugin::PinMismatch),
+    PinMismatch(#[from] PinMismatch),
     /// A limit too low for what a plugin's plan needs: raise it.
     #[error("limits.{} must be more than {needed:?}", limit.field())]
     LimitTooLow {
@@ -206,7 +119,7 @@ pub enum Error {
     #[error("{} {why}", option.words())]
     RunOption {
         /// The option.
-        option: crate::run::options::RunOptionName,
+        option: RunOptionName,
         /// What is wrong with its value.
         why: String,
     },
@@ -310,10 +223,75 @@ pub(crate) fn typed(as_error: fn(Explained) -> Error, error: anyhow::Error) -> E
             Ok(typed) => return typed,
             Err(error) => error,
         };
-        if let Some(pin) = error.downcast_ref::<crate::plugin::PinMismatch>() {
+        if let Some(pin) = error.downcast_ref::<PinMismatch>() {
             return Error::PinMismatch(pin.clone());
         }
         return as_error(Explained::of(&error));
     }
     as_error(Explained::of(&error))
+}
+
+/// A plugin that is not the one its manifest pins: kept typed so a caller that knows the
+/// module can say how to mend it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinMismatch {
+    /// The plugin file refused.
+    pub path: PathBuf,
+    /// Its sha256.
+    pub digest: String,
+    /// The sha256 the manifest pins.
+    pub pin: String,
+}
+
+impl fmt::Display for PinMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "refused to load plugin `{}`: its sha256 is {}, and the manifest pins {}",
+            self.path.display(),
+            self.digest,
+            self.pin
+        )
+    }
+}
+
+impl std::error::Error for PinMismatch {}
+
+/// Which run option an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOptionName {
+    /// The node modules are assigned to.
+    Node,
+    /// Where the modules are built from.
+    CatalogSource,
+    /// How long to wait for the node after a push.
+    Wait,
+}
+
+impl RunOptionName {
+    /// The option in words, as the runtime names it.
+    pub fn words(self) -> &'static str {
+        match self {
+            RunOptionName::Node => "the node",
+            RunOptionName::CatalogSource => "the catalogue source",
+            RunOptionName::Wait => "the wait",
+        }
+    }
+}
+
+/// A limit of the sandbox's, named so a caller can say how its user sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LimitName {
+    /// `limits.wall_time`: how long an export call may take, waits included.
+    WallTime,
+}
+
+impl LimitName {
+    /// The field of [`crate::Limits`] it is.
+    pub fn field(self) -> &'static str {
+        match self {
+            LimitName::WallTime => "wall_time",
+        }
+    }
 }

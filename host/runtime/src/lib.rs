@@ -63,6 +63,7 @@ mod catalogue;
 mod contract;
 pub mod effect;
 mod error;
+pub mod events;
 pub mod mesh;
 mod model;
 mod plugin;
@@ -70,7 +71,7 @@ mod record;
 mod run;
 mod sandbox;
 
-pub use record::{events, screen, stream, transcript};
+pub use record::{screen, stream, transcript};
 
 /// Reading and writing the files a run touches, so that none can hold it: each is opened
 /// without blocking and checked as opened, and bounded before it is read.
@@ -84,24 +85,25 @@ pub mod manifest {
 }
 
 pub use catalogue::credentials::{CredentialValues, Credentials};
+pub use catalogue::plan_key::PlanKey;
 pub use catalogue::{
     Catalogue, CatalogueModule, FOUNDATION_BYTES, Foundation, FoundationResource, MANIFEST_BYTES, MANIFEST_FILE,
     ModuleFiles, sha256_hex,
 };
 pub use contract::WORLD;
-pub use error::{Error, Explained, Input, LimitName, StopKind, Stopped, Unusable};
+pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
+pub use model::Phase;
+pub use model::options::{
+    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,
+    parse_duration,
+};
 pub use model::{BundleResource, CatalogSource, Context, Plan, PlannedCommand, Refusal, Report};
+pub use model::{Input, Stopped, Unusable};
 pub use plugin::cache::CompileCache;
 pub use plugin::functions::FunctionsReused;
-pub use plugin::{PLUGIN_BYTES, PinMismatch, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
-pub use run::options::{
-    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptionName, RunOptions, check_module_name, check_name,
-    parse_catalog_source, parse_duration,
-};
+pub use plugin::{PLUGIN_BYTES, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
 pub use run::plan_file::{SavedLimits, SavedModule, SavedPlan};
-pub use run::plan_key::PlanKey;
 pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport};
-pub use sandbox::grants::Phase;
 pub use sandbox::limits::Limits;
 
 /// Runs many meshes at once, for the fleet benchmark and its test.

@@ -7,27 +7,7 @@ use anyhow::{Context as _, Result, bail};
 
 use mesh_adopt_runtime::{Foundation, FoundationResource};
 
-use super::{Documents, pretty, rust, sequence};
-
-/// The container a new module adopts, as the foundation bundle has it.
-pub struct Adopted {
-    /// The bundle's id for it.
-    pub bundle_id: String,
-    /// Its name on the node.
-    pub name: String,
-    /// The image it runs.
-    pub image: String,
-    /// Its volumes, `HOST:CONTAINER[:OPTIONS]`.
-    pub volumes: Vec<String>,
-}
-
-/// A genesis credential the module takes over as its own secret.
-pub struct Handover {
-    /// The credential's name in genesis.
-    pub credential: String,
-    /// The secret's name in the module.
-    pub secret: String,
-}
+use super::{Adopted, Documents, Handover, pretty, rust, sequence};
 
 /// The foundation bundle's container `bundle_id`, refused by name when the bundle has no
 /// such container.

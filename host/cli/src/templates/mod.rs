@@ -12,6 +12,26 @@ pub use adopted::{adopted_container, adopts_in_place, handover_for};
 
 use crate::language::Language;
 
+/// The container a new module adopts, as the foundation bundle has it.
+pub struct Adopted {
+    /// The bundle's id for it.
+    pub bundle_id: String,
+    /// Its name on the node.
+    pub name: String,
+    /// The image it runs.
+    pub image: String,
+    /// Its volumes, `HOST:CONTAINER[:OPTIONS]`.
+    pub volumes: Vec<String>,
+}
+
+/// A genesis credential the module takes over as its own secret.
+pub struct Handover {
+    /// The credential's name in genesis.
+    pub credential: String,
+    /// The secret's name in the module.
+    pub secret: String,
+}
+
 /// A new module's documents, before they are written.
 pub struct Documents {
     /// `manifest.json`.

@@ -1,8 +1,8 @@
 //! A Rust plugin's files: its crate's `Cargo.toml`, and the two plugin sources `new` starts
 //! from (a module installed by the provider sequence, one that adopts a container in place).
 
-use super::adopted::{Adopted, Handover};
 use super::type_name;
+use super::{Adopted, Handover};
 
 /// The crate's `Cargo.toml`: a workspace of its own (so it builds the same wherever the
 /// catalogue is checked out), with the release profile that keeps plugins small.

@@ -17,8 +17,23 @@ use std::sync::{Arc, Mutex};
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
-use crate::mesh::SecretValue;
-use crate::run::plan_key::PlanKey;
+use crate::catalogue::plan_key::PlanKey;
+
+/// A credential's bytes, held by the host. Its `Debug` never shows the value, so it cannot
+/// reach a log by accident.
+#[derive(Clone)]
+pub struct SecretValue {
+    /// The credential's name, safe to show.
+    pub name: String,
+    /// The value; only a mesh backend delivering it may read this.
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for SecretValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SecretValue({}, <redacted>)", self.name)
+    }
+}
 
 /// The shortest value scrubbed from text: a shorter one cannot be told from ordinary words,
 /// and is no secret worth the name.

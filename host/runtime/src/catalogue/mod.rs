@@ -2,6 +2,7 @@
 //! `adopt.wasm` beside it) and the foundation bundle genesis produced.
 
 pub mod credentials;
+pub mod plan_key;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -142,7 +143,7 @@ impl Catalogue {
     /// JSON object or a module that ships no plugin.
     pub fn module(&self, name: &str) -> Result<CatalogueModule, crate::error::Error> {
         crate::error::at_boundary(crate::error::Error::Catalogue, || {
-            crate::run::options::check_module_name(name)?;
+            crate::model::options::check_module_name(name)?;
             let dir = self.root.join("modules").join(name);
             let Some(modules) = &self.in_memory else {
                 let manifest_path = dir.join(MANIFEST_FILE);
@@ -211,7 +212,7 @@ fn entry(
         .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
     no_key_twice(&manifest)
         .with_context(|| format!("the `{name}` module's manifest `{}` is ambiguous", manifest_path.display()))?;
-    crate::sandbox::grants::within_ceiling(&parsed.adopt.grants)
+    within_ceiling(&parsed.adopt.grants)
         .with_context(|| format!("the `{name}` module's manifest `{}` grants too much", manifest_path.display()))?;
     let plugin_file = &parsed.adopt.plugin;
     if plugin_file.is_empty() || plugin_file.contains(['/', '\\']) || plugin_file == ".." {
@@ -668,6 +669,33 @@ impl Foundation {
     }
 }
 
+/// Refuses grants no catalogue may give: credential and container names must be plain
+/// names, and fetches must be http(s) URLs. (Grants for tell or carry cannot even be
+/// written: the manifest's grants section has no such keys.)
+fn within_ceiling(grants: &mesh_adopt_manifest::Grants) -> Result<()> {
+    for name in &grants.credentials {
+        if !is_plain_name(name) {
+            bail!("credential grant `{name}` is not a plain name inside the credentials directory");
+        }
+    }
+    for name in &grants.inspect {
+        if !is_plain_name(name) {
+            bail!("inspect grant `{name}` is not a container name");
+        }
+    }
+    for url in &grants.fetch {
+        if !(url.starts_with("http://") || url.starts_with("https://")) || url == "http://*" || url == "https://*" {
+            bail!("fetch grant `{url}` is not an http(s) URL or a prefix of one with a host");
+        }
+    }
+    Ok(())
+}
+
+/// A name that is one file or container, nothing a path or a command could misread.
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) && name != ".."
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -793,5 +821,18 @@ mod tests {
         )
         .unwrap();
         assert_eq!(store.runs_with["s"], ["su"]);
+    }
+
+    #[test]
+    fn refuses_grants_beyond_the_ceiling() {
+        let grants = |c: &str, f: &str| mesh_adopt_manifest::Grants {
+            credentials: vec![c.into()],
+            inspect: vec![],
+            fetch: vec![f.into()],
+        };
+        assert!(within_ceiling(&grants("store-superuser", "http://127.0.0.1:8222/healthz")).is_ok());
+        assert!(within_ceiling(&grants("../../etc/shadow", "http://x/")).is_err());
+        assert!(within_ceiling(&grants("ok", "file:///etc/passwd")).is_err());
+        assert!(within_ceiling(&grants("ok", "http://*")).is_err());
     }
 }

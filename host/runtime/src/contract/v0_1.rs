@@ -15,7 +15,7 @@ wasmtime::component::bindgen!({
         default: async,
     },
     exports: { default: async },
-    with: { "mesh:adopt/control.secret": crate::mesh::SecretValue },
+    with: { "mesh:adopt/control.secret": crate::catalogue::credentials::SecretValue },
 });
 
 pub use mesh::adopt::types::HostError;

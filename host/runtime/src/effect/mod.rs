@@ -166,9 +166,9 @@ pub struct SecretEffect {
     pub accepted: bool,
 }
 
-impl From<&Touch> for crate::record::events::Change {
-    fn from(touch: &Touch) -> crate::record::events::Change {
-        use crate::record::events::Change;
+impl From<&Touch> for crate::events::Change {
+    fn from(touch: &Touch) -> crate::events::Change {
+        use crate::events::Change;
         let container = touch.container.clone();
         match &touch.effect {
             ContainerEffect::Kept { image } => Change::Kept { container, image: image.clone() },
@@ -182,9 +182,9 @@ impl From<&Touch> for crate::record::events::Change {
 }
 
 /// The prediction as the event stream has it.
-pub fn record(prediction: &Prediction, complete: bool) -> crate::record::events::EffectEvent {
-    use crate::record::events::{ContainerRecord, PushRecord, SecretRecord};
-    crate::record::events::EffectEvent {
+pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectEvent {
+    use crate::events::{ContainerRecord, PushRecord, SecretRecord};
+    crate::events::EffectEvent {
         pushes: prediction
             .pushes
             .iter()
@@ -204,5 +204,19 @@ pub fn record(prediction: &Prediction, complete: bool) -> crate::record::events:
             .collect(),
         complete,
         first: prediction.first.clone(),
+    }
+}
+/// A rule the mesh must keep whatever a plugin does, found broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The invariant's name, stable for tests and scripts.
+    pub invariant: &'static str,
+    /// What broke it, in words.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invariant `{}` broken: {}", self.invariant, self.detail)
     }
 }

@@ -8,7 +8,7 @@ use mesh_adopt_manifest::{AdoptedAs, mounts};
 
 use super::declared::{Declarations, same_volumes};
 use super::{ContainerEffect, MeshView, Prediction, Touch};
-use crate::mesh::Violation;
+use crate::effect::Violation;
 
 /// A rule of the mesh, by its stable name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -2,28 +2,15 @@
 //! so the same plugin runs against the simulator, a live control plane, or a recording.
 
 use std::fmt;
+
+pub use crate::catalogue::credentials::SecretValue;
+use crate::effect::Violation;
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
 pub mod replay;
 pub mod simulated;
-
-/// A credential's bytes, held by the host. Its `Debug` never shows the value, so it cannot
-/// reach a log by accident.
-#[derive(Clone)]
-pub struct SecretValue {
-    /// The credential's name, safe to show.
-    pub name: String,
-    /// The value; only a mesh backend delivering it may read this.
-    pub bytes: Vec<u8>,
-}
-
-impl fmt::Debug for SecretValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SecretValue({}, <redacted>)", self.name)
-    }
-}
 
 /// What a plugin carries into the control plane.
 #[derive(Debug, Clone)]
@@ -116,21 +103,6 @@ impl ContainerChange {
             | ContainerChange::Created { name, .. }
             | ContainerChange::Removed { name } => name,
         }
-    }
-}
-
-/// A rule the mesh must keep whatever a plugin does, found broken.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The invariant's name, stable for tests and scripts.
-    pub invariant: &'static str,
-    /// What broke it, in words.
-    pub detail: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invariant `{}` broken: {}", self.invariant, self.detail)
     }
 }
 
@@ -228,17 +200,15 @@ pub trait Mesh: Send + Sync {
     }
 }
 
-impl From<&ContainerChange> for crate::record::events::Change {
-    fn from(change: &ContainerChange) -> crate::record::events::Change {
+impl From<&ContainerChange> for crate::events::Change {
+    fn from(change: &ContainerChange) -> crate::events::Change {
         match change.clone() {
-            ContainerChange::Kept { name, image } => crate::record::events::Change::Kept { container: name, image },
+            ContainerChange::Kept { name, image } => crate::events::Change::Kept { container: name, image },
             ContainerChange::Recreated { name, from, to } => {
-                crate::record::events::Change::Recreated { container: name, from, to }
+                crate::events::Change::Recreated { container: name, from, to }
             }
-            ContainerChange::Created { name, image } => {
-                crate::record::events::Change::Created { container: name, image }
-            }
-            ContainerChange::Removed { name } => crate::record::events::Change::Removed { container: name },
+            ContainerChange::Created { name, image } => crate::events::Change::Created { container: name, image },
+            ContainerChange::Removed { name } => crate::events::Change::Removed { container: name },
         }
     }
 }

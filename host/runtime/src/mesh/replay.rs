@@ -12,10 +12,10 @@ use anyhow::{Context as _, Result, bail};
 use async_trait::async_trait;
 
 use super::{ContainerState, Mesh, MeshError, Payload, Response};
-use crate::record::events::{
+use crate::events::{
     self, CallEvent, CallResult, CallValue, Divergence, ErrorKind, Event, Header, Op, Request, SCHEMA,
 };
-use crate::run::options::RunOptions;
+use crate::model::options::RunOptions;
 
 /// What a `--record` file (or a saved `--json` stdout, which is the same stream) holds that
 /// a replay needs.
@@ -346,7 +346,7 @@ mod tests {
     fn inspect_at(at_ms: f64) -> CallEvent {
         CallEvent {
             module: "nats".into(),
-            phase: crate::sandbox::grants::Phase::Check,
+            phase: crate::model::Phase::Check,
             request: Request { op: Op::Inspect, args: vec!["mesh-bus".into()], payload: None, cut: None },
             result: CallResult::Ok(CallValue::Nothing),
             at_ms,

@@ -24,13 +24,14 @@ use wasmtime_wasi::WasiCtx;
 
 use crate::contract::v0_1::{self, Adopter, AdopterPre};
 use crate::contract::{PACKAGE, VERSION};
-use crate::error::{StopKind, StopReason, Stopped};
+use crate::error::{PinMismatch, StopKind, StopReason};
+use crate::model::Phase;
+use crate::model::Stopped;
 use crate::model::{Context, Plan, Refusal, Report};
 use crate::plugin::cache::CompileCache;
 use crate::plugin::digests::FileIdentity;
 use crate::plugin::functions::{FunctionStore, FunctionsReused};
 use crate::sandbox::deadline::Deadline;
-use crate::sandbox::grants::Phase;
 use crate::sandbox::limits::Limits;
 pub use crate::sandbox::state::RunEnv;
 use crate::sandbox::state::{PlanCursor, RunState};
@@ -77,32 +78,6 @@ pub struct PluginHost {
     /// across processes beside the compile cache).
     seen: Mutex<HashMap<FileIdentity, String>>,
 }
-
-/// A plugin that is not the one its manifest pins: kept typed so a caller that knows the
-/// module can say how to mend it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PinMismatch {
-    /// The plugin file refused.
-    pub path: PathBuf,
-    /// Its sha256.
-    pub digest: String,
-    /// The sha256 the manifest pins.
-    pub pin: String,
-}
-
-impl std::fmt::Display for PinMismatch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "refused to load plugin `{}`: its sha256 is {}, and the manifest pins {}",
-            self.path.display(),
-            self.digest,
-            self.pin
-        )
-    }
-}
-
-impl std::error::Error for PinMismatch {}
 
 /// Refuses a plugin whose digest is not the one its manifest pins, naming both.
 fn check_pin(path: &Path, digest: &str, pin: Option<&str>) -> Result<()> {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::catalogue::credentials::Credentials;
-use crate::record::events::Event;
+use crate::events::Event;
 
 /// Receives a run's events, in order, as they happen. It is called from the run's task
 /// and must not block for long: a slow sink holds the run up.

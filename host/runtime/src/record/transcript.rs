@@ -7,8 +7,8 @@ use crate::record::stream::Sink;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::record::events::{self, CallError, CallValue, ErrorKind, Request};
-use crate::sandbox::grants::Phase;
+use crate::events::{self, CallError, CallValue, ErrorKind, Request};
+use crate::model::Phase;
 
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,7 +179,7 @@ impl Transcript {
     /// grants or its plan), or a planned command the control plane did not carry out, other
     /// than the account the provider sequence may go without. `None` when there was none.
     pub fn trouble_passed_over(&self, module: &str) -> Option<String> {
-        use crate::record::events::{ErrorKind, Op};
+        use crate::events::{ErrorKind, Op};
         self.with_events(|events| {
             events.iter().find_map(|e| match e {
                 Event::Call { module: m, request, outcome: Err(error), .. } if m == module => {
@@ -208,7 +208,7 @@ impl Transcript {
         self.with_events(|events| {
             events.iter().any(|e| {
                 matches!(e, Event::Call { module: m, request, outcome: Ok(_), .. }
-                    if m == module && request.op == crate::record::events::Op::Tell
+                    if m == module && request.op == crate::events::Op::Tell
                         && request.args.first().is_some_and(|verb| verb == "push"))
             })
         })

@@ -5,9 +5,7 @@
 //! the mesh is asked what changed and whether every invariant held.
 
 pub mod fleet;
-pub mod options;
 pub mod plan_file;
-pub mod plan_key;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,24 +16,27 @@ use anyhow::Result;
 use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
 
 use crate::catalogue::credentials::Credentials;
+use crate::catalogue::plan_key::PlanKey;
 use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::contract::WORLD;
+use crate::effect::Violation;
 use crate::effect::predict::Planned;
 use crate::effect::rules::Seen;
 use crate::effect::{ContainerSpec, Declarations, MeshView, Prediction, PushEffect, SecretEffect, predict, rules};
-use crate::error::{Input, LimitName, Stopped, Unusable};
-use crate::mesh::{ContainerChange, Mesh, Violation};
+use crate::error::LimitName;
+use crate::events::{self, OutcomeWord};
+use crate::mesh::{ContainerChange, Mesh};
+use crate::model::Phase;
+pub use crate::model::options::RunOptions;
 use crate::model::{BundleResource, Context, Plan};
+use crate::model::{Input, Stopped, Unusable};
 use crate::plugin::{Plugin, PluginHost, RunEnv};
-use crate::record::events::{self, OutcomeWord};
 use crate::record::screen::{visible, visible_lines};
 use crate::record::stream::Sink;
 use crate::record::transcript::{Event, Transcript};
-pub use crate::run::options::RunOptions;
 use crate::run::plan_file::{SavedPlan, plan_difference};
-use crate::run::plan_key::PlanKey;
-use crate::sandbox::grants::{Call, Permissions, Phase};
+use crate::sandbox::grants::{Call, Permissions};
 
 /// A typed error with what its reader can do about it, said after it.
 #[derive(Debug)]
@@ -1219,10 +1220,8 @@ pub fn bundle_resources(foundation: &Foundation) -> Vec<BundleResource> {
 /// How the event stream says a run's outcomes: the runtime's types turned into the schema's.
 mod stream {
     use super::{ModuleOutcome, RunReport};
-    use crate::error::Input;
-    use crate::record::events::{
-        Change, ModuleSummary, Outcome, OutcomeEvent, PlanRecord, SummaryEvent, ViolationRecord,
-    };
+    use crate::events::{Change, ModuleSummary, Outcome, OutcomeEvent, PlanRecord, SummaryEvent, ViolationRecord};
+    use crate::model::Input;
 
     impl From<&ModuleOutcome> for Outcome {
         fn from(outcome: &ModuleOutcome) -> Outcome {
@@ -1285,7 +1284,7 @@ mod stream {
                 rules: report.rules.word().to_string(),
                 rule_checks: crate::effect::Rule::ALL
                     .iter()
-                    .map(|rule| crate::record::events::RuleCheck {
+                    .map(|rule| crate::events::RuleCheck {
                         rule: rule.name().to_string(),
                         checked: report.rules.of_rule(*rule).word().to_string(),
                     })

@@ -11,9 +11,9 @@ use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::catalogue::Foundation;
+use crate::catalogue::plan_key::PlanKey;
 use crate::model::Plan;
-use crate::run::options::RunOptions;
-use crate::run::plan_key::PlanKey;
+use crate::model::options::RunOptions;
 use crate::sandbox::limits::Limits;
 
 /// The format version this host writes and reads.

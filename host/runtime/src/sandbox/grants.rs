@@ -8,33 +8,14 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use mesh_adopt_manifest::command::{Command, DEFAULT_REF, accepting_remote};
 
 pub use mesh_adopt_manifest::command::manifest_remote;
 
 use mesh_adopt_manifest::Grants;
 
-use crate::model::CatalogSource;
-
-/// Which export of the plugin is running: what the grants allow, and what the record says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// `check`: reading only; every effect is denied.
-    Check,
-    /// `adopt`: acting on the mesh, held to the plan.
-    Adopt,
-}
-
-impl std::fmt::Display for Phase {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Phase::Check => "check",
-            Phase::Adopt => "adopt",
-        })
-    }
-}
+use crate::model::{CatalogSource, Phase};
 
 /// A host call as the grants see it.
 #[derive(Debug, Clone, Copy)]
@@ -237,38 +218,12 @@ pub fn quoted_args(args: &[String]) -> String {
     text
 }
 
-fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) && name != ".."
-}
-
 fn describe_effect(call: Call<'_>) -> Option<String> {
     match call {
         Call::Tell { args } => Some(format!("tell {}", quoted_args(args))),
         Call::Carry { remote, .. } => Some(format!("carry to {remote}")),
         _ => None,
     }
-}
-
-/// Refuses grants no catalogue may give: credential and container names must be plain
-/// names, and fetches must be http(s) URLs. (Grants for tell or carry cannot even be
-/// written: the manifest's grants section has no such keys.)
-pub(crate) fn within_ceiling(grants: &Grants) -> Result<()> {
-    for name in &grants.credentials {
-        if !is_plain_name(name) {
-            bail!("credential grant `{name}` is not a plain name inside the credentials directory");
-        }
-    }
-    for name in &grants.inspect {
-        if !is_plain_name(name) {
-            bail!("inspect grant `{name}` is not a container name");
-        }
-    }
-    for url in &grants.fetch {
-        if !(url.starts_with("http://") || url.starts_with("https://")) || url == "http://*" || url == "https://*" {
-            bail!("fetch grant `{url}` is not an http(s) URL or a prefix of one with a host");
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -383,14 +338,5 @@ mod tests {
         assert!(denied.contains("`tell push node-1`") && denied.contains("may only read"), "{denied}");
         assert!(p.allow(Phase::Check, Call::Carry { remote: "/postgres-module.json", bytes: Some(MANIFEST) }).is_err());
         assert!(p.allow(Phase::Check, Call::Credential { name: "store-superuser" }).is_ok());
-    }
-
-    #[test]
-    fn refuses_grants_beyond_the_ceiling() {
-        let grants = |c: &str, f: &str| Grants { credentials: vec![c.into()], inspect: vec![], fetch: vec![f.into()] };
-        assert!(within_ceiling(&grants("store-superuser", "http://127.0.0.1:8222/healthz")).is_ok());
-        assert!(within_ceiling(&grants("../../etc/shadow", "http://x/")).is_err());
-        assert!(within_ceiling(&grants("ok", "file:///etc/passwd")).is_err());
-        assert!(within_ceiling(&grants("ok", "http://*")).is_err());
     }
 }

@@ -10,12 +10,13 @@ use wasmtime::component::Resource;
 use crate::contract::v0_1::HostError;
 use crate::contract::v0_1::mesh::adopt::{clock, control, log, machine, types};
 use crate::error::{StopKind, StopReason};
-use crate::mesh::{MeshError, Payload, SecretValue};
-use crate::record::events::{
+use crate::events::{
     ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as Carried, Request, ResponseValue,
 };
+use crate::mesh::{MeshError, Payload, SecretValue};
+use crate::model::Phase;
 use crate::record::transcript::Event;
-use crate::sandbox::grants::{Call, Phase};
+use crate::sandbox::grants::Call;
 use crate::sandbox::limits::cut_to;
 use crate::sandbox::state::RunState;
 use mesh_adopt_manifest::command::Command;

@@ -11,9 +11,10 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::catalogue::credentials::Credentials;
 use crate::mesh::Mesh;
+use crate::model::Phase;
 use crate::record::transcript::Transcript;
 use crate::sandbox::deadline::Deadline;
-use crate::sandbox::grants::{Permissions, Phase};
+use crate::sandbox::grants::Permissions;
 use crate::sandbox::limits::Limits;
 
 /// What a plugin run acts on and reports to.

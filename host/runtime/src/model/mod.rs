@@ -3,12 +3,34 @@
 //! convert to and from these at the boundary, so nothing past it (the run, the record, the
 //! saved plan, an embedder) changes when a contract version is added.
 
+pub mod options;
+
 use std::fmt;
 use std::ops::Deref;
 
 use mesh_adopt_manifest::command::{Command, CommandError};
 
-use crate::run::options::RunOptions;
+use crate::error::{Error, StopKind};
+use options::RunOptions;
+
+/// Which export of the plugin is running: what the grants allow, and what the record says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// `check`: reading only; every effect is denied.
+    Check,
+    /// `adopt`: acting on the mesh, held to the plan.
+    Adopt,
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Phase::Check => "check",
+            Phase::Adopt => "adopt",
+        })
+    }
+}
 
 /// Where the catalogue's modules are built from: a repository and, optionally, a ref.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,3 +175,72 @@ impl fmt::Display for Refusal {
         f.write_str(&self.message)
     }
 }
+
+/// Which of a module's inputs cannot be used. Found in preflight, before any effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// The module's catalogue entry or its manifest: missing, malformed, misnamed, or
+    /// granting more than the host allows.
+    Manifest,
+    /// Its plugin: missing, not a component, not of this host's world, or not the pinned one.
+    Plugin,
+    /// A credential its manifest grants: missing, empty, oversized or not a file.
+    Credentials,
+    /// The plan its `check` made: beyond the limits, or commands its grants could never allow.
+    Plan,
+    /// Its plugin was stopped by the sandbox while it was only being checked.
+    Stopped(StopKind),
+}
+
+impl Input {
+    /// The input's name as the record and `--json` give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Input::Manifest => "manifest",
+            Input::Plugin => "plugin",
+            Input::Credentials => "credentials",
+            Input::Plan => "plan",
+            Input::Stopped(_) => "stopped",
+        }
+    }
+}
+
+/// A module that cannot be used as it is, and why in words.
+#[derive(Debug, Clone)]
+pub struct Unusable {
+    /// What is wrong with it.
+    pub input: Input,
+    /// The whole explanation, naming the file or the limit concerned.
+    pub message: String,
+    /// The typed error it came from, when the runtime raised one (a pin mismatch, a module
+    /// that ships no plugin): what an installer acts on without reading the message.
+    pub cause: Option<Error>,
+}
+
+impl fmt::Display for Unusable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Unusable {}
+
+/// A plugin the sandbox stopped, with the report a person reads: the reason, its last host
+/// call, what it wrote and what it had already done.
+#[derive(Debug, Clone)]
+pub struct Stopped {
+    /// In which export it was stopped.
+    pub during: Phase,
+    /// Why.
+    pub kind: StopKind,
+    /// The whole stop report.
+    pub report: String,
+}
+
+impl fmt::Display for Stopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.report)
+    }
+}
+
+impl std::error::Error for Stopped {}

@@ -13,7 +13,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::sandbox::grants::Phase;
+use crate::model::Phase;
 
 /// The version of the stream's shape that this program writes and reads. It goes up
 /// whenever a line this program writes would not be valid against the previous version's
@@ -871,6 +871,36 @@ pub fn from_millis(ms: f64) -> Duration {
         Duration::try_from_secs_f64(ms / 1e3).unwrap_or(Duration::MAX)
     } else {
         Duration::ZERO
+    }
+}
+
+impl From<&crate::model::options::RunOptions> for RunOptionsRecord {
+    fn from(options: &crate::model::options::RunOptions) -> RunOptionsRecord {
+        RunOptionsRecord {
+            node: options.node.clone(),
+            catalog_source: options
+                .catalog_source
+                .as_ref()
+                .map(|s| CatalogSourceRecord { repository: s.repository.clone(), reference: s.reference.clone() }),
+            wait_s: options.wait.as_secs(),
+        }
+    }
+}
+
+impl TryFrom<RunOptionsRecord> for crate::model::options::RunOptions {
+    type Error = anyhow::Error;
+
+    /// The options a stream recorded, checked as an operator's would be.
+    fn try_from(record: RunOptionsRecord) -> anyhow::Result<crate::model::options::RunOptions> {
+        let options = crate::model::options::RunOptions {
+            node: record.node,
+            catalog_source: record
+                .catalog_source
+                .map(|s| crate::model::CatalogSource { repository: s.repository, reference: s.reference }),
+            wait: Duration::from_secs(record.wait_s),
+        };
+        options.validate()?;
+        Ok(options)
     }
 }
 

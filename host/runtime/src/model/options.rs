@@ -5,6 +5,8 @@
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
+
+use crate::error::RunOptionName;
 use mesh_adopt_manifest::command::check_word;
 
 pub use crate::model::CatalogSource;
@@ -70,28 +72,6 @@ pub fn check_name(option: &str, value: &str) -> Result<(), crate::error::Error> 
     crate::error::at_boundary(crate::error::Error::Catalogue, || {
         name_problem(value).map_err(|why| anyhow!("{option} {why}"))
     })
-}
-
-/// Which run option an error is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunOptionName {
-    /// The node modules are assigned to.
-    Node,
-    /// Where the modules are built from.
-    CatalogSource,
-    /// How long to wait for the node after a push.
-    Wait,
-}
-
-impl RunOptionName {
-    /// The option in words, as the runtime names it.
-    pub fn words(self) -> &'static str {
-        match self {
-            RunOptionName::Node => "the node",
-            RunOptionName::CatalogSource => "the catalogue source",
-            RunOptionName::Wait => "the wait",
-        }
-    }
 }
 
 /// What is wrong with a name a command would carry, said after the name's option.
@@ -187,36 +167,6 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         }
         other => format!("`{text}` is not a duration like 90s, 5m or 1h 30m: {other}"),
     })
-}
-
-impl From<&RunOptions> for crate::record::events::RunOptionsRecord {
-    fn from(options: &RunOptions) -> crate::record::events::RunOptionsRecord {
-        crate::record::events::RunOptionsRecord {
-            node: options.node.clone(),
-            catalog_source: options.catalog_source.as_ref().map(|s| crate::record::events::CatalogSourceRecord {
-                repository: s.repository.clone(),
-                reference: s.reference.clone(),
-            }),
-            wait_s: options.wait.as_secs(),
-        }
-    }
-}
-
-impl TryFrom<crate::record::events::RunOptionsRecord> for RunOptions {
-    type Error = anyhow::Error;
-
-    /// The options a stream recorded, checked as an operator's would be.
-    fn try_from(record: crate::record::events::RunOptionsRecord) -> anyhow::Result<RunOptions> {
-        let options = RunOptions {
-            node: record.node,
-            catalog_source: record
-                .catalog_source
-                .map(|s| CatalogSource { repository: s.repository, reference: s.reference }),
-            wait: Duration::from_secs(record.wait_s),
-        };
-        options.validate()?;
-        Ok(options)
-    }
 }
 
 #[cfg(test)]
