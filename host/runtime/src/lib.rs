@@ -87,8 +87,7 @@ pub mod manifest {
 pub use catalogue::credentials::{CredentialValues, Credentials};
 pub use catalogue::plan_key::PlanKey;
 pub use catalogue::{
-    Catalogue, CatalogueModule, FOUNDATION_BYTES, Foundation, FoundationResource, MANIFEST_BYTES, MANIFEST_FILE,
-    ModuleFiles, sha256_hex,
+    Catalogue, CatalogueModule, FOUNDATION_BYTES, Foundation, MANIFEST_BYTES, MANIFEST_FILE, ModuleFiles, sha256_hex,
 };
 pub use contract::WORLD;
 pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
@@ -97,7 +96,7 @@ pub use model::options::{
     DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,
     parse_duration,
 };
-pub use model::{BundleResource, CatalogSource, Context, Plan, PlannedCommand, Refusal, Report};
+pub use model::{CatalogSource, Context, FoundationResource, Plan, PlannedCommand, Refusal, Report};
 pub use model::{Input, Stopped, Unusable};
 pub use plugin::cache::CompileCache;
 pub use plugin::functions::FunctionsReused;

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
+pub use crate::model::FoundationResource;
+
 pub use mesh_adopt_manifest::{AdoptSection, ModuleManifest};
 
 /// The module's manifest.
@@ -490,47 +492,6 @@ pub struct Foundation {
     /// says (`"credentials": [...]` on a container): whichever module adopts it must hand them
     /// over, whatever that module declares.
     pub runs_with: BTreeMap<String, Vec<String>>,
-}
-
-/// One resource of the bundle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FoundationResource {
-    /// A container genesis raised.
-    Container {
-        /// The bundle's id for it, as manifests' `adopts` name it.
-        id: String,
-        /// The container's name on the node.
-        name: String,
-        /// The image it runs.
-        image: String,
-        /// Its volumes, as genesis mounted them.
-        volumes: Vec<String>,
-    },
-    /// A file genesis placed.
-    File {
-        /// The bundle's id for it.
-        id: String,
-        /// Where it is on the node.
-        path: String,
-    },
-    /// Any other kind, kept so refusals can list it.
-    Other {
-        /// The bundle's id for it.
-        id: String,
-        /// Its kind, as the bundle says.
-        kind: String,
-    },
-}
-
-impl FoundationResource {
-    /// The bundle's identity for it.
-    pub fn id(&self) -> &str {
-        match self {
-            FoundationResource::Container { id, .. }
-            | FoundationResource::File { id, .. }
-            | FoundationResource::Other { id, .. } => id,
-        }
-    }
 }
 
 #[derive(Deserialize)]

@@ -32,12 +32,12 @@ pub const WORLD: &str = "mesh:adopt/adopter@0.1.0";
 /// The context as this version hands it to a plugin.
 pub fn context(ctx: &model::Context) -> Context {
     use mesh::adopt::types::{CatalogSource, Container, File, Options, Other};
-    let resource = |r: &model::BundleResource| match r.clone() {
-        model::BundleResource::Container { id, name, image, volumes } => {
+    let resource = |r: &model::FoundationResource| match r.clone() {
+        model::FoundationResource::Container { id, name, image, volumes } => {
             BundleResource::Container(Container { id, name, image, volumes })
         }
-        model::BundleResource::File { id, path } => BundleResource::File(File { id, path }),
-        model::BundleResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
+        model::FoundationResource::File { id, path } => BundleResource::File(File { id, path }),
+        model::FoundationResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
     };
     Context {
         module: ctx.module.clone(),

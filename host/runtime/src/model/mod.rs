@@ -41,34 +41,46 @@ pub struct CatalogSource {
     pub reference: Option<String>,
 }
 
-/// One resource of the foundation bundle, as a plugin is shown it.
+/// One resource of the foundation bundle genesis raised, as the host reads it and a plugin
+/// is shown it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BundleResource {
+pub enum FoundationResource {
     /// A container genesis raised.
     Container {
-        /// The bundle's id for it.
+        /// The bundle's id for it, as manifests' `adopts` name it.
         id: String,
         /// The container's name on the node.
         name: String,
-        /// Its image.
+        /// The image it runs.
         image: String,
-        /// Its volumes, as `source:target` mounts.
+        /// Its volumes, as genesis mounted them.
         volumes: Vec<String>,
     },
-    /// A file genesis wrote.
+    /// A file genesis placed.
     File {
         /// The bundle's id for it.
         id: String,
         /// Where it is on the node.
         path: String,
     },
-    /// Anything else, named by its kind.
+    /// Any other kind, kept so refusals can list it.
     Other {
         /// The bundle's id for it.
         id: String,
-        /// What it is.
+        /// Its kind, as the bundle says.
         kind: String,
     },
+}
+
+impl FoundationResource {
+    /// The bundle's identity for it.
+    pub fn id(&self) -> &str {
+        match self {
+            FoundationResource::Container { id, .. }
+            | FoundationResource::File { id, .. }
+            | FoundationResource::Other { id, .. } => id,
+        }
+    }
 }
 
 /// What a plugin is handed for its module: its manifest as shipped, the foundation bundle
@@ -80,7 +92,7 @@ pub struct Context {
     /// Its `manifest.json`, byte for byte.
     pub manifest: Vec<u8>,
     /// The foundation bundle's resources.
-    pub foundation: Vec<BundleResource>,
+    pub foundation: Vec<FoundationResource>,
     /// The operator's options.
     pub options: RunOptions,
 }

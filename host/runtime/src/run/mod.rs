@@ -29,7 +29,7 @@ use crate::events::{self, OutcomeWord};
 use crate::mesh::{ContainerChange, Mesh};
 use crate::model::Phase;
 pub use crate::model::options::RunOptions;
-use crate::model::{BundleResource, Context, Plan};
+use crate::model::{Context, Plan};
 use crate::model::{Input, Stopped, Unusable};
 use crate::plugin::{Plugin, PluginHost, RunEnv};
 use crate::record::screen::{visible, visible_lines};
@@ -1111,7 +1111,7 @@ impl Run<'_> {
         Context {
             module: module.to_string(),
             manifest,
-            foundation: bundle_resources(self.foundation),
+            foundation: self.foundation.resources.clone(),
             options: o.clone(),
         }
     }
@@ -1200,21 +1200,6 @@ fn handing_over_first(
     let first = both.iter().filter(|((m, _), _)| is_pending(m)).map(|((m, _), _)| m.clone()).collect();
     (*outcomes, *loaded) = both.into_iter().unzip();
     first
-}
-
-/// The bundle's resources in the contract's shape.
-pub fn bundle_resources(foundation: &Foundation) -> Vec<BundleResource> {
-    foundation
-        .resources
-        .iter()
-        .map(|r| match r.clone() {
-            FoundationResource::Container { id, name, image, volumes } => {
-                BundleResource::Container { id, name, image, volumes }
-            }
-            FoundationResource::File { id, path } => BundleResource::File { id, path },
-            FoundationResource::Other { id, kind } => BundleResource::Other { id, kind },
-        })
-        .collect()
 }
 
 /// How the event stream says a run's outcomes: the runtime's types turned into the schema's.
