@@ -35,17 +35,9 @@ impl StopKind {
     }
 
     /// The kind of the stop `error` reports: the typed reason its source attached, else a
-    /// memory or other trap.
+    /// trap. (A memory refused growth is known from the store, which noted it.)
     pub(crate) fn of(error: &anyhow::Error) -> StopKind {
-        if let Some(reason) = error.chain().find_map(|e| e.downcast_ref::<StopReason>()) {
-            return reason.kind;
-        }
-        let words = format!("{error:#}");
-        if words.contains("growing memory") || words.contains("memory pool") || words.contains("memory limit") {
-            StopKind::Memory
-        } else {
-            StopKind::Trap
-        }
+        error.chain().find_map(|e| e.downcast_ref::<StopReason>()).map_or(StopKind::Trap, |reason| reason.kind)
     }
 }
 

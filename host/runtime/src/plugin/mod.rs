@@ -34,7 +34,7 @@ use crate::plugin::functions::{FunctionStore, FunctionsReused};
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;
 pub use crate::sandbox::state::RunEnv;
-use crate::sandbox::state::{PlanCursor, RunState};
+use crate::sandbox::state::{Caps, PlanCursor, RunState};
 use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
 
 /// How every WebAssembly component begins: the magic `\0asm`, version 13, layer 1 (a core
@@ -613,7 +613,8 @@ impl PluginHost {
         outcome.map_err(|error| {
             let state = store.data_mut();
             let last_call = std::mem::take(&mut state.last_call);
-            self.stop_report(plugin, env, state.phase, &last_call, &output, error)
+            let kind = if state.store_limits.memory_refused { StopKind::Memory } else { StopKind::of(&error) };
+            self.stop_report(plugin, env, state.phase, &last_call, &output, error, kind)
         })
     }
 
@@ -645,13 +646,16 @@ impl PluginHost {
         let state = RunState {
             wasi,
             table: ResourceTable::new(),
-            store_limits: StoreLimitsBuilder::new()
+            store_limits: Caps {
+                limits: StoreLimitsBuilder::new()
                 .memory_size(self.limits.memory_bytes)
                 .instances(self.limits.core_instances_per_plugin as usize)
                 .memories(self.limits.memories_per_plugin as usize)
                 .tables(self.limits.tables_per_plugin as usize)
                 .trap_on_grow_failure(true)
                 .build(),
+                memory_refused: false,
+            },
             env: env.clone(),
             phase,
             limits: self.limits.clone(),
@@ -706,6 +710,7 @@ impl PluginHost {
         last_call: &str,
         output: &Output,
         error: anyhow::Error,
+        kind: StopKind,
     ) -> anyhow::Error {
         let (mut why, backtrace) = stop_words(&error);
         if let Some(hint) = self.limit_hint(&why) {
@@ -737,7 +742,7 @@ impl PluginHost {
         if let Some(backtrace) = backtrace {
             message.push_str(&format!("\nwhere it was:\n  {}", backtrace.replace('\n', "\n  ")));
         }
-        anyhow::Error::new(Stopped { during: phase, kind: StopKind::of(&error), report: message })
+        anyhow::Error::new(Stopped { during: phase, kind, report: message })
     }
 }
 

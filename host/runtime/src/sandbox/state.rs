@@ -32,11 +32,54 @@ pub struct RunEnv {
     pub permissions: Permissions,
 }
 
+/// The store's caps on memory, tables and instances, noting when a memory was refused
+/// growth: the stop that follows is then a memory stop, known by what happened rather than
+/// read back out of the engine's words.
+pub(crate) struct Caps {
+    pub(crate) limits: StoreLimits,
+    pub(crate) memory_refused: bool,
+}
+
+impl wasmtime::ResourceLimiter for Caps {
+    fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        let allowed = self.limits.memory_growing(current, desired, maximum);
+        if !matches!(allowed, Ok(true)) {
+            self.memory_refused = true;
+        }
+        allowed
+    }
+
+    fn memory_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.memory_refused = true;
+        self.limits.memory_grow_failed(error)
+    }
+
+    fn table_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        self.limits.table_growing(current, desired, maximum)
+    }
+
+    fn table_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.limits.table_grow_failed(error)
+    }
+
+    fn instances(&self) -> usize {
+        self.limits.instances()
+    }
+
+    fn tables(&self) -> usize {
+        self.limits.tables()
+    }
+
+    fn memories(&self) -> usize {
+        self.limits.memories()
+    }
+}
+
 /// A plugin's per-call state: the sandbox's WASI context and the run it belongs to.
 pub struct RunState {
     pub(crate) wasi: WasiCtx,
     pub(crate) table: ResourceTable,
-    pub(crate) store_limits: StoreLimits,
+    pub(crate) store_limits: Caps,
     pub(crate) env: RunEnv,
     pub(crate) phase: Phase,
     pub(crate) limits: Limits,
