@@ -1,5 +1,5 @@
 //! The mesh-adopt runtime: loads each catalogue module's adoption plugin (`adopt.wasm`),
-//! runs it in a sandbox, and lets it adopt what genesis raised through a [`Mesh`] backend.
+//! runs it in a sandbox, and lets it adopt what genesis raised through a [`mesh::Mesh`] backend.
 //!
 //! An installer embeds this crate; the `mesh-adopt` command, the live backend
 //! (`mesh-adopt-live`) and the scenario kit (`mesh-adopt-testkit`) sit on it. Nothing here
@@ -101,7 +101,7 @@ pub use model::{Input, Stopped, Unusable};
 pub use plugin::cache::CompileCache;
 pub use plugin::functions::FunctionsReused;
 pub use plugin::{PLUGIN_BYTES, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
-pub use run::plan_file::{SavedLimits, SavedModule, SavedPlan};
+pub use run::plan_file::{PLAN_SCHEMA, SavedLimits, SavedModule, SavedPlan};
 pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport};
 pub use sandbox::limits::Limits;
 

@@ -150,7 +150,7 @@ impl Credentials {
     }
 
     /// Credentials read from memory, checked when asked for exactly as files are (present, a
-    /// regular file, not empty, at most [`CREDENTIAL_BYTES`]), with nothing handed out yet.
+    /// regular file, not empty, at most 64 KiB), with nothing handed out yet.
     pub fn in_memory(values: CredentialValues) -> Credentials {
         Credentials::from_source(Source::Memory(values))
     }

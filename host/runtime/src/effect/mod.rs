@@ -4,8 +4,8 @@
 //! The node applies a push by a known rule: it keys containers on their name and compares a
 //! digest of their spec (the same: kept; another: recreated; none yet: created), for every
 //! module the control plane has prepared, and seals fresh bytes for every secret a prepared
-//! module declares that was not accepted first. [`predict`] walks every module's plan through
-//! that rule from the mesh's state ([`MeshView`]); [`rules`] checks the result against what
+//! module declares that was not accepted first. [`predict()`] walks every module's plan through
+//! that rule from the mesh's state ([`MeshView`]); [`rules()`] checks the result against what
 //! each manifest declares it adopts ([`declared`]), never against names.
 
 pub mod declared;
