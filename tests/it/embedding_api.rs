@@ -18,8 +18,23 @@ use mesh_adopt_runtime::{
 
 use crate::support::{example_catalogue, host, mesh_adopt, plugin};
 
+/// The events a sink was given, in order.
+type Seen = Arc<Mutex<Vec<Event>>>;
+
 fn phase_three() -> Vec<String> {
     PHASE_THREE.map(String::from).to_vec()
+}
+
+/// The options of a run on `node`, built from the test catalogue source.
+fn options_on(node: &str) -> RunOptions {
+    RunOptions {
+        node: node.to_string(),
+        catalog_source: Some(mesh_adopt_runtime::CatalogSource {
+            repository: "https://git.mesh.test/c.git".into(),
+            reference: Some("v2".into()),
+        }),
+        ..RunOptions::default()
+    }
 }
 
 /// A run of the example catalogue in `dir`, on a fresh simulated mesh on `node`.
@@ -30,17 +45,9 @@ fn run_in<'a>(
     node: &str,
 ) -> mesh_adopt_runtime::RunBuilder<'a> {
     let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), node)));
-    let options = RunOptions {
-        node: node.to_string(),
-        catalog_source: Some(mesh_adopt_runtime::CatalogSource {
-            repository: "https://git.mesh.test/c.git".into(),
-            reference: Some("v2".into()),
-        }),
-        ..RunOptions::default()
-    };
     Run::builder(host(), catalogue, foundation, mesh)
         .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
-        .options(options)
+        .options(options_on(node))
 }
 
 #[tokio::test]
@@ -205,4 +212,135 @@ fn the_public_api_names_no_wasmtime_type_and_no_generated_one() {
         }
     }
     assert!(leaks.is_empty(), "public items that name wasmtime's or the contract's types:\n{}", leaks.join("\n"));
+}
+
+/// An installer's own mesh, on the simulator, whose container engine is down: it keeps the
+/// trait's default `view`, so only `inspect` says so.
+struct EngineDown {
+    inner: SimulatedMesh,
+}
+
+#[async_trait::async_trait]
+impl mesh_adopt_runtime::mesh::Mesh for EngineDown {
+    fn summary(&self) -> String {
+        self.inner.summary()
+    }
+    async fn carry(
+        &self,
+        name: &str,
+        payload: mesh_adopt_runtime::mesh::Payload,
+        remote: &str,
+    ) -> Result<(), mesh_adopt_runtime::mesh::MeshError> {
+        self.inner.carry(name, payload, remote).await
+    }
+    async fn tell(
+        &self,
+        args: &[String],
+        timeout: std::time::Duration,
+    ) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
+        self.inner.tell(args, timeout).await
+    }
+    async fn inspect(
+        &self,
+        _container: &str,
+    ) -> Result<Option<mesh_adopt_runtime::mesh::ContainerState>, mesh_adopt_runtime::mesh::MeshError> {
+        Err(mesh_adopt_runtime::mesh::MeshError::Unavailable("cannot connect to the container engine".into()))
+    }
+    async fn fetch(
+        &self,
+        url: &str,
+    ) -> Result<mesh_adopt_runtime::mesh::Response, mesh_adopt_runtime::mesh::MeshError> {
+        self.inner.fetch(url).await
+    }
+    fn now(&self) -> std::time::Duration {
+        self.inner.now()
+    }
+    async fn sleep(&self, duration: std::time::Duration) {
+        self.inner.sleep(duration).await
+    }
+}
+
+/// A mesh that errs when asked what runs is never read as an empty one, whoever implements
+/// it: the run stops before any push, and says why.
+#[tokio::test]
+async fn an_installers_own_mesh_whose_engine_errs_stops_the_run_before_any_push() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let catalogue = Catalogue::at(dir.path());
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let mesh = Arc::new(EngineDown { inner: SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")) });
+    let report = Run::builder(host(), &catalogue, &foundation, mesh.clone())
+        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+        .options(options_on("node-1"))
+        .build()
+        .run(&phase_three(), Mode::Adopt)
+        .await;
+    assert!(
+        matches!(&report.held, Some(Held::MeshUnseen { why }) if why.contains("container engine")),
+        "{:?}",
+        report.held
+    );
+    assert!(report.modules.iter().all(|(_, o)| matches!(o, ModuleOutcome::NotRun { .. })), "{:?}", report.modules);
+    assert!(mesh.inner.commands().is_empty(), "nothing reached the control plane: {:?}", mesh.inner.commands());
+}
+
+/// What a run streams holds no credential's value, wherever the value reached (here an
+/// option naming the node), and each run of a shared transcript streams to its own sink; a
+/// module asked for twice and a credential that cannot be read are refused by the runtime
+/// itself, not only by the command line.
+#[tokio::test]
+async fn the_stream_keeps_secrets_out_and_to_its_own_run_and_bad_runs_are_refused() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let catalogue = Catalogue::at(dir.path());
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let value = std::fs::read_to_string(dir.path().join("genesis/credentials/store-superuser")).unwrap();
+    let value = value.trim().to_string();
+    let lines = |seen: &Seen| -> Vec<String> {
+        seen.lock().unwrap().iter().map(|e| serde_json::to_string(e).unwrap()).collect()
+    };
+    let transcript = Arc::new(mesh_adopt_runtime::transcript::Transcript::default());
+    let first: Seen = Arc::default();
+    let second: Seen = Arc::default();
+    for (seen, node) in [(&first, value.clone()), (&second, "node-1".to_string())] {
+        let kept = seen.clone();
+        let run = run_in(dir.path(), &catalogue, &foundation, "node-1")
+            .options(options_on(&node))
+            .record(transcript.clone())
+            .events(Arc::new(move |event: &Event| kept.lock().unwrap().push(event.clone())))
+            .build();
+        let report = run.run(&phase_three(), Mode::Check).await;
+        run.end(report.exit_code());
+    }
+    let shown: Vec<String> = lines(&first).into_iter().filter(|l| l.contains(&value)).collect();
+    assert!(shown.is_empty(), "a credential's value was streamed: {shown:?}");
+    let second = lines(&second);
+    assert!(second.iter().any(|l| l.contains(r#""event":"call""#)), "the second run's calls reach its own sink");
+    assert!(
+        !lines(&first).iter().skip_while(|l| !l.contains(r#""event":"end""#)).skip(1).any(|_| true),
+        "nothing after the first run's end"
+    );
+
+    let twice = run_in(dir.path(), &catalogue, &foundation, "node-1")
+        .build()
+        .run(&["postgres".to_string(), "postgres".to_string()], Mode::Check)
+        .await;
+    assert_eq!(twice.exit_code(), 2);
+    assert!(
+        matches!(&twice.modules[1].1, ModuleOutcome::Unusable(u) if u.message.contains("asked for twice")),
+        "{:?}",
+        twice.modules
+    );
+
+    let fifo = dir.path().join("genesis/credentials/extra");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let unreadable =
+        run_in(dir.path(), &catalogue, &foundation, "node-1").build().run(&phase_three(), Mode::Check).await;
+    assert_eq!(unreadable.exit_code(), 2);
+    assert!(
+        unreadable
+            .modules
+            .iter()
+            .all(|(_, o)| matches!(o, ModuleOutcome::Unusable(u) if u.input == Input::Credentials)),
+        "{:?}",
+        unreadable.modules
+    );
 }

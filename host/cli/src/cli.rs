@@ -131,6 +131,12 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitStatus {
     for cause in error.chain().skip(1) {
         text.push_str(&format!("\n  Caused by: {cause}"));
     }
+    // What mends a problem the runtime typed, which it does not word: the command's own.
+    if let Some(mesh_adopt_runtime::Error::NoPlugin { module, .. }) =
+        error.chain().find_map(|e| e.downcast_ref::<mesh_adopt_runtime::Error>())
+    {
+        text.push_str(&format!("\n  build it with `mesh-adopt build {module}`"));
+    }
     crate::errln!("{text}");
     if json {
         // A program reading `--json` learns of the error from the stream, not only stderr.

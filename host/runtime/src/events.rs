@@ -888,10 +888,10 @@ impl From<&crate::model::options::RunOptions> for RunOptionsRecord {
 }
 
 impl TryFrom<RunOptionsRecord> for crate::model::options::RunOptions {
-    type Error = anyhow::Error;
+    type Error = crate::error::Error;
 
     /// The options a stream recorded, checked as an operator's would be.
-    fn try_from(record: RunOptionsRecord) -> anyhow::Result<crate::model::options::RunOptions> {
+    fn try_from(record: RunOptionsRecord) -> Result<crate::model::options::RunOptions, crate::error::Error> {
         let options = crate::model::options::RunOptions {
             node: record.node,
             catalog_source: record

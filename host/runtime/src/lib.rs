@@ -70,6 +70,7 @@ mod plugin;
 mod record;
 mod run;
 mod sandbox;
+mod wait;
 
 pub use record::{screen, stream, transcript};
 

@@ -21,10 +21,11 @@ use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
 use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::events::Op;
 use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::files::read_bounded;
 use mesh_adopt_runtime::mesh::ContainerChange;
-use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, Op, SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::parse_duration;
 use mesh_adopt_runtime::transcript::Transcript;
 use mesh_adopt_runtime::{Catalogue, FOUNDATION_BYTES, Foundation, ModuleFiles};

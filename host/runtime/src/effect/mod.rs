@@ -6,19 +6,20 @@
 //! module the control plane has prepared, and seals fresh bytes for every secret a prepared
 //! module declares that was not accepted first. [`predict()`] walks every module's plan through
 //! that rule from the mesh's state ([`MeshView`]); [`rules()`] checks the result against what
-//! each manifest declares it adopts ([`declared`]), never against names.
+//! each manifest declares it adopts ([`Declarations`]), never against names.
 
-pub mod declared;
-pub mod predict;
-pub mod rules;
+mod declared;
+mod predict;
+mod rules;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use mesh_adopt_manifest::ModuleManifest;
 
-pub use declared::{DeclarationError, Declarations};
-pub use predict::{Prediction, PushEffect, predict};
+pub(crate) use declared::check as check_declared;
+pub use declared::{Adopter, DeclarationError, Declarations, Genesis};
+pub use predict::{Planned, Prediction, PushEffect, predict};
 pub use rules::{Rule, Seen, rules};
 
 /// A container as the node runs it: its image and its volumes, `host:inside[:opts]`.

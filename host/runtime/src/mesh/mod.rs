@@ -4,6 +4,10 @@
 use std::fmt;
 
 pub use crate::catalogue::credentials::SecretValue;
+
+/// How long the default [`Mesh::view`] waits for each inspect before it says the mesh could
+/// not be seen.
+pub const VIEW_WAIT: Duration = Duration::from_secs(60);
 use crate::effect::Violation;
 use std::time::{Duration, SystemTime};
 
@@ -181,13 +185,26 @@ pub trait Mesh: Send + Sync {
 
     /// What the mesh holds before a run, for the prediction of its pushes: the containers
     /// named (absent ones left out) and, where the backend can tell, the control plane's
-    /// modules. By default each container is inspected, its volumes unknown.
+    /// modules. By default each container is inspected, its volumes unknown; an inspect that
+    /// errs, or does not answer within [`VIEW_WAIT`], leaves the mesh unseen (never read as a
+    /// container that is not there), and the run stops before any effect.
     async fn view(&self, containers: &[String]) -> crate::effect::MeshView {
         let mut view = crate::effect::MeshView { looked: true, ..Default::default() };
         for name in containers {
-            if let Ok(Some(state)) = self.inspect(name).await {
-                view.containers
-                    .insert(name.clone(), crate::effect::ContainerSpec { image: state.image, volumes: None });
+            match crate::wait::within(self.inspect(name), VIEW_WAIT).await {
+                Some(Ok(Some(state))) => {
+                    view.containers
+                        .insert(name.clone(), crate::effect::ContainerSpec { image: state.image, volumes: None });
+                }
+                Some(Ok(None)) => {}
+                Some(Err(error)) => {
+                    view.unseen = Some(format!("inspecting `{name}` failed: {error}"));
+                    break;
+                }
+                None => {
+                    view.unseen = Some(format!("inspecting `{name}` did not answer within {VIEW_WAIT:?}"));
+                    break;
+                }
             }
         }
         view

@@ -37,7 +37,7 @@ pub enum NodeApplies {
 
 /// Which host call a fault applies to: one of the imports that reach the mesh (`carry`,
 /// `tell`, `inspect`, `fetch`; a credential is the host's own and never faults).
-pub use crate::events::Op;
+use crate::events::Op;
 
 /// What an injected fault does to the call.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -614,7 +614,7 @@ impl PluginHost {
             let state = store.data_mut();
             let last_call = std::mem::take(&mut state.last_call);
             let kind = if state.store_limits.memory_refused { StopKind::Memory } else { StopKind::of(&error) };
-            self.stop_report(plugin, env, state.phase, &last_call, &output, error, kind)
+            self.stop_report(plugin, env, state.phase, &last_call, &output, (error, kind))
         })
     }
 
@@ -648,12 +648,12 @@ impl PluginHost {
             table: ResourceTable::new(),
             store_limits: Caps {
                 limits: StoreLimitsBuilder::new()
-                .memory_size(self.limits.memory_bytes)
-                .instances(self.limits.core_instances_per_plugin as usize)
-                .memories(self.limits.memories_per_plugin as usize)
-                .tables(self.limits.tables_per_plugin as usize)
-                .trap_on_grow_failure(true)
-                .build(),
+                    .memory_size(self.limits.memory_bytes)
+                    .instances(self.limits.core_instances_per_plugin as usize)
+                    .memories(self.limits.memories_per_plugin as usize)
+                    .tables(self.limits.tables_per_plugin as usize)
+                    .trap_on_grow_failure(true)
+                    .build(),
                 memory_refused: false,
             },
             env: env.clone(),
@@ -709,8 +709,7 @@ impl PluginHost {
         phase: Phase,
         last_call: &str,
         output: &Output,
-        error: anyhow::Error,
-        kind: StopKind,
+        (error, kind): (anyhow::Error, StopKind),
     ) -> anyhow::Error {
         let (mut why, backtrace) = stop_words(&error);
         if let Some(hint) = self.limit_hint(&why) {

@@ -34,6 +34,24 @@ impl Sink for Vec<Arc<dyn Sink>> {
     }
 }
 
+/// A sink that gets every event with the run's credentials' values taken out, whatever text
+/// of the run they reached (a header's node, a foundation's image in a prediction): values are
+/// scrubbed where a plugin's text enters the run, this is the last guard of the stream.
+pub(crate) struct Redacted {
+    pub(crate) sink: Arc<dyn Sink>,
+    pub(crate) credentials: Arc<Credentials>,
+}
+
+impl Sink for Redacted {
+    fn event(&self, event: &Event) {
+        let (text, shown) = self.credentials.redact(line_of(event));
+        match shown.and_then(|_| serde_json::from_str::<Event>(&text).ok()) {
+            Some(redacted) => self.sink.event(&redacted),
+            None => self.sink.event(event),
+        }
+    }
+}
+
 /// An event as one line of JSON, as every stream writes it.
 pub fn line_of(event: &Event) -> String {
     // Events hold only strings, numbers, booleans, and lists and structs of them: nothing
@@ -60,6 +78,7 @@ impl RecordFile {
     /// Every line redacted of `credentials`' values before it is written, whatever wrote it:
     /// values are scrubbed where a plugin's text enters the run, this is the last guard.
     pub fn redacting(mut self, credentials: Arc<Credentials>) -> RecordFile {
+        credentials.learn_all();
         self.redact = Some(credentials);
         self
     }

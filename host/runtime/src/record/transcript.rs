@@ -92,7 +92,7 @@ pub struct Transcript {
     events: Mutex<Vec<Event>>,
     observer: Option<Observer>,
     /// The run's event stream, once a run streams into it.
-    sink: std::sync::OnceLock<Arc<dyn Sink>>,
+    sink: Mutex<Option<Arc<dyn Sink>>>,
     /// Bytes of text recorded so far, for the run's cap on what it keeps.
     text_bytes: AtomicUsize,
 }
@@ -103,15 +103,21 @@ impl Transcript {
         Transcript {
             events: Mutex::new(Vec::new()),
             observer: Some(observer),
-            sink: std::sync::OnceLock::new(),
+            sink: Mutex::new(None),
             text_bytes: AtomicUsize::new(0),
         }
     }
 
-    /// Streams every event recorded from now on to `sink` as well (the run's stream: see
-    /// [`crate::RunBuilder::events`]). A transcript streams to one sink; a second is ignored.
+    /// Streams every event recorded from now on to `sink` as well, in place of any sink
+    /// before it (the run's stream: see [`crate::RunBuilder::events`]; a transcript shared by
+    /// runs in turn streams to each run's own).
     pub fn stream_to(&self, sink: Arc<dyn Sink>) {
-        let _ = self.sink.set(sink);
+        *self.sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(sink);
+    }
+
+    /// The sink events stream to now, if any.
+    fn streaming(&self) -> Option<Arc<dyn Sink>> {
+        self.sink.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Records an event.
@@ -120,7 +126,7 @@ impl Transcript {
         if let Some(observer) = &self.observer {
             observer(&event);
         }
-        if let Some(sink) = self.sink.get() {
+        if let Some(sink) = self.streaming() {
             sink.event(&event.to_event());
         }
         self.events.lock().unwrap_or_else(|p| p.into_inner()).push(event);
@@ -133,7 +139,7 @@ impl Transcript {
 
     /// Whether anyone watches the run as it goes; progress events are only made for them.
     pub fn is_observed(&self) -> bool {
-        self.observer.is_some() || self.sink.get().is_some()
+        self.observer.is_some() || self.streaming().is_some()
     }
 
     /// Hands a progress event (a call under way) to the observer without keeping it: it
@@ -142,7 +148,7 @@ impl Transcript {
         if let Some(observer) = &self.observer {
             observer(&event);
         }
-        if let Some(sink) = self.sink.get() {
+        if let Some(sink) = self.streaming() {
             sink.event(&event.to_event());
         }
     }

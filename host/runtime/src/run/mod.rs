@@ -21,9 +21,8 @@ use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
 use crate::contract::WORLD;
 use crate::effect::Violation;
-use crate::effect::predict::Planned;
-use crate::effect::rules::Seen;
 use crate::effect::{ContainerSpec, Declarations, MeshView, Prediction, PushEffect, SecretEffect, predict, rules};
+use crate::effect::{Planned, Seen};
 use crate::error::LimitName;
 use crate::events::{self, OutcomeWord};
 use crate::mesh::{ContainerChange, Mesh};
@@ -182,7 +181,8 @@ pub struct RunReport {
     pub held: Option<Held>,
 }
 
-/// Why a run adopted nothing though it was asked to.
+/// Why preflight held back every effect of a run asked to adopt (a module that refuses in
+/// its own turn, after preflight, is its outcome's to say).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Held {
@@ -604,7 +604,13 @@ impl Run<'_> {
 
     /// The stream's first line, and every event of the transcript from now on.
     fn start_stream(&self, modules: &[String], mode: Mode) {
+        // Every credential's value is known before anything is streamed or any plugin runs,
+        // so a value is scrubbed and caught wherever it shows, not only once some module has
+        // asked for it.
+        self.credentials.learn_all();
         let Some((sink, command)) = &self.events else { return };
+        let sink: Arc<dyn Sink> =
+            Arc::new(crate::record::stream::Redacted { sink: sink.clone(), credentials: self.credentials.clone() });
         self.streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
         let command = if mode == Mode::Check { events::Command::Check } else { *command };
         sink.event(&events::Event::Run(events::RunEvent {
@@ -622,7 +628,7 @@ impl Run<'_> {
     /// One event to the stream, if the run streams.
     fn stream(&self, event: &events::Event) {
         if let Some((sink, _)) = &self.events {
-            sink.event(event);
+            crate::record::stream::Redacted { sink: sink.clone(), credentials: self.credentials.clone() }.event(event);
         }
     }
 
@@ -776,11 +782,28 @@ impl Run<'_> {
     async fn preflight(&self, modules: &[String]) -> (Preflight, Vec<Option<Loaded>>) {
         let mut outcomes = Vec::with_capacity(modules.len());
         let mut loaded = Vec::with_capacity(modules.len());
-        // Every credential's value is known before any plugin runs, so a value is scrubbed
-        // and caught wherever it shows, not only once some module has asked for it.
-        self.credentials.learn_all();
         let mut saved = SavedPlan::new(&self.options, self.foundation, self.host.limits(), &self.plan_key);
-        for module in modules {
+        // A credential that cannot be read could not be kept from being shown; a module asked
+        // for twice would be adopted twice. Either is a bad input of the whole run.
+        let unreadable = self.credentials.unreadable();
+        for (index, module) in modules.iter().enumerate() {
+            let whole_run = if let Some((name, why)) = unreadable.first() {
+                Some((
+                    Input::Credentials,
+                    format!(
+                        "the credentials directory holds `{name}`, which cannot be read ({why}): its value could not be kept from being shown"
+                    ),
+                ))
+            } else if modules[..index].contains(module) {
+                Some((Input::Manifest, format!("the module `{module}` is asked for twice")))
+            } else {
+                None
+            };
+            if let Some((input, message)) = whole_run {
+                outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message, cause: None })));
+                loaded.push(None);
+                continue;
+            }
             let ready = match self.load(module) {
                 Ok(ready) => ready,
                 Err((input, e)) => {
@@ -812,7 +835,7 @@ impl Run<'_> {
                     // What the manifest declares it adopts is held to the foundation once its
                     // own plugin has nothing to refuse, so a plugin's refusal, in the module's
                     // words, comes first.
-                    Ok(_) if let Err(e) = crate::effect::declared::check(&ready.manifest, self.foundation) => {
+                    Ok(_) if let Err(e) = crate::effect::check_declared(&ready.manifest, self.foundation) => {
                         let message = format!(
                             "the `{module}` module's manifest `{}` declares what it adopts wrongly: {e}",
                             ready.env.permissions.manifest

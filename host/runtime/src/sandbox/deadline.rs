@@ -227,17 +227,8 @@ impl Deadline {
 
 /// Waits for `future` up to `limit` of real time: true when it finished, false when the time
 /// ran out first (the future is left unfinished).
-async fn finished_within(mut future: std::pin::Pin<&mut impl Future<Output = ()>>, limit: Duration) -> bool {
-    // A timer's instant must be representable: a year is as good as never to one call.
-    const NEVER: Duration = Duration::from_secs(365 * 24 * 60 * 60);
-    let mut timer = std::pin::pin!(futures_timer::Delay::new(limit.min(NEVER)));
-    std::future::poll_fn(|cx| {
-        if future.as_mut().poll(cx).is_ready() {
-            return std::task::Poll::Ready(true);
-        }
-        timer.as_mut().poll(cx).map(|()| false)
-    })
-    .await
+async fn finished_within(future: std::pin::Pin<&mut impl Future<Output = ()>>, limit: Duration) -> bool {
+    crate::wait::within(future, limit).await.is_some()
 }
 
 /// A WASI wait in progress; see [`Deadline::waiting`].
