@@ -743,3 +743,18 @@ fn a_credential_value_in_the_catalogue_is_never_written_out_whoever_would_write_
     assert_eq!(out.status.code(), Some(2));
     assert!(!format!("{}{}", text(&out.stdout), text(&out.stderr)).contains(&value));
 }
+
+/// An output whose directory is not there is refused before anything runs, as one that is a
+/// FIFO or a directory is, not after the whole check.
+#[test]
+fn an_output_in_a_directory_that_is_not_there_is_refused_before_the_check() {
+    let dir = crate::support::example_catalogue(&crate::support::plugin("adopt_postgres"));
+    let out = mesh_adopt()
+        .args(["check", "--catalog-source", "https://git.mesh.test/c.git", "--out", "/nonexistent/plan.json"])
+        .catalogue(dir.path())
+        .output();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("its directory `/nonexistent` does not exist"), "{stderr}");
+    assert!(!text(&out.stdout).contains("summary"), "nothing ran");
+}

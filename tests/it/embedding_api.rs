@@ -344,3 +344,27 @@ async fn the_stream_keeps_secrets_out_and_to_its_own_run_and_bad_runs_are_refuse
         unreadable.modules
     );
 }
+
+/// A stream has one last line, and a header that says what the run did, however the
+/// embedder calls the runtime.
+#[tokio::test]
+async fn a_stream_ends_once_and_its_header_says_what_the_run_did() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let catalogue = Catalogue::at(dir.path());
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let seen: Seen = Arc::default();
+    let kept = seen.clone();
+    let run = run_in(dir.path(), &catalogue, &foundation, "node-1")
+        .events(Arc::new(move |event: &Event| kept.lock().unwrap().push(event.clone())))
+        .command(mesh_adopt_runtime::events::Command::Check)
+        .build();
+    let report = run.run(&["postgres".to_string()], Mode::Adopt).await;
+    run.interrupted("cancelled");
+    run.end(report.exit_code());
+    run.interrupted("cancelled");
+    let events = seen.lock().unwrap().clone();
+    assert!(matches!(&events[0], Event::Run(header) if header.command == mesh_adopt_runtime::events::Command::Run));
+    let last = events.iter().filter(|e| matches!(e, Event::End(_) | Event::Interrupted(_))).count();
+    assert_eq!(last, 1, "one last line: {:?}", events.last());
+    assert!(matches!(events.last(), Some(Event::Interrupted(_))));
+}

@@ -424,7 +424,14 @@ fn inside(root: &Path, path: &Path) -> Result<()> {
 pub fn output_file(path: &Path, what: &str) -> Result<(), crate::error::Error> {
     crate::error::at_boundary(crate::error::Error::File, || {
         use std::os::unix::fs::FileTypeExt;
-        let Ok(meta) = std::fs::metadata(path) else { return Ok(()) };
+        let Ok(meta) = std::fs::metadata(path) else {
+            // Not there yet: its directory must be, or the output could not be made at the end.
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            if !dir.is_dir() {
+                bail!("`{}` cannot be written: its directory `{}` does not exist", path.display(), dir.display());
+            }
+            return Ok(());
+        };
         let kind = meta.file_type();
         let named = if meta.is_file() {
             return Ok(());

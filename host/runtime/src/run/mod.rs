@@ -309,6 +309,8 @@ pub struct Run<'a> {
     events: Option<(Arc<dyn Sink>, events::Command)>,
     /// The modules whose outcome has been streamed, so each is once, when it is final.
     streamed: std::sync::Mutex<Vec<String>>,
+    /// Whether the stream has had its last line (`end` or `interrupted`): it gets one.
+    ended: std::sync::atomic::AtomicBool,
 }
 
 /// What a run is made from beyond its plugin host, catalogue, foundation and mesh; each part
@@ -448,6 +450,7 @@ impl<'a> Run<'a> {
                 plan_key: PlanKey::ephemeral(),
                 events: None,
                 streamed: std::sync::Mutex::new(Vec::new()),
+                ended: std::sync::atomic::AtomicBool::new(false),
             },
         }
     }
@@ -612,7 +615,13 @@ impl Run<'_> {
         let sink: Arc<dyn Sink> =
             Arc::new(crate::record::stream::Redacted { sink: sink.clone(), credentials: self.credentials.clone() });
         self.streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        let command = if mode == Mode::Check { events::Command::Check } else { *command };
+        self.ended.store(false, std::sync::atomic::Ordering::SeqCst);
+        // The mode decides whether the header says `check`: a run that adopts never does.
+        let command = match (mode, *command) {
+            (Mode::Check, _) => events::Command::Check,
+            (Mode::Adopt, events::Command::Check) => events::Command::Run,
+            (Mode::Adopt, command) => command,
+        };
         sink.event(&events::Event::Run(events::RunEvent {
             schema: events::SCHEMA,
             mesh_adopt: env!("CARGO_PKG_VERSION").to_string(),
@@ -643,8 +652,11 @@ impl Run<'_> {
 
     /// Ends the stream with the process's (or the installer's) exit status: the line that
     /// tells a finished record from an interrupted one.
+    /// A stream has one last line: a second `end` or `interrupted` is not written.
     pub fn end(&self, exit: u8) {
-        self.stream(&events::Event::End(events::EndEvent { exit }));
+        if !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            self.stream(&events::Event::End(events::EndEvent { exit }));
+        }
     }
 
     /// Ends the stream of a run stopped before its end (`why`: `SIGINT`, `SIGTERM`, or
@@ -652,7 +664,9 @@ impl Run<'_> {
     /// returns the event.
     pub fn interrupted(&self, why: &str) -> events::Event {
         let event = self.transcript.interrupted(why);
-        self.stream(&event);
+        if !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            self.stream(&event);
+        }
         event
     }
 
