@@ -387,7 +387,13 @@ impl<'a> RunBuilder<'a> {
     }
 
     /// The run, ready to [`Run::run`].
-    pub fn build(self) -> Run<'a> {
+    pub fn build(mut self) -> Run<'a> {
+        // Whatever the run streams passes its credentials first: wrapped once, here, where
+        // the credentials are final.
+        if let Some((sink, command)) = self.run.events.take() {
+            let redacted = crate::record::stream::Redacted { sink, credentials: self.run.credentials.clone() };
+            self.run.events = Some((Arc::new(redacted), command));
+        }
         self.run
     }
 }
@@ -612,8 +618,6 @@ impl Run<'_> {
         // asked for it.
         self.credentials.learn_all();
         let Some((sink, command)) = &self.events else { return };
-        let sink: Arc<dyn Sink> =
-            Arc::new(crate::record::stream::Redacted { sink: sink.clone(), credentials: self.credentials.clone() });
         self.streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
         self.ended.store(false, std::sync::atomic::Ordering::SeqCst);
         // The mode decides whether the header says `check`: a run that adopts never does.
@@ -637,7 +641,7 @@ impl Run<'_> {
     /// One event to the stream, if the run streams.
     fn stream(&self, event: &events::Event) {
         if let Some((sink, _)) = &self.events {
-            crate::record::stream::Redacted { sink: sink.clone(), credentials: self.credentials.clone() }.event(event);
+            sink.event(event);
         }
     }
 

@@ -236,9 +236,10 @@ impl SavedPlan {
                     short(&saved.plugin_sha256)
                 ));
             }
-            let saved_plan = Plan::new(saved.summary.clone(), saved.commands.clone());
-            let now_plan = Plan::new(now.summary.clone(), now.commands.clone());
-            if saved_plan != now_plan {
+            // Read as plans only when their words differ, to say how.
+            if saved.summary != now.summary || saved.commands != now.commands {
+                let saved_plan = Plan::new(saved.summary.clone(), saved.commands.clone());
+                let now_plan = Plan::new(now.summary.clone(), now.commands.clone());
                 return Some(format!("the `{m}` module's plan changed ({})", plan_difference(&saved_plan, &now_plan)));
             }
         }
