@@ -57,10 +57,11 @@ fn shipped_scenarios(catalogue: &Path) -> Vec<String> {
     scenarios
 }
 
-/// `test --sweep` of the shipped scenarios in `catalogue`: its report, and whether it passed.
-fn sweep(catalogue: &Path) -> (String, bool) {
+/// `test --sweep` of the shipped scenarios in `catalogue`, its plugins running as `code`
+/// (`--code`): its report, and whether it passed.
+fn sweep(catalogue: &Path, code: &str) -> (String, bool) {
     let scenarios = shipped_scenarios(catalogue);
-    let mut args = vec!["test", "--catalogue", catalogue.to_str().unwrap(), "--sweep"];
+    let mut args = vec!["test", "--catalogue", catalogue.to_str().unwrap(), "--sweep", "--code", code];
     args.extend(scenarios.iter().map(String::as_str));
     let tested = mesh_adopt().args(args).env("XDG_CACHE_HOME", shared_compile_cache()).output();
     (said(&tested), tested.status.success())
@@ -75,7 +76,7 @@ fn sweep_line(report: &str) -> &str {
 fn rust_sweep() -> &'static str {
     static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     LINE.get_or_init(|| {
-        let (report, passed) = sweep(&root().join("catalogue"));
+        let (report, passed) = sweep(&root().join("catalogue"), "auto");
         assert!(passed, "the Rust plugins do not pass:\n{report}");
         sweep_line(&report).to_string()
     })
@@ -83,7 +84,8 @@ fn rust_sweep() -> &'static str {
 
 /// Builds `language`'s plugins into a catalogue, then runs every shipped scenario of the
 /// three modules and the catalogue, and the sweep over them, which must take the same steps
-/// and survive the same faults as the Rust plugins'.
+/// and survive the same faults as the Rust plugins': on the optimised code the build made,
+/// and again on baseline code.
 fn conforms(language: &str) {
     let catalogue = catalogue_in(language);
     let at = catalogue.path().to_str().unwrap();
@@ -96,12 +98,15 @@ fn conforms(language: &str) {
         let placed = String::from_utf8_lossy(&built.stdout);
         assert!(placed.contains(&format!("placed {module}")), "{placed}");
     }
-    let (report, passed) = sweep(catalogue.path());
-    assert!(passed, "the {language} plugins do not pass the shipped scenarios:\n{report}");
     let shipped: usize =
         shipped_scenarios(catalogue.path()).iter().map(|dir| std::fs::read_dir(dir).unwrap().count()).sum();
-    assert!(report.contains(&format!("\n{shipped} passed, 0 failed")), "{report}");
-    assert_eq!(sweep_line(&report), rust_sweep(), "the {language} plugins' sweep differs from the Rust plugins'");
+    for code in ["optimised", "baseline"] {
+        let (report, passed) = sweep(catalogue.path(), code);
+        assert!(passed, "the {language} plugins do not pass the shipped scenarios on {code} code:\n{report}");
+        assert!(report.contains(&format!("\n{shipped} passed, 0 failed")), "{report}");
+        let line = sweep_line(&report);
+        assert_eq!(line, rust_sweep(), "the {language} plugins' sweep on {code} code differs from the Rust plugins'");
+    }
 }
 
 #[test]

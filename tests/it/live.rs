@@ -243,7 +243,10 @@ fn the_cli_records_every_call_as_json_lines_without_secrets() {
     assert!(!recorded.contains(SUPERUSER), "a secret in the recording");
     // The record starts with the run, and no seed: a live run's plugins draw from the system.
     let first: serde_json::Value = serde_json::from_str(recorded.lines().next().unwrap()).unwrap();
-    assert_eq!((first["event"].as_str(), first["schema"].as_u64()), (Some("run"), Some(2)));
+    assert_eq!(
+        (first["event"].as_str(), first["schema"].as_u64()),
+        (Some("run"), Some(u64::from(mesh_adopt_runtime::events::SCHEMA)))
+    );
     assert!(first["seed"].is_null(), "{first}");
     // The record ends as --json does: a finished run can be told from an interrupted one.
     let last: serde_json::Value = serde_json::from_str(recorded.lines().last().unwrap()).unwrap();

@@ -10,6 +10,7 @@ mod cache;
 mod check_phase;
 mod cli;
 mod cli_fuzz;
+mod code;
 mod conformance;
 mod embedding;
 mod embedding_api;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use mesh_adopt_runtime::CodeKind;
 use mesh_adopt_runtime::CompileCache;
 use mesh_adopt_runtime::Context;
 use mesh_adopt_runtime::Credentials;
@@ -106,7 +107,11 @@ fn cold_compile(c: &mut Criterion) {
     group.sample_size(10);
     for (module, crate_name) in PLUGINS {
         let bytes = std::fs::read(built(crate_name)).unwrap();
+        // Optimised code by its plugin's name, as before there were two kinds.
         group.bench_function(module, |b| b.iter(|| host.precompile(&bytes).unwrap()));
+        group.bench_function(format!("baseline/{module}"), |b| {
+            b.iter(|| host.precompile_as(CodeKind::Baseline, &bytes).unwrap())
+        });
     }
     group.finish();
 }
@@ -132,7 +137,7 @@ fn cache_hit_load(c: &mut Criterion) {
         let cache = CompileCache::open(cache_dir.path()).unwrap();
         let digest = host.describe(&path).unwrap().digest;
         group.bench_function(format!("cache_get/{module}"), |b| {
-            b.iter_with_large_drop(|| cache.get(host.engine(), &digest).unwrap())
+            b.iter_with_large_drop(|| cache.get(host.engine(), CodeKind::Optimised, &digest).unwrap())
         });
         let plain = cache_dir.path().join(format!("{module}.plain.cwasm"));
         std::fs::write(&plain, host.precompile(&std::fs::read(&path).unwrap()).unwrap()).unwrap();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use crate::output::{Output, Style};
 use mesh_adopt_runtime::CompileCache;
@@ -15,6 +15,7 @@ use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::{Catalogue, Foundation};
+use mesh_adopt_runtime::{CodeKind, CodePolicy};
 use mesh_adopt_runtime::{DEFAULT_NODE, DEFAULT_WAIT, RunOptionName, RunOptions, parse_catalog_source, parse_duration};
 
 /// `--catalogue DIR`, which every command takes: the catalogue checkout it works on.
@@ -51,8 +52,9 @@ impl CatalogueArg {
     }
 }
 
-/// `--cache DIR` and `--no-cache`: where the commands that compile plugins (`check`, `run`,
-/// `build`, `test`) keep them between runs.
+/// `--cache DIR`, `--no-cache` and `--code KIND`: where the commands that compile plugins
+/// (`check`, `run`, `build`, `test`, `inspect`) keep them between runs, and which code
+/// plugins are compiled to.
 #[derive(Debug, Args)]
 pub struct CacheArgs {
     /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
@@ -61,22 +63,57 @@ pub struct CacheArgs {
     /// Compile every plugin afresh and keep nothing.
     #[arg(long)]
     pub no_cache: bool,
+    /// Which native code plugins run as: `baseline` (Winch's, compiled in a second even for
+    /// a big plugin, runs slower), `optimised` (Cranelift's), or `auto`: the best already
+    /// compiled, else optimised for a plugin up to 1 MiB and baseline for a bigger one
+    /// [default: auto; for `build`, optimised].
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub code: Option<CodeArg>,
+}
+
+/// The values of `--code`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CodeArg {
+    /// The best code compiled already; a plugin compiled afresh gets optimised code when small.
+    Auto,
+    /// Winch's code only.
+    Baseline,
+    /// Cranelift's code only.
+    Optimised,
+}
+
+impl CodeArg {
+    /// The runtime's policy for this value.
+    pub fn policy(self) -> CodePolicy {
+        match self {
+            CodeArg::Auto => CodePolicy::Auto,
+            CodeArg::Baseline => CodePolicy::Only(CodeKind::Baseline),
+            CodeArg::Optimised => CodePolicy::Only(CodeKind::Optimised),
+        }
+    }
 }
 
 impl CacheArgs {
-    /// The plugin host under `limits`, with the compile cache these options ask for. An
-    /// explicit `--cache` that cannot be used is an error; the default one only a warning,
-    /// since running without it is only slower.
+    /// The plugin host under `limits`, with the compile cache and the code these options
+    /// ask for. An explicit `--cache` that cannot be used is an error; the default one only
+    /// a warning, since running without it is only slower.
     pub fn host(&self, limits: Limits) -> Result<PluginHost> {
-        let started =
-            |host: Result<PluginHost, mesh_adopt_runtime::Error>| host.context("failed to start the plugin host");
+        self.host_coding(limits, CodeArg::Auto)
+    }
+
+    /// [`CacheArgs::host`] for a command whose code, when `--code` is not given, is `code`.
+    pub fn host_coding(&self, limits: Limits, code: CodeArg) -> Result<PluginHost> {
+        let policy = self.code.unwrap_or(code).policy();
+        let started = |host: Result<PluginHost, mesh_adopt_runtime::Error>| {
+            host.map(|host| host.with_code(policy)).context("failed to start the plugin host")
+        };
         if self.no_cache {
             return started(PluginHost::new(limits));
         }
         if let Some(dir) = &self.cache {
             return started(PluginHost::cached(limits, CompileCache::open(dir)?));
         }
-        match CompileCache::default_dir().map(|dir| CompileCache::open(&dir)) {
+        match self.default_cache() {
             Some(Ok(cache)) => started(PluginHost::cached(limits, cache)),
             Some(Err(e)) => {
                 crate::errln!("warning: compiling without a cache: {e:#}");
@@ -84,6 +121,10 @@ impl CacheArgs {
             }
             None => started(PluginHost::new(limits)),
         }
+    }
+
+    fn default_cache(&self) -> Option<Result<CompileCache>> {
+        CompileCache::default_dir().map(|dir| CompileCache::open(&dir).map_err(Into::into))
     }
 }
 

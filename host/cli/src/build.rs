@@ -214,9 +214,20 @@ pub fn build(host: &PluginHost, source: ModuleSource, shared_target: &Path, lock
         bytes = placed;
     }
     let digest = sha256_hex(&bytes);
-    host.load_pinned(&artefact, Some(&digest)).with_context(|| {
+    let loaded = host.load_pinned(&artefact, Some(&digest)).with_context(|| {
         format!("the `{}` module's build `{}` does not load on this host", source.module, artefact.display())
     })?;
+    // Compiled here, where the author waits on a toolchain anyway, so that no run waits.
+    if let Some(took) = loaded.code.compiled
+        && host.has_cache()
+    {
+        crate::errln!(
+            "compiled {} to {} code in {:.1} s; runs take it from the compile cache",
+            source.module,
+            loaded.code.kind,
+            took.as_secs_f64()
+        );
+    }
     Ok(Built { source, artefact, digest, size: bytes.len() as u64 })
 }
 

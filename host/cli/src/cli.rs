@@ -8,6 +8,7 @@ use anyhow::Result;
 use clap::{CommandFactory as _, Parser, Subcommand};
 
 use crate::commands::build::{self, BuildArgs};
+use crate::commands::cache::{self, CacheArgs};
 use crate::commands::check::{self, CheckArgs};
 use crate::commands::inspect::{self, InspectArgs};
 use crate::commands::new::{self, NewArgs};
@@ -32,7 +33,7 @@ impl Cli {
         match &self.command {
             Command::Check(CheckArgs { phase, .. }) | Command::Run(RunArgs { phase, .. }) => phase.shown.json,
             Command::Replay(args) => args.shown.json,
-            Command::Inspect(_) | Command::Test(_) | Command::New(_) | Command::Build(_) => false,
+            Command::Inspect(_) | Command::Test(_) | Command::New(_) | Command::Build(_) | Command::Cache(_) => false,
         }
     }
 }
@@ -54,6 +55,8 @@ enum Command {
     /// Build each module's plugin from the source its manifest names, check it loads, place
     /// it beside the manifest and pin its digest there.
     Build(BuildArgs),
+    /// Keep the compile cache: make optimised code ahead of runs, or hold it to a size.
+    Cache(CacheArgs),
     /// Answer a plugin's calls from a `--record` file and report the first call where it
     /// no longer does what the recorded run did.
     Replay(ReplayArgs),
@@ -160,6 +163,7 @@ async fn execute(cli: Cli) -> Result<ExitStatus> {
         Command::Test(args) => test::test(args).await,
         Command::New(args) => new::new(args),
         Command::Build(args) => build::build(args),
+        Command::Cache(args) => cache::cache(args),
         Command::Replay(args) => replay::replay(args).await,
     }
 }

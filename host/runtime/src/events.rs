@@ -19,7 +19,7 @@ use crate::model::Phase;
 /// whenever a line this program writes would not be valid against the previous version's
 /// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
 /// version N can rely on every line of a version-N stream.
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// The stream's JSON Schema (draft 2020-12), made from the types that write it: what
 /// `docs/events.schema.json` holds, for a reader in any language to validate a line with.
@@ -87,6 +87,8 @@ fn answers_typed_by_import(schema: &mut serde_json::Value) {
 pub enum Event {
     /// The stream's first line: its schema version and what the run was asked to do.
     Run(RunEvent),
+    /// A module's plugin is loaded: the code it runs as, and whether this run compiled it.
+    Loaded(LoadedEvent),
     /// The plan a module's `check` made in preflight, which its `adopt` is held to.
     Plan(PlanEvent),
     /// What preflight predicts the phase's pushes will do to the mesh, push by push.
@@ -173,6 +175,41 @@ pub struct CatalogSourceRecord {
     /// The ref built from; `null` means the builder's default (`main`).
     #[serde(rename = "ref")]
     pub reference: Option<String>,
+}
+
+/// A module's plugin loaded for the run: which code it runs as, made by which compiler, and
+/// whether the run waited for that compile (a first run does; a later one takes the code
+/// from the compile cache).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct LoadedEvent {
+    /// The module whose plugin it is.
+    pub module: String,
+    /// The plugin's sha256, hex.
+    pub sha256: String,
+    /// The kind of native code it runs as: `baseline` (quick to compile, slower to run) or
+    /// `optimised`.
+    pub code: crate::model::code::CodeKind,
+    /// The compiler that made that code: `winch` or `cranelift`.
+    pub compiler: String,
+    /// Whether this run compiled it (`false`: it was in the compile cache, or loaded already).
+    pub compiled: bool,
+    /// How long compiling it took, in milliseconds; `null` when it was not compiled.
+    pub compile_ms: Option<u64>,
+}
+
+impl LoadedEvent {
+    /// The event for `module`'s plugin with `digest`, loaded as `code` says.
+    pub fn of(module: &str, digest: &str, code: crate::model::code::CodeOrigin) -> LoadedEvent {
+        LoadedEvent {
+            module: module.to_string(),
+            sha256: digest.to_string(),
+            code: code.kind,
+            compiler: code.kind.compiler().to_string(),
+            compiled: code.compiled.is_some(),
+            compile_ms: code.compiled.map(|took| u64::try_from(took.as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
 }
 
 /// A module's plan, as preflight's `check` made it.

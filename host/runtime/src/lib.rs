@@ -93,15 +93,16 @@ pub use catalogue::{
 pub use contract::WORLD;
 pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
 pub use model::Phase;
+pub use model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};
 pub use model::options::{
     DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,
     parse_duration,
 };
 pub use model::{CatalogSource, Context, FoundationResource, Plan, PlannedCommand, Refusal, Report};
 pub use model::{Input, Stopped, Unusable};
-pub use plugin::cache::CompileCache;
+pub use plugin::cache::{CompileCache, DEFAULT_BOUND, Pruned};
 pub use plugin::functions::FunctionsReused;
-pub use plugin::{PLUGIN_BYTES, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
+pub use plugin::{Optimised, PLUGIN_BYTES, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
 pub use run::plan_file::{PLAN_SCHEMA, SavedLimits, SavedModule, SavedPlan};
 pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport};
 pub use sandbox::limits::Limits;

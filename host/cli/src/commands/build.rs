@@ -5,7 +5,7 @@
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 
-use crate::args::{CacheArgs, CatalogueArg};
+use crate::args::{CacheArgs, CatalogueArg, CodeArg};
 use crate::exit::ExitStatus;
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
@@ -48,7 +48,10 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
     } else {
         args.modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?
     };
-    let host = args.cache.host(Limits::default())?;
+    // A build is where optimised code is made: nobody waits on a run for it after. `--check`
+    // only compares, so it takes the quickest code.
+    let code = if args.check { CodeArg::Auto } else { CodeArg::Optimised };
+    let host = args.cache.host_coding(Limits::default(), code)?;
     let shared_target = args.catalogue.dir.join("target");
     let mut built = Vec::with_capacity(sources.len());
     for source in sources {

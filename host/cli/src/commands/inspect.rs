@@ -3,14 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::args::CatalogueArg;
+use crate::args::{CacheArgs, CatalogueArg};
 use crate::exit::ExitStatus;
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
-use mesh_adopt_runtime::PluginHost;
 
 /// The arguments of `inspect`.
 #[derive(Debug, Args)]
@@ -23,6 +22,9 @@ pub struct InspectArgs {
     /// The catalogue a module name is looked up in.
     #[command(flatten)]
     catalogue: CatalogueArg,
+    /// The compile cache whose code for the plugin is shown.
+    #[command(flatten)]
+    cache: CacheArgs,
 }
 
 /// Prints what a plugin is, and for a module, what its manifest says of it.
@@ -44,7 +46,7 @@ pub fn inspect(args: InspectArgs) -> Result<ExitStatus> {
         crate::outln!("module       {} ({})", module.name, module.manifest_path.display());
         (module.plugin_path, Some(module.adopt))
     };
-    let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
+    let host = args.cache.host(Limits::default())?;
     let info = host.describe(&path)?;
     crate::outln!("plugin       {}", info.path.display());
     crate::outln!("sha256       {}", info.digest);
@@ -53,6 +55,16 @@ pub fn inspect(args: InspectArgs) -> Result<ExitStatus> {
     match &info.loads {
         Ok(()) => crate::outln!("loads        yes, on this host ({})", mesh_adopt_runtime::WORLD),
         Err(why) => crate::outln!("loads        no: {why}"),
+    }
+    let code: Vec<String> = info
+        .cached
+        .iter()
+        .map(|(kind, size)| format!("{kind}, {:.1} MB in the compile cache", *size as f64 / 1e6))
+        .collect();
+    match code.as_slice() {
+        [] if host.has_cache() => crate::outln!("code         none compiled yet: its first run compiles it"),
+        [] => crate::outln!("code         (no compile cache)"),
+        kinds => crate::outln!("code         {}", kinds.join("\n             ")),
     }
     if let Some(adopt) = adopt {
         let pin = match &adopt.sha256 {

@@ -2,6 +2,7 @@
 //! share is [`phase`]'s, and what more commands share is [`crate::args`]'s.
 
 pub mod build;
+pub mod cache;
 pub mod check;
 pub mod inspect;
 pub mod new;

@@ -1,23 +1,29 @@
 //! The compile cache: plugins compiled once to native code and kept on disk, so a plugin
-//! adopted on hundreds of sites pays Cranelift once.
+//! adopted on hundreds of sites pays its compile once.
 //!
-//! An entry is keyed by the plugin's sha256 and the engine's compatibility hash (wasmtime's
-//! version, target and settings). It is the precompiled artefact as wasmtime wrote it,
-//! followed by a trailer: that key, a 128-bit XXH3 checksum of the key and the artefact, the
-//! key's length and a magic word. An entry whose key is not the one asked for is a miss, so
-//! an entry copied over another's is never loaded as that plugin. The directory is private,
-//! so the checksum guards against corruption, not forgery, and a fast one keeps a cache hit
-//! cheap. Only this host writes the directory, created private to the user, and every entry
-//! is written whole to a temporary file and renamed into place, so a file once in place is
-//! never written again. A missing, stale, corrupt or foreign entry is a miss: the plugin is
-//! compiled again and the entry replaced. Nothing is ever loaded from the cache without its
-//! checksum matching.
+//! An entry is keyed by the plugin's sha256, the kind of code it holds (baseline or
+//! optimised: see [`crate::model::code`]) and the engine's compatibility hash (wasmtime's
+//! version, target and settings, the compiler among them). It is the precompiled artefact as
+//! wasmtime wrote it, followed by a trailer: that key, a 128-bit XXH3 checksum of the key and
+//! the artefact, the key's length and a magic word. An entry whose key is not the one asked
+//! for is a miss, so an entry copied over another's, or one kind of code renamed as the
+//! other, is never loaded. The directory is private, so the checksum guards against
+//! corruption, not forgery, and a fast one keeps a cache hit cheap. Only this host writes the
+//! directory, created private to the user, and every entry is written whole to a temporary
+//! file and renamed into place, so a file once in place is never written again. A missing,
+//! stale, corrupt or foreign entry is a miss: the plugin is compiled again and the entry
+//! replaced. Nothing is ever loaded from the cache without its checksum matching.
 //!
 //! A hit maps the entry instead of reading it: the artefact is ELF at offset 0 (the trailer
 //! comes after it, where ELF does not look), so wasmtime maps the very file that was checked
 //! and executes from the page cache, without copying what may be many megabytes of native
 //! code (an 18 MB Python plugin) into fresh memory. The checksum maps a big entry a window
 //! at a time, so checking it does not make the whole of it resident either.
+//!
+//! Two kinds of code per plugin, and a plugin rebuilt many times, would grow the directory
+//! without end: it is held to a bound ([`DEFAULT_BOUND`]) after every entry written, the
+//! entries used longest ago removed first (a hit marks its entry used), and
+//! [`CompileCache::prune`] does the same on demand to any bound.
 
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -32,7 +38,16 @@ use anyhow::{Context as _, Result, bail};
 use wasmtime::component::Component;
 use wasmtime::{Engine, EngineWeak};
 
+use crate::model::code::CodeKind;
 use crate::plugin::digests::DigestIndex;
+
+/// The most a cache directory holds after an entry is written: room for the native code of
+/// about twenty big (JavaScript or Python) plugins, or thousands of Rust ones.
+pub const DEFAULT_BOUND: u64 = 1 << 30;
+
+/// How old a temporary file must be before pruning takes it for one a crashed process left:
+/// a live one is renamed into place within the compile that writes it.
+const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 const CHECKSUM_BYTES: usize = 16;
 
@@ -124,9 +139,12 @@ fn checksum_of(file: &fs::File, artefact_length: u64, key: &[u8]) -> Option<[u8;
 #[derive(Clone)]
 pub struct CompileCache {
     dir: PathBuf,
-    /// The last engine's compatibility hash: computing it hashes all of the engine's
-    /// compilation settings, which would otherwise be a good part of every cache hit.
-    engine_hash: Arc<Mutex<Option<(EngineWeak, u64)>>>,
+    /// The engines' compatibility hashes, computed once per engine (a host has one per kind
+    /// of code): computing one hashes all of the engine's compilation settings, which would
+    /// otherwise be a good part of every cache hit.
+    engine_hashes: Arc<Mutex<Vec<(EngineWeak, u64)>>>,
+    /// The most the directory holds after an entry is written.
+    bound: u64,
 }
 
 impl std::fmt::Debug for CompileCache {
@@ -170,7 +188,7 @@ impl CompileCache {
                     meta.permissions().mode() & 0o777
                 );
             }
-            Ok(CompileCache { dir: dir.to_path_buf(), engine_hash: Arc::default() })
+            Ok(CompileCache { dir: dir.to_path_buf(), engine_hashes: Arc::default(), bound: DEFAULT_BOUND })
         })
     }
 
@@ -183,41 +201,62 @@ impl CompileCache {
     }
 
     /// The cache's directory.
-    pub(crate) fn dir(&self) -> &Path {
+    pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// This cache held to `bound` bytes after each entry written, instead of
+    /// [`DEFAULT_BOUND`].
+    pub fn with_bound(mut self, bound: u64) -> CompileCache {
+        self.bound = bound;
+        self
     }
 
     /// The engine's compatibility hash (wasmtime's version, target and settings), computed
     /// once per engine.
     pub(crate) fn engine_hash(&self, engine: &Engine) -> u64 {
-        let mut memo = self.engine_hash.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((known, hash)) = &*memo
-            && known.upgrade().is_some_and(|known| Engine::same(&known, engine))
+        let mut memo = self.engine_hashes.lock().unwrap_or_else(|p| p.into_inner());
+        memo.retain(|(known, _)| known.upgrade().is_some());
+        if let Some((_, hash)) =
+            memo.iter().find(|(known, _)| known.upgrade().is_some_and(|known| Engine::same(&known, engine)))
         {
             return *hash;
         }
         let mut hasher = DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
         let hash = hasher.finish();
-        *memo = Some((engine.weak(), hash));
+        memo.push((engine.weak(), hash));
         hash
     }
 
-    /// The entry's key: the plugin's digest and the engine's compatibility hash.
-    fn key(&self, engine: &Engine, digest: &str) -> String {
-        format!("{digest}{:016x}", self.engine_hash(engine))
+    /// The entry's key: the plugin's digest, the kind of code and the engine's compatibility
+    /// hash.
+    fn key(&self, engine: &Engine, kind: CodeKind, digest: &str) -> String {
+        format!("{digest}-{}-{:016x}", kind.word(), self.engine_hash(engine))
     }
 
-    fn entry(&self, engine: &Engine, digest: &str) -> PathBuf {
-        self.dir.join(format!("{digest}-{:016x}.cwasm", self.engine_hash(engine)))
+    fn entry(&self, engine: &Engine, kind: CodeKind, digest: &str) -> PathBuf {
+        self.dir.join(format!("{}.cwasm", self.key(engine, kind, digest)))
+    }
+
+    /// The size of the entry for this plugin, engine and kind of code, when there is one (not
+    /// checked: what `inspect` shows).
+    pub(crate) fn entry_size(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Option<u64> {
+        fs::symlink_metadata(self.entry(engine, kind, digest)).ok().filter(fs::Metadata::is_file).map(|m| m.len())
+    }
+
+    /// Removes the entry for this plugin, engine and kind of code, if there is one: a
+    /// baseline entry once the same plugin's optimised code is stored.
+    pub(crate) fn remove(&self, engine: &Engine, kind: CodeKind, digest: &str) {
+        let _ = fs::remove_file(self.entry(engine, kind, digest));
     }
 
     /// The component for the plugin with sha256 `digest`, if a sound entry exists. The
     /// entry's trailer and checksum are checked, and then wasmtime maps that same open file
     /// (through `/proc/self/fd`), so what runs is what was checked.
     #[doc(hidden)]
-    pub fn get(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
-        let entry = self.entry(engine, digest);
+    pub fn get(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Result<Component, Miss> {
+        let entry = self.entry(engine, kind, digest);
         if !entry.exists() {
             return Err(Miss::Absent);
         }
@@ -229,9 +268,11 @@ impl CompileCache {
         if sum != checksum_of(&file, artefact_length, &key).ok_or(Miss::Corrupt)? {
             return Err(Miss::Corrupt);
         }
-        if key != self.key(engine, digest).as_bytes() {
+        if key != self.key(engine, kind, digest).as_bytes() {
             return Err(Miss::OtherKey);
         }
+        // Marked used, for the bound to keep what is used and remove what is not.
+        let _ = file.set_times(fs::FileTimes::new().set_accessed(std::time::SystemTime::now()));
         // The open file itself, not the entry's name: a rename into place meanwhile (another
         // process of this host storing the same entry) cannot swap what is loaded.
         let same_file = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
@@ -246,8 +287,8 @@ impl CompileCache {
     /// it, so another process compiling the same plugin meanwhile waits and then finds the
     /// entry written. `None` when the lock cannot be had (a read-only directory), when
     /// compiling without it is still right.
-    pub(crate) fn lock_entry(&self, engine: &Engine, digest: &str) -> Option<fs::File> {
-        let mut path = self.entry(engine, digest).into_os_string();
+    pub(crate) fn lock_entry(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Option<fs::File> {
+        let mut path = self.entry(engine, kind, digest).into_os_string();
         path.push(".lock");
         // Not waiting on a FIFO's reader, and no lock taken on anything but a regular file.
         let file = fs::OpenOptions::new()
@@ -271,9 +312,15 @@ impl CompileCache {
     /// Stores precompiled bytes for the plugin with sha256 `digest`, atomically: written
     /// whole to a temporary file in the directory, synced, and renamed over the entry.
     #[doc(hidden)]
-    pub fn put(&self, engine: &Engine, digest: &str, precompiled: &[u8]) -> Result<(), crate::error::Error> {
+    pub fn put(
+        &self,
+        engine: &Engine,
+        kind: CodeKind,
+        digest: &str,
+        precompiled: &[u8],
+    ) -> Result<(), crate::error::Error> {
         crate::error::at_boundary(crate::error::Error::Cache, || {
-            let path = self.entry(engine, digest);
+            let path = self.entry(engine, kind, digest);
             let failed = || format!("failed to write the compile cache entry `{}`", path.display());
             // A private file (0600), removed again if anything below fails.
             let mut file = tempfile::Builder::new()
@@ -281,7 +328,7 @@ impl CompileCache {
                 .suffix(".tmp")
                 .tempfile_in(&self.dir)
                 .with_context(failed)?;
-            let key = self.key(engine, digest);
+            let key = self.key(engine, kind, digest);
             let key_length = u16::try_from(key.len()).ok().filter(|n| usize::from(*n) <= KEY_MAX_BYTES);
             let Some(key_length) = key_length else {
                 bail!("the cache key `{key}` is longer than {KEY_MAX_BYTES} bytes")
@@ -297,8 +344,82 @@ impl CompileCache {
             })();
             written.with_context(failed)?;
             file.persist(&path).map_err(|e| e.error).with_context(failed)?;
+            // A cache that cannot be pruned still serves; the next entry written tries again.
+            let _ = self.prune(self.bound);
             Ok(())
         })
+    }
+
+    /// Holds the directory to `bound` bytes of native code: removes what a crashed process
+    /// left (temporary files an hour old, lock files of entries no longer there), then the
+    /// entries and function packs used longest ago until the rest fit. Removing one only
+    /// makes a later run compile again; a process using one keeps it mapped.
+    pub fn prune(&self, bound: u64) -> Result<Pruned, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Cache, || {
+            let mut pruned = Pruned::default();
+            let mut held = Vec::new();
+            let listed = fs::read_dir(&self.dir)
+                .with_context(|| format!("failed to read the compile cache `{}`", self.dir.display()))?;
+            let functions = self.dir.join(crate::plugin::functions::DIRECTORY);
+            let packs = fs::read_dir(&functions)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .flat_map(|engine| fs::read_dir(engine.path()).into_iter().flatten().flatten().collect::<Vec<_>>());
+            for found in listed.flatten().chain(packs) {
+                let path = found.path();
+                let Ok(meta) = fs::symlink_metadata(&path) else { continue };
+                let name = found.file_name().to_string_lossy().into_owned();
+                let age = meta.modified().ok().and_then(|at| at.elapsed().ok()).unwrap_or_default();
+                if !meta.is_file() {
+                    continue;
+                } else if name.starts_with(".entry-") || name.starts_with(".pack-") {
+                    if age > STALE_TEMPORARY && fs::remove_file(&path).is_ok() {
+                        pruned.removed(path, meta.len());
+                    }
+                } else if let Some(entry) = name.strip_suffix(".lock") {
+                    // Another process holding it is compiling that entry: left to it.
+                    let unused = fs::File::open(&path).is_ok_and(|lock| lock.try_lock().is_ok());
+                    if unused && !self.dir.join(entry).exists() && fs::remove_file(&path).is_ok() {
+                        pruned.removed(path, meta.len());
+                    }
+                } else if name.ends_with(".cwasm") || path.starts_with(&functions) {
+                    let used = meta.accessed().into_iter().chain(meta.modified()).max();
+                    held.push((used.unwrap_or(std::time::UNIX_EPOCH), meta.len(), path));
+                }
+            }
+            held.sort();
+            let mut total: u64 = held.iter().map(|(_, size, _)| size).sum();
+            for (_, size, path) in held {
+                if total <= bound {
+                    break;
+                }
+                if fs::remove_file(&path).is_ok() {
+                    total -= size;
+                    pruned.removed(path, size);
+                }
+            }
+            pruned.kept = total;
+            Ok(pruned)
+        })
+    }
+}
+
+/// What [`CompileCache::prune`] removed, and what it left.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// The files removed.
+    pub removed: Vec<PathBuf>,
+    /// The bytes they held.
+    pub freed: u64,
+    /// The bytes of native code left: entries and function packs.
+    pub kept: u64,
+}
+
+impl Pruned {
+    fn removed(&mut self, path: PathBuf, size: u64) {
+        self.removed.push(path);
+        self.freed += size;
     }
 }
 
@@ -319,12 +440,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = CompileCache::open(&dir.path().join("c")).unwrap();
         let engine = Engine::default();
-        assert_eq!(cache.get(&engine, "abc").err(), Some(Miss::Absent));
-        fs::write(cache.entry(&engine, "abc"), b"short").unwrap();
-        assert_eq!(cache.get(&engine, "abc").err(), Some(Miss::Corrupt));
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "abc").err(), Some(Miss::Absent));
+        fs::write(cache.entry(&engine, CodeKind::Optimised, "abc"), b"short").unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "abc").err(), Some(Miss::Corrupt));
         // A correct checksum over bytes that are not a compiled component.
-        cache.put(&engine, "abc", b"not native code").unwrap();
-        assert_eq!(cache.get(&engine, "abc").err(), Some(Miss::Incompatible));
+        cache.put(&engine, CodeKind::Optimised, "abc", b"not native code").unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "abc").err(), Some(Miss::Incompatible));
     }
 
     #[test]
@@ -332,9 +453,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = CompileCache::open(&dir.path().join("c")).unwrap();
         let engine = Engine::default();
-        cache.put(&engine, "evil", b"native code of another plugin").unwrap();
-        fs::copy(cache.entry(&engine, "evil"), cache.entry(&engine, "pinned")).unwrap();
-        assert_eq!(cache.get(&engine, "pinned").err(), Some(Miss::OtherKey));
+        cache.put(&engine, CodeKind::Optimised, "evil", b"native code of another plugin").unwrap();
+        fs::copy(
+            cache.entry(&engine, CodeKind::Optimised, "evil"),
+            cache.entry(&engine, CodeKind::Optimised, "pinned"),
+        )
+        .unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "pinned").err(), Some(Miss::OtherKey));
     }
 
     #[test]
@@ -342,15 +467,72 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = CompileCache::open(&dir.path().join("c")).unwrap();
         let engine = Engine::default();
-        cache.put(&engine, "abc", b"precompiled bytes of some length").unwrap();
-        let sound = fs::read(cache.entry(&engine, "abc")).unwrap();
+        cache.put(&engine, CodeKind::Optimised, "abc", b"precompiled bytes of some length").unwrap();
+        let sound = fs::read(cache.entry(&engine, CodeKind::Optimised, "abc")).unwrap();
         for at in 0..sound.len() {
             let mut bytes = sound.clone();
             bytes[at] ^= 0x01;
-            fs::write(cache.entry(&engine, "abc"), &bytes).unwrap();
-            let miss = cache.get(&engine, "abc").err();
+            fs::write(cache.entry(&engine, CodeKind::Optimised, "abc"), &bytes).unwrap();
+            let miss = cache.get(&engine, CodeKind::Optimised, "abc").err();
             assert!(matches!(miss, Some(Miss::Corrupt)), "byte {at} of {}: {miss:?}", sound.len());
         }
+    }
+
+    #[test]
+    fn one_kind_of_code_is_never_taken_for_the_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(dir.path()).unwrap();
+        let engine = |strategy| {
+            let mut config = wasmtime::Config::new();
+            config.strategy(strategy);
+            Engine::new(&config).unwrap()
+        };
+        let (cranelift, winch) = (engine(wasmtime::Strategy::Cranelift), engine(wasmtime::Strategy::Winch));
+        // The smallest component there is.
+        let component = b"\0asm\x0d\x00\x01\x00";
+        let baseline = winch.precompile_component(component).unwrap();
+        cache.put(&winch, CodeKind::Baseline, "abc", &baseline).unwrap();
+        assert!(cache.get(&winch, CodeKind::Baseline, "abc").is_ok());
+        // Its entry renamed as the optimised one's is another key's ...
+        fs::copy(cache.entry(&winch, CodeKind::Baseline, "abc"), cache.entry(&cranelift, CodeKind::Optimised, "abc"))
+            .unwrap();
+        assert_eq!(cache.get(&cranelift, CodeKind::Optimised, "abc").err(), Some(Miss::OtherKey));
+        // ... and stored as optimised code on purpose, the engine refuses it.
+        cache.put(&cranelift, CodeKind::Optimised, "abc", &baseline).unwrap();
+        assert_eq!(cache.get(&cranelift, CodeKind::Optimised, "abc").err(), Some(Miss::Incompatible));
+        assert!(cache.entry(&winch, CodeKind::Baseline, "abc") != cache.entry(&winch, CodeKind::Optimised, "abc"));
+    }
+
+    #[test]
+    fn pruning_keeps_the_entries_used_last_within_the_bound_and_clears_what_crashes_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(dir.path()).unwrap().with_bound(u64::MAX);
+        let engine = Engine::default();
+        let day = std::time::Duration::from_secs(86_400);
+        let long_ago = std::time::SystemTime::now() - 3 * day;
+        for (digest, age) in [("old", 3), ("mid", 2), ("new", 1)] {
+            cache.put(&engine, CodeKind::Optimised, digest, &[7; 1000]).unwrap();
+            let file = fs::File::options().write(true).open(cache.entry(&engine, CodeKind::Optimised, digest)).unwrap();
+            let used = std::time::SystemTime::now() - age * day;
+            file.set_times(fs::FileTimes::new().set_accessed(used).set_modified(used)).unwrap();
+        }
+        let stale = dir.path().join(".entry-crashed.tmp");
+        fs::write(&stale, b"half an entry").unwrap();
+        fs::File::options().write(true).open(&stale).unwrap().set_modified(long_ago).unwrap();
+        let orphan = dir.path().join("gone.cwasm.lock");
+        fs::write(&orphan, b"").unwrap();
+        // A hit marks `old` used now: `mid` is then the longest unused.
+        let _ = cache.get(&engine, CodeKind::Optimised, "old");
+        let entry_size = fs::metadata(cache.entry(&engine, CodeKind::Optimised, "new")).unwrap().len();
+        let pruned = cache.prune(2 * entry_size).unwrap();
+        let gone: Vec<_> =
+            pruned.removed.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(gone.len(), 3, "{gone:?}");
+        assert!(gone.iter().any(|name| name.starts_with("mid-")), "{gone:?}");
+        assert!(!stale.exists() && !orphan.exists());
+        assert!(cache.entry(&engine, CodeKind::Optimised, "old").exists());
+        assert!(cache.entry(&engine, CodeKind::Optimised, "new").exists());
+        assert_eq!(pruned.kept, 2 * entry_size);
     }
 
     #[test]
@@ -359,14 +541,14 @@ mod tests {
         let cache = CompileCache::open(dir.path()).unwrap();
         let engine = Engine::default();
         let artefact: Vec<u8> = (0..CHECKSUM_WINDOW + CHECKSUM_WINDOW / 2).map(|i| (i % 251) as u8).collect();
-        cache.put(&engine, "big", &artefact).unwrap();
+        cache.put(&engine, CodeKind::Optimised, "big", &artefact).unwrap();
         // The checksum holds (the bytes are just not native code) ...
-        assert_eq!(cache.get(&engine, "big").err(), Some(Miss::Incompatible));
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "big").err(), Some(Miss::Incompatible));
         // ... and a byte changed in the second window breaks it.
-        let mut stored = fs::read(cache.entry(&engine, "big")).unwrap();
+        let mut stored = fs::read(cache.entry(&engine, CodeKind::Optimised, "big")).unwrap();
         stored[usize::try_from(CHECKSUM_WINDOW).unwrap() + 7] ^= 0x01;
-        fs::write(cache.entry(&engine, "big"), &stored).unwrap();
-        assert_eq!(cache.get(&engine, "big").err(), Some(Miss::Corrupt));
+        fs::write(cache.entry(&engine, CodeKind::Optimised, "big"), &stored).unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "big").err(), Some(Miss::Corrupt));
     }
 
     #[test]
@@ -374,14 +556,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = CompileCache::open(dir.path()).unwrap();
         let engine = Engine::default();
-        cache.put(&engine, "abc", b"\x7fELF...").unwrap();
-        let stored = fs::read(cache.entry(&engine, "abc")).unwrap();
+        cache.put(&engine, CodeKind::Optimised, "abc", b"\x7fELF...").unwrap();
+        let stored = fs::read(cache.entry(&engine, CodeKind::Optimised, "abc")).unwrap();
         let (artefact, key, _) = split_entry(&stored).unwrap();
         assert_eq!(artefact, b"\x7fELF...");
-        assert_eq!(key, cache.key(&engine, "abc").as_bytes());
+        assert_eq!(key, cache.key(&engine, CodeKind::Optimised, "abc").as_bytes());
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names.len(), 1, "{names:?}");
-        let mode = fs::metadata(cache.entry(&engine, "abc")).unwrap().permissions().mode();
+        let mode = fs::metadata(cache.entry(&engine, CodeKind::Optimised, "abc")).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "{mode:o}");
     }
 }

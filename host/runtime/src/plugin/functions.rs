@@ -15,8 +15,8 @@
 //! Packs are read only when something is compiled (a warm run never looks at them), each
 //! checked whole first; one that does not check is removed and never used. Packs live in a
 //! directory per engine compatibility hash, inside the compile cache's private directory,
-//! so they are trusted exactly as far as its entries are. Packs are never pruned; removing
-//! the directory only makes the next compiles slower.
+//! so they are trusted exactly as far as its entries are. Pruning the cache to its bound
+//! removes the packs used longest ago with its entries: that only makes later compiles slower.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -29,6 +29,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use wasmtime::CacheStore;
+
+/// The directory in the compile cache's that holds the packs, one directory per engine.
+pub(crate) const DIRECTORY: &str = "functions";
 
 /// The last bytes of every pack.
 const MAGIC: &[u8; 8] = b"mshfns01";
@@ -84,7 +87,7 @@ impl FunctionStore {
     /// The store of the compile cache in `cache_dir`.
     pub(crate) fn in_cache(cache_dir: &Path) -> FunctionStore {
         FunctionStore {
-            base: cache_dir.join("functions"),
+            base: cache_dir.join(DIRECTORY),
             dir: OnceLock::new(),
             state: Mutex::default(),
             looked_up: AtomicUsize::new(0),

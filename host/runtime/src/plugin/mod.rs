@@ -1,7 +1,8 @@
 //! Loading plugins and running their exports in a sandbox.
 //!
-//! One engine and one linker serve every plugin of a process. Each call of `check` or
-//! `adopt` gets a fresh store: its own memory cap, its own guest-time deadline and wall
+//! One engine and one linker per kind of code (see [`crate::model::code`]) serve every plugin
+//! of a process: Cranelift's for optimised code, and Winch's, built when a plugin first needs
+//! it, for baseline code. Each call of `check` or `adopt` gets a fresh store: its own memory cap, its own guest-time deadline and wall
 //! deadline, the sandbox's WASI (no files, no network, no environment, the
 //! mesh's clocks), and a captured stdout and stderr for the report if it is stopped.
 
@@ -11,7 +12,7 @@ pub(crate) mod functions;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::catalogue::sha256_hex;
@@ -27,6 +28,7 @@ use crate::contract::{PACKAGE, VERSION};
 use crate::error::{PinMismatch, StopKind, StopReason};
 use crate::model::Phase;
 use crate::model::Stopped;
+use crate::model::code::{CodeKind, CodeOrigin, CodePolicy};
 use crate::model::{Context, Plan, Refusal, Report};
 use crate::plugin::cache::CompileCache;
 use crate::plugin::digests::FileIdentity;
@@ -55,14 +57,25 @@ const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// How much of a plugin's stdout and of its stderr is kept for a stop report.
 const OUTPUT_CAPTURE_BYTES: usize = 16 << 10;
 
-/// The engine and linker every plugin of this process runs on.
-pub struct PluginHost {
+/// One compiler's engine, and the contract's and WASI's imports linked on it: what plugins
+/// compiled to one kind of code run on.
+struct Tier {
     engine: Engine,
     linker: Linker<RunState>,
+}
+
+/// The engines and linkers every plugin of this process runs on.
+pub struct PluginHost {
+    /// Cranelift's, for optimised code.
+    optimised: Tier,
+    /// Winch's, for baseline code: built when a plugin first needs it.
+    baseline: OnceLock<Tier>,
+    /// Which code plugins run as.
+    policy: CodePolicy,
     limits: Limits,
     /// Plugins already compiled and linked in this process, by sha256: a module adopted on
     /// many meshes is compiled once.
-    linked: Mutex<HashMap<String, AdopterPre<RunState>>>,
+    linked: Mutex<HashMap<String, (AdopterPre<RunState>, CodeKind)>>,
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
     /// The functions Cranelift compiled before, beside the cache: what a new plugin's
@@ -142,6 +155,8 @@ pub struct Plugin {
     pub path: PathBuf,
     /// Its sha256, hex: what a catalogue pins and a report names.
     pub digest: String,
+    /// The code it runs as, and whether this load compiled it.
+    pub code: CodeOrigin,
     pre: AdopterPre<RunState>,
 }
 
@@ -162,6 +177,18 @@ pub struct PluginInfo {
     pub exports: Vec<String>,
     /// Whether this host would load it, and why not.
     pub loads: Result<(), String>,
+    /// The kinds of code the compile cache holds for it on this host, with each entry's
+    /// size in bytes; empty without a cache or before its first run.
+    pub cached: Vec<(CodeKind, u64)>,
+}
+
+/// What [`PluginHost::optimise`] did for a plugin file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Optimised {
+    /// The plugin's sha256, hex.
+    pub digest: String,
+    /// How long compiling it took; `None` when its optimised code was cached already.
+    pub compiled: Option<Duration>,
 }
 
 /// What `adopt` did with the plan it was held to.
@@ -181,9 +208,34 @@ impl PluginHost {
 
     /// The host, compiling with `functions` as Cranelift's incremental cache when given.
     fn assemble(limits: Limits, functions: Option<Arc<FunctionStore>>) -> Result<PluginHost> {
+        Ok(PluginHost {
+            optimised: Self::tier(&limits, CodeKind::Optimised, functions.as_ref())?,
+            baseline: OnceLock::new(),
+            policy: CodePolicy::default(),
+            limits,
+            linked: Mutex::new(HashMap::new()),
+            cache: None,
+            functions,
+            seen: Mutex::new(HashMap::new()),
+            compiling: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// An engine compiling to `kind` of code under `limits` (epoch interruption on, a ticker
+    /// thread driving it, the pooling allocator sized by the limits), and its linker.
+    fn tier(limits: &Limits, kind: CodeKind, functions: Option<&Arc<FunctionStore>>) -> Result<Tier> {
         let mut config = Config::new();
-        if let Some(functions) = &functions {
-            config.enable_incremental_compilation(functions.clone())?;
+        match kind {
+            CodeKind::Optimised => {
+                config.strategy(wasmtime::Strategy::Cranelift);
+                // Cranelift's incremental cache: Winch has none.
+                if let Some(functions) = functions {
+                    config.enable_incremental_compilation(functions.clone())?;
+                }
+            }
+            CodeKind::Baseline => {
+                config.strategy(wasmtime::Strategy::Winch);
+            }
         }
         config.epoch_interruption(true);
         // A plugin run instantiates, runs for a millisecond and is dropped: pooling its
@@ -225,23 +277,40 @@ impl PluginHost {
         let mut linker = Linker::<RunState>::new(&engine);
         sandbox::add_offered_to_linker(&mut linker)?;
         Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(PluginHost {
-            engine,
-            linker,
-            limits,
-            linked: Mutex::new(HashMap::new()),
-            cache: None,
-            functions,
-            seen: Mutex::new(HashMap::new()),
-            compiling: Mutex::new(HashMap::new()),
-        })
+        Ok(Tier { engine, linker })
     }
 
-    /// The engine every plugin of this host is compiled for and runs on: what an embedder
-    /// or a benchmark needs to measure wasmtime's own share of loading a plugin.
+    /// The engine and linker of `kind` of code, the baseline's built on first use.
+    fn tier_of(&self, kind: CodeKind) -> Result<&Tier> {
+        if kind == CodeKind::Optimised {
+            return Ok(&self.optimised);
+        }
+        if let Some(tier) = self.baseline.get() {
+            return Ok(tier);
+        }
+        let built = Self::tier(&self.limits, kind, None)?;
+        // Two threads building it at once: one is kept, the other dropped with its ticker.
+        Ok(self.baseline.get_or_init(|| built))
+    }
+
+    /// The engine optimised plugins of this host are compiled for and run on: what an
+    /// embedder or a benchmark needs to measure wasmtime's own share of loading a plugin.
     #[doc(hidden)]
     pub fn engine(&self) -> &Engine {
-        &self.engine
+        &self.optimised.engine
+    }
+
+    /// This host running its plugins as `policy` says (by default [`CodePolicy::Auto`]):
+    /// the plugins it linked are forgotten, so each is loaded again as the policy asks.
+    pub fn with_code(mut self, policy: CodePolicy) -> PluginHost {
+        self.policy = policy;
+        self.forget_linked();
+        self
+    }
+
+    /// Which code this host runs its plugins as.
+    pub fn code_policy(&self) -> CodePolicy {
+        self.policy
     }
 
     /// The limits every plugin of this host runs under.
@@ -256,7 +325,7 @@ impl PluginHost {
         crate::error::at_boundary(crate::error::Error::Cache, || {
             let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
             let mut host = Self::assemble(limits, Some(functions.clone()))?;
-            functions.serve(cache.engine_hash(&host.engine));
+            functions.serve(cache.engine_hash(&host.optimised.engine));
             host.cache = Some(cache);
             Ok(host)
         })
@@ -265,7 +334,12 @@ impl PluginHost {
     /// This host's limits with `cache` (see [`PluginHost::cached`]): the engine is built
     /// again, with the cache's functions in its compiler.
     pub fn with_cache(self, cache: CompileCache) -> Result<PluginHost, crate::error::Error> {
-        Self::cached(self.limits, cache)
+        Ok(Self::cached(self.limits, cache)?.with_code(self.policy))
+    }
+
+    /// Whether this host keeps compiled plugins in a compile cache.
+    pub fn has_cache(&self) -> bool {
+        self.cache.is_some()
     }
 
     /// How many functions this host's compiles looked up among those compiled before, and
@@ -280,18 +354,27 @@ impl PluginHost {
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
-    /// Compiles plugin bytes to native code, as the cache stores it.
+    /// Compiles plugin bytes to optimised native code, as the cache stores it.
     pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || {
-            if !bytes.starts_with(b"\0asm") {
-                bail!("it is not WebAssembly (no `\\0asm` header)");
-            }
-            let compiled = self.engine.precompile_component(bytes);
-            if let Some(functions) = &self.functions {
-                functions.write_pack();
-            }
-            compiled.map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
-        })
+        self.precompile_as(CodeKind::Optimised, bytes)
+    }
+
+    /// Compiles plugin bytes to `kind` of native code, as the cache stores it.
+    pub fn precompile_as(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Plugin, || self.precompiled(kind, bytes))
+    }
+
+    fn precompiled(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>> {
+        if !bytes.starts_with(b"\0asm") {
+            bail!("it is not WebAssembly (no `\\0asm` header)");
+        }
+        let compiled = self.tier_of(kind)?.engine.precompile_component(bytes);
+        if kind == CodeKind::Optimised
+            && let Some(functions) = &self.functions
+        {
+            functions.write_pack();
+        }
+        compiled.map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
@@ -345,20 +428,31 @@ impl PluginHost {
 
     /// The plugin with this digest, if this process has linked it already.
     fn linked_plugin(&self, path: &Path, digest: String) -> Option<Plugin> {
-        let pre = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest)?.clone();
-        Some(Plugin { path: path.to_path_buf(), digest, pre })
+        let (pre, kind) = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest)?.clone();
+        Some(Plugin { path: path.to_path_buf(), digest, code: CodeOrigin { kind, compiled: None }, pre })
     }
 
     /// The plugin with this digest without its bytes: linked already, or loaded from a
-    /// sound compile cache entry. `None` when it must be compiled from its file.
+    /// sound compile cache entry of a kind of code the policy takes, the better kind first.
+    /// `None` when it must be compiled from its file.
     fn load_known(&self, path: &Path, digest: &str) -> Result<Option<Plugin>> {
         if let Some(plugin) = self.linked_plugin(path, digest.to_string()) {
             return Ok(Some(plugin));
         }
-        let Some(component) = self.cache.as_ref().and_then(|cache| cache.get(&self.engine, digest).ok()) else {
-            return Ok(None);
-        };
+        let Some(component) = self.cached_component(digest)? else { return Ok(None) };
         self.finish_load(path, digest.to_string(), &component).map(Some)
+    }
+
+    /// The plugin with this digest from a sound compile cache entry of a kind of code the
+    /// policy takes, the better kind first, with that kind.
+    fn cached_component(&self, digest: &str) -> Result<Option<(Component, CodeOrigin)>> {
+        let Some(cache) = &self.cache else { return Ok(None) };
+        for &kind in self.policy.accepts() {
+            if let Ok(component) = cache.get(&self.tier_of(kind)?.engine, kind, digest) {
+                return Ok(Some((component, CodeOrigin { kind, compiled: None })));
+            }
+        }
+        Ok(None)
     }
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
@@ -374,17 +468,23 @@ impl PluginHost {
         // another process) compiling it waits for that compile and takes its result.
         let gate = self.compiling.lock().unwrap_or_else(|p| p.into_inner()).entry(digest.clone()).or_default().clone();
         let _compiling_here = gate.lock().unwrap_or_else(|p| p.into_inner());
-        let _compiling_anywhere = self.cache.as_ref().and_then(|cache| cache.lock_entry(&self.engine, &digest));
+        let kind = self.policy.compiles(bytes.len());
+        let engine = &self.tier_of(kind)?.engine;
+        let _compiling_anywhere = self.cache.as_ref().and_then(|cache| cache.lock_entry(engine, kind, &digest));
         if let Some(plugin) = self.load_known(path, &digest)? {
             return Ok(plugin);
         }
         // A file that does not compile is no component: no digest of it is shown.
         let named = || format!("failed to load plugin `{}`", path.display());
+        let started = Instant::now();
         let loaded = self
-            .compile_and_store(&digest, bytes)
+            .compile_and_store(kind, &digest, bytes)
             .map_err(|e| self.name_the_limit(e))
             .with_context(named)
-            .and_then(|component| self.finish_load(path, digest.clone(), &component));
+            .and_then(|component| {
+                let code = CodeOrigin { kind, compiled: Some(started.elapsed()) };
+                self.finish_load(path, digest.clone(), &(component, code))
+            });
         // Callers already waiting hold the gate itself; later ones find the plugin linked
         // (or, failing, compile again under a gate of their own).
         self.compiling.lock().unwrap_or_else(|p| p.into_inner()).remove(&digest);
@@ -392,37 +492,79 @@ impl PluginHost {
     }
 
     /// Checks a component's world, links it, and keeps it as linked in this process.
-    fn finish_load(&self, path: &Path, digest: String, component: &Component) -> Result<Plugin> {
+    fn finish_load(&self, path: &Path, digest: String, (component, code): &(Component, CodeOrigin)) -> Result<Plugin> {
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
-        self.check_world(component).with_context(named)?;
-        let pre = self.link(component).with_context(named)?;
-        self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), pre.clone());
-        Ok(Plugin { path: path.to_path_buf(), digest, pre })
+        let tier = self.tier_of(code.kind)?;
+        self.check_world(&tier.engine, component).with_context(named)?;
+        let pre = self.link(tier, component).with_context(named)?;
+        self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), (pre.clone(), code.kind));
+        Ok(Plugin { path: path.to_path_buf(), digest, code: *code, pre })
     }
 
-    /// The component compiled from `bytes`, and stored in the cache when there is one. A
+    /// The component compiled from `bytes` to `kind` of code, and stored in the cache when
+    /// there is one (optimised code taking the place of the same plugin's baseline code). A
     /// cache that cannot be written is no reason to refuse a plugin: it is compiled again
     /// next time.
-    fn compile_and_store(&self, digest: &str, bytes: &[u8]) -> Result<Component> {
-        let Some(cache) = &self.cache else { return self.compile(bytes) };
-        let precompiled = self.precompile(bytes)?;
-        let _ = cache.put(&self.engine, digest, &precompiled);
+    fn compile_and_store(&self, kind: CodeKind, digest: &str, bytes: &[u8]) -> Result<Component> {
+        let engine = &self.tier_of(kind)?.engine;
+        let Some(cache) = &self.cache else { return self.compile(engine, bytes) };
+        let precompiled = self.precompiled(kind, bytes)?;
+        if cache.put(engine, kind, digest, &precompiled).is_ok()
+            && kind == CodeKind::Optimised
+            && let Some(baseline) = self.baseline.get()
+        {
+            cache.remove(&baseline.engine, CodeKind::Baseline, digest);
+        }
+        // From the bytes in memory, not the entry: the process that compiled a plugin runs
+        // code nothing else can change under it.
         // SAFETY: these bytes were produced just now by this engine's own compiler.
-        unsafe { Component::deserialize(&self.engine, &precompiled) }.map_err(|e| anyhow!("{e:#}"))
+        unsafe { Component::deserialize(engine, &precompiled) }.map_err(|e| anyhow!("{e:#}"))
     }
 
-    fn compile(&self, bytes: &[u8]) -> Result<Component> {
+    fn compile(&self, engine: &Engine, bytes: &[u8]) -> Result<Component> {
         if !bytes.starts_with(b"\0asm") {
             bail!("it is not WebAssembly (no `\\0asm` header)");
         }
-        Component::new(&self.engine, bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+        Component::new(engine, bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
     }
 
-    fn link(&self, component: &Component) -> Result<AdopterPre<RunState>> {
-        let stubbed = sandbox::linker_for(&self.linker, &self.engine, component)?;
+    /// Compiles the plugin file at `path` to optimised code into the compile cache, unless
+    /// its optimised code is there already: what `mesh-adopt build` and `mesh-adopt cache
+    /// optimise` do, so that no run waits for Cranelift. Its baseline code, no longer
+    /// needed, is removed.
+    pub fn optimise(&self, path: &Path) -> Result<Optimised, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Plugin, || {
+            let Some(cache) = &self.cache else {
+                bail!("there is no compile cache to keep optimised code in (it was turned off)")
+            };
+            let bytes = read_plugin(path)?;
+            looks_like_a_component(path, &bytes)?;
+            let digest = sha256_hex(&bytes);
+            let engine = &self.optimised.engine;
+            let _compiling_anywhere = cache.lock_entry(engine, CodeKind::Optimised, &digest);
+            if cache.get(engine, CodeKind::Optimised, &digest).is_ok() {
+                return Ok(Optimised { digest, compiled: None });
+            }
+            let started = Instant::now();
+            let component = self
+                .compile_and_store(CodeKind::Optimised, &digest, &bytes)
+                .map_err(|e| self.name_the_limit(e))
+                .with_context(|| format!("failed to compile plugin `{}`", path.display()))?;
+            let compiled = Some(started.elapsed());
+            self.check_world(engine, &component)
+                .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
+            if let Ok(baseline) = self.tier_of(CodeKind::Baseline) {
+                cache.remove(&baseline.engine, CodeKind::Baseline, &digest);
+            }
+            Ok(Optimised { digest, compiled })
+        })
+    }
+
+    fn link(&self, tier: &Tier, component: &Component) -> Result<AdopterPre<RunState>> {
+        let stubbed = sandbox::linker_for(&tier.linker, &tier.engine, component)?;
         stubbed
             .as_ref()
-            .unwrap_or(&self.linker)
+            .unwrap_or(&tier.linker)
             .instantiate_pre(component)
             .and_then(AdopterPre::new)
             .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
@@ -482,16 +624,35 @@ impl PluginHost {
             // Before any digest of it is taken, shown or recorded: the file may be anything.
             looks_like_a_component(path, &bytes)?;
             let digest = sha256_hex(&bytes);
-            let component =
-                self.compile(&bytes).with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
+            // Code already compiled serves; otherwise Winch's, which is quickest to make, and
+            // is not kept: inspecting a plugin is no run of it.
+            let (component, code) = match self.cached_component(&digest)? {
+                Some(cached) => cached,
+                None => {
+                    let compiled = self
+                        .compile(&self.tier_of(CodeKind::Baseline)?.engine, &bytes)
+                        .with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
+                    (compiled, CodeOrigin { kind: CodeKind::Baseline, compiled: None })
+                }
+            };
+            let tier = self.tier_of(code.kind)?;
             let ty = component.component_type();
-            let imports: Vec<String> = ty.imports(&self.engine).map(|(name, _)| name.to_string()).collect();
-            let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+            let imports: Vec<String> = ty.imports(&tier.engine).map(|(name, _)| name.to_string()).collect();
+            let exports: Vec<String> = ty.exports(&tier.engine).map(|(name, _)| name.to_string()).collect();
             let contract = imports
                 .iter()
                 .find_map(|name| name.strip_prefix(&format!("{PACKAGE}/")))
                 .map(|rest| format!("{PACKAGE}@{}", rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)")));
-            let loads = self.check_world(&component).and_then(|()| self.link(&component).map(|_| ()));
+            let loads =
+                self.check_world(&tier.engine, &component).and_then(|()| self.link(tier, &component).map(|_| ()));
+            let mut cached = Vec::new();
+            if let Some(cache) = &self.cache {
+                for kind in CodeKind::ALL {
+                    if let Some(size) = cache.entry_size(&self.tier_of(kind)?.engine, kind, &digest) {
+                        cached.push((kind, size));
+                    }
+                }
+            }
             Ok(PluginInfo {
                 path: path.to_path_buf(),
                 digest,
@@ -500,14 +661,15 @@ impl PluginHost {
                 imports,
                 exports,
                 loads: loads.map_err(|e| format!("{e:#}")),
+                cached,
             })
         })
     }
 
     /// Refuses a plugin built for another version of the contract, naming both versions.
-    fn check_world(&self, component: &Component) -> Result<()> {
+    fn check_world(&self, engine: &Engine, component: &Component) -> Result<()> {
         let ty = component.component_type();
-        for (name, item) in ty.imports(&self.engine) {
+        for (name, item) in ty.imports(engine) {
             let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else {
                 continue;
             };
@@ -608,7 +770,7 @@ impl PluginHost {
     ) -> Result<T> {
         let output = Output::new();
         let deadline = Deadline::new(env.mesh.clone(), self.limits.wall_time, self.limits.wasi_wait);
-        let mut store = self.store(env, phase, self.wasi(env, &output), deadline.clone());
+        let mut store = self.store(plugin.pre.engine(), env, phase, self.wasi(env, &output), deadline.clone());
         let outcome = self.run_by_deadline(plugin, &mut store, &deadline, export).await;
         outcome.map_err(|error| {
             let state = store.data_mut();
@@ -640,9 +802,16 @@ impl PluginHost {
         wasi.build()
     }
 
-    /// A store for one call: its caps (memory, instances, memories, tables), its state, and
+    /// A store for one call, on the engine of the plugin's code: its caps (memory, instances, memories, tables), its state, and
     /// the guest-time check at every epoch tick.
-    fn store(&self, env: &RunEnv, phase: Phase, wasi: WasiCtx, deadline: Arc<Deadline>) -> Store<RunState> {
+    fn store(
+        &self,
+        engine: &Engine,
+        env: &RunEnv,
+        phase: Phase,
+        wasi: WasiCtx,
+        deadline: Arc<Deadline>,
+    ) -> Store<RunState> {
         let state = RunState {
             wasi,
             table: ResourceTable::new(),
@@ -671,7 +840,7 @@ impl PluginHost {
             cap_reached: None,
             deadline,
         };
-        let mut store = Store::new(&self.engine, state);
+        let mut store = Store::new(engine, state);
         store.limiter(|s| &mut s.store_limits);
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(|ctx| at_epoch_tick(ctx.data()));

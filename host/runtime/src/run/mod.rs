@@ -837,6 +837,11 @@ impl Run<'_> {
                     continue;
                 }
             };
+            self.stream(&events::Event::Loaded(events::LoadedEvent::of(
+                module,
+                &ready.plugin.digest,
+                ready.plugin.code,
+            )));
             let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
                 Err(error) => {
                     let stopped = self.stopped(module, Phase::Check, error);
