@@ -60,6 +60,18 @@ fn baseline_code_adopts_phase_three_and_cache_optimise_puts_optimised_code_in_it
     let baseline = loaded(dir.path(), &["--code", "baseline"]);
     assert!(all_ran_as(&baseline, "baseline", "winch", true), "{baseline:#?}");
     assert!(entries(dir.path()).iter().all(|name| name.contains("-baseline-")), "{:?}", entries(dir.path()));
+    // A person is told how to have the faster code.
+    let human = |code: &str| {
+        let out = mesh_adopt().args(["run", "--code", code, "--catalog-source", SOURCE]).catalogue(dir.path()).output();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    let noted = human("baseline");
+    assert!(
+        noted.contains("postgres, nats, mesh-vault ran on baseline code")
+            && noted.contains("mesh-adopt cache optimise"),
+        "{noted}"
+    );
     let inspected = mesh_adopt().args(["inspect", "postgres"]).catalogue(dir.path()).output();
     assert!(text(&inspected.stdout).contains("\ncode         baseline (winch), "), "{}", text(&inspected.stdout));
 
@@ -74,6 +86,7 @@ fn baseline_code_adopts_phase_three_and_cache_optimise_puts_optimised_code_in_it
     assert!(names.len() == 3 && names.iter().all(|name| name.contains("-optimised-")), "{names:?}");
     let auto = loaded(dir.path(), &[]);
     assert!(all_ran_as(&auto, "optimised", "cranelift", false), "{auto:#?}");
+    assert!(!human("auto").contains("baseline"), "no note on optimised code");
     let again = mesh_adopt().args(["cache", "optimise", "postgres"]).catalogue(dir.path()).output();
     assert!(text(&again.stdout).trim_end().ends_with("in the cache already"), "{}", text(&again.stdout));
     // Baseline code asked for again is compiled again: it was removed, not kept beside.

@@ -55,13 +55,22 @@ pub struct Output {
     recording: Option<RecordFile>,
     /// Whether the interruption was said: the run and the signals' watcher may both get to it.
     interrupted: AtomicBool,
+    /// The modules whose plugins ran on baseline code, for the note after the summary.
+    on_baseline: std::sync::Mutex<Vec<String>>,
 }
 
 impl Output {
     /// An output in `style`; `record` names a file to keep every event in.
     pub fn new(style: Style, real_waits: bool, record: Option<&Path>) -> Result<Output> {
         let recording = record.map(RecordFile::create).transpose()?;
-        Ok(Output { style, real_waits, progress: Progress::new(), recording, interrupted: AtomicBool::new(false) })
+        Ok(Output {
+            style,
+            real_waits,
+            progress: Progress::new(),
+            recording,
+            interrupted: AtomicBool::new(false),
+            on_baseline: Default::default(),
+        })
     }
 
     /// Shows one event of the run to a person, as it happens (the run streams it to the
@@ -101,6 +110,14 @@ impl Output {
         run.end(exit.code());
         if let Style::Human { .. } = self.style {
             summary::print_summary(report);
+            let on_baseline = self.on_baseline.lock().unwrap_or_else(|p| p.into_inner());
+            if !on_baseline.is_empty() {
+                crate::errln!(
+                    "\nnote: {} ran on baseline code, which Winch compiles quickly and which runs slower; `mesh-adopt \
+                     cache optimise` makes optimised code, which later runs take",
+                    on_baseline.join(", ")
+                );
+            }
         }
         self.warn_if_broken();
     }
@@ -155,6 +172,11 @@ impl Output {
 /// record, and to stdout with `--json`.
 impl Sink for Output {
     fn event(&self, event: &events::Event) {
+        if let events::Event::Loaded(loaded) = event
+            && loaded.code == mesh_adopt_runtime::CodeKind::Baseline
+        {
+            self.on_baseline.lock().unwrap_or_else(|p| p.into_inner()).push(loaded.module.clone());
+        }
         self.record_and_emit(event);
     }
 }

@@ -511,7 +511,7 @@ impl PluginHost {
         let precompiled = self.precompiled(kind, bytes)?;
         if cache.put(engine, kind, digest, &precompiled).is_ok()
             && kind == CodeKind::Optimised
-            && let Some(baseline) = self.baseline.get()
+            && let Ok(baseline) = self.tier_of(CodeKind::Baseline)
         {
             cache.remove(&baseline.engine, CodeKind::Baseline, digest);
         }
@@ -553,9 +553,6 @@ impl PluginHost {
             let compiled = Some(started.elapsed());
             self.check_world(engine, &component)
                 .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
-            if let Ok(baseline) = self.tier_of(CodeKind::Baseline) {
-                cache.remove(&baseline.engine, CodeKind::Baseline, &digest);
-            }
             Ok(Optimised { digest, compiled })
         })
     }
