@@ -131,3 +131,56 @@ fn the_shipped_scenarios_and_their_sweep_pass_on_each_kind_of_code() {
         .into();
     assert_eq!(swept[0], swept[1], "the sweep differs between the kinds of code");
 }
+
+#[test]
+fn a_small_plugin_is_not_left_on_baseline_code_a_forced_run_compiled() {
+    let dir = catalogue();
+    loaded(dir.path(), &["--code", "baseline"]);
+    let auto = loaded(dir.path(), &[]);
+    assert!(all_ran_as(&auto, "optimised", "cranelift", true), "{auto:#?}");
+    // The optimised code took the baseline code's place.
+    let names = entries(dir.path());
+    assert!(names.len() == 3 && names.iter().all(|name| name.contains("-optimised-")), "{names:?}");
+}
+
+#[test]
+fn cache_optimise_holds_plugins_to_their_pins_and_compiles_nothing_for_a_module_not_there() {
+    let dir = catalogue();
+    let out = mesh_adopt().args(["cache", "optimise", "postgres", "nosuch"]).catalogue(dir.path()).output();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("nosuch"), "{}", text(&out.stderr));
+    assert!(!dir.path().join("cache/mesh-adopt").exists() || entries(dir.path()).is_empty());
+
+    // nats's manifest pins another plugin than the one in place: not optimised, and said so;
+    // the other modules still are.
+    let manifest_path = dir.path().join("modules/nats/manifest.json");
+    let mut manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["adopt"]["sha256"] = "0".repeat(64).into();
+    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let out = mesh_adopt().args(["cache", "optimise"]).catalogue(dir.path()).output();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("the `nats` module's plugin was not optimised") && stderr.contains("pins"), "{stderr}");
+    assert!(stdout.contains("optimised postgres ") && stdout.contains("optimised mesh-vault "), "{stdout}");
+    assert_eq!(entries(dir.path()).len(), 2);
+}
+
+#[test]
+fn an_entry_that_is_not_sound_is_not_shown_and_is_replaced_by_the_next_run() {
+    let dir = catalogue();
+    loaded(dir.path(), &[]);
+    let cache = dir.path().join("cache/mesh-adopt");
+    for name in entries(dir.path()) {
+        let path = cache.join(name);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0xff;
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let inspected = mesh_adopt().args(["inspect", "postgres"]).catalogue(dir.path()).output();
+    assert!(text(&inspected.stdout).contains("\ncode         none compiled yet"), "{}", text(&inspected.stdout));
+    let again = loaded(dir.path(), &[]);
+    assert!(all_ran_as(&again, "optimised", "cranelift", true), "{again:#?}");
+    let after = loaded(dir.path(), &[]);
+    assert!(all_ran_as(&after, "optimised", "cranelift", false), "{after:#?}");
+}

@@ -57,7 +57,8 @@ impl CatalogueArg {
 /// plugins are compiled to.
 #[derive(Debug, Args)]
 pub struct CacheArgs {
-    /// Where compiled plugins are kept between runs [default: ~/.cache/mesh-adopt].
+    /// Where compiled plugins are kept between runs [default: $XDG_CACHE_HOME/mesh-adopt, else
+    /// ~/.cache/mesh-adopt].
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
     /// Compile every plugin afresh and keep nothing.

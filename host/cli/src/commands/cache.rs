@@ -32,7 +32,7 @@ enum Action {
 /// `--cache DIR`, the cache the upkeep is for.
 #[derive(Debug, Args)]
 struct CacheDir {
-    /// The compile cache [default: ~/.cache/mesh-adopt].
+    /// The compile cache [default: $XDG_CACHE_HOME/mesh-adopt, else ~/.cache/mesh-adopt].
     #[arg(long, value_name = "DIR")]
     cache: Option<PathBuf>,
 }
@@ -82,29 +82,49 @@ fn optimise(args: OptimiseArgs) -> Result<ExitStatus> {
     if modules.is_empty() {
         bail!("the catalogue `{}` has no modules", args.catalogue.dir.display());
     }
+    // Every module is found before anything is compiled: a name that is not one changes nothing.
+    let found: Vec<_> = modules.iter().map(|name| catalogue.module(name)).collect::<Result<_, _>>()?;
     let host = PluginHost::cached(Limits::default(), args.cache.open()?).context("failed to start the plugin host")?;
-    for name in &modules {
-        let module = catalogue.module(name)?;
-        let done = host
-            .optimise(&module.plugin_path)
-            .with_context(|| format!("the `{name}` module's plugin was not optimised"))?;
-        let how = match done.compiled {
-            Some(took) => format!("compiled by cranelift in {:.1} s", took.as_secs_f64()),
-            None => "in the cache already".to_string(),
-        };
-        crate::outln!("optimised {name:<16} sha256 {}  {how}", done.digest);
+    // A compile cannot be stopped half-way: an interrupt ends the program between (or, after
+    // a moment, during) compiles, with exit 130, and what was compiled before stays.
+    let _interrupts = crate::interrupts::Interrupts::take_over();
+    let mut failed = 0;
+    for module in &found {
+        let name = &module.name;
+        match host.optimise(&module.plugin_path, module.adopt.sha256.as_deref()) {
+            Ok(done) => {
+                let how = match done.compiled {
+                    Some(took) => format!("compiled by cranelift in {:.1} s", took.as_secs_f64()),
+                    None => "in the cache already".to_string(),
+                };
+                crate::outln!("optimised {name:<16} sha256 {}  {how}", done.digest);
+            }
+            // Each module's plugin is its own: one that cannot be optimised leaves the others
+            // to be, and the command says every one that was not.
+            Err(e) => {
+                failed += 1;
+                crate::errln!("error: the `{name}` module's plugin was not optimised: {:#}", anyhow::Error::from(e));
+            }
+        }
     }
-    Ok(ExitStatus::Success)
+    Ok(if failed == 0 { ExitStatus::Success } else { ExitStatus::Unusable })
 }
 
 fn prune(args: PruneArgs) -> Result<ExitStatus> {
+    if let Some(dir) = args.cache.cache.clone().or_else(CompileCache::default_dir)
+        && !dir.exists()
+    {
+        crate::outln!("there is no compile cache at `{}`: nothing to prune", dir.display());
+        return Ok(ExitStatus::Success);
+    }
     let cache = args.cache.open()?;
     let bound = args.to.unwrap_or(DEFAULT_BOUND);
     let pruned = cache.prune(bound)?;
     let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
     crate::outln!(
-        "removed {} files ({:.1} MiB); `{}` holds {:.1} MiB of compiled code (at most {:.1} MiB)",
+        "removed {} file{} ({:.1} MiB); `{}` holds {:.1} MiB of compiled code (at most {:.1} MiB)",
         pruned.removed.len(),
+        if pruned.removed.len() == 1 { "" } else { "s" },
         mib(pruned.freed),
         cache.dir().display(),
         mib(pruned.kept),
@@ -127,7 +147,10 @@ fn parse_size(text: &str) -> Result<u64, String> {
         "G" => 30,
         _ => return Err(format!("`{text}` is not a size: write bytes, or a number with K, M or G")),
     };
-    let number: u64 = number.parse().map_err(|_| format!("`{text}` is not a size: it starts with no number"))?;
+    if number.is_empty() {
+        return Err(format!("`{text}` is not a size: it starts with no number"));
+    }
+    let number: u64 = number.parse().map_err(|_| format!("`{text}` is too big"))?;
     number.checked_mul(1 << shift).ok_or_else(|| format!("`{text}` is too big"))
 }
 
@@ -144,6 +167,7 @@ mod tests {
         assert_eq!(parse_size("0"), Ok(0));
         assert!(parse_size("lots").is_err());
         assert!(parse_size("5T").is_err());
-        assert!(parse_size("99999999999G").is_err());
+        assert_eq!(parse_size("99999999999G"), Err("`99999999999G` is too big".to_string()));
+        assert_eq!(parse_size("99999999999999999999"), Err("`99999999999999999999` is too big".to_string()));
     }
 }

@@ -59,7 +59,7 @@ pub fn inspect(args: InspectArgs) -> Result<ExitStatus> {
     let code: Vec<String> = info
         .cached
         .iter()
-        .map(|(kind, size)| format!("{kind}, {:.1} MB in the compile cache", *size as f64 / 1e6))
+        .map(|(kind, size)| format!("{kind}, {:.1} MiB in the compile cache", *size as f64 / f64::from(1 << 20)))
         .collect();
     match code.as_slice() {
         [] if host.has_cache() => crate::outln!("code         none compiled yet: its first run compiles it"),

@@ -67,9 +67,14 @@ pub enum CodePolicy {
 }
 
 impl CodePolicy {
-    /// The kinds a cached or linked plugin may be taken as, in the order they are looked for.
-    pub fn accepts(self) -> &'static [CodeKind] {
+    /// The kinds a cached plugin of `size` bytes (when known) may be taken as, in the order
+    /// they are looked for: a plugin small enough to be optimised at once is not left on
+    /// baseline code that a forced run compiled.
+    pub fn accepts(self, size: Option<u64>) -> &'static [CodeKind] {
         match self {
+            CodePolicy::Auto if size.is_some_and(|size| size <= OPTIMISE_AT_ONCE_BYTES as u64) => {
+                &[CodeKind::Optimised]
+            }
             CodePolicy::Auto => &CodeKind::ALL,
             CodePolicy::Only(CodeKind::Optimised) => &[CodeKind::Optimised],
             CodePolicy::Only(CodeKind::Baseline) => &[CodeKind::Baseline],
@@ -108,7 +113,9 @@ mod tests {
         assert_eq!(CodePolicy::Auto.compiles(OPTIMISE_AT_ONCE_BYTES + 1), CodeKind::Baseline);
         assert_eq!(CodePolicy::Only(CodeKind::Optimised).compiles(20 << 20), CodeKind::Optimised);
         assert_eq!(CodePolicy::Only(CodeKind::Baseline).compiles(1), CodeKind::Baseline);
-        assert_eq!(CodePolicy::Auto.accepts(), [CodeKind::Optimised, CodeKind::Baseline]);
-        assert_eq!(CodePolicy::Only(CodeKind::Baseline).accepts(), [CodeKind::Baseline]);
+        assert_eq!(CodePolicy::Auto.accepts(Some(20 << 20)), [CodeKind::Optimised, CodeKind::Baseline]);
+        assert_eq!(CodePolicy::Auto.accepts(None), [CodeKind::Optimised, CodeKind::Baseline]);
+        assert_eq!(CodePolicy::Auto.accepts(Some(68 << 10)), [CodeKind::Optimised]);
+        assert_eq!(CodePolicy::Only(CodeKind::Baseline).accepts(Some(68 << 10)), [CodeKind::Baseline]);
     }
 }

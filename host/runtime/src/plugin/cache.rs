@@ -45,6 +45,32 @@ use crate::plugin::digests::DigestIndex;
 /// about twenty big (JavaScript or Python) plugins, or thousands of Rust ones.
 pub const DEFAULT_BOUND: u64 = 1 << 30;
 
+/// How long a process waits for another compiling the same plugin before it compiles the
+/// plugin itself: longer than the slowest compile of a big plugin by a debug host.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes what is at `entry`, found as `found`, if it is still that: a file or link, or an
+/// empty directory. What another process renamed into place since is left alone.
+fn discard(entry: &Path, found: &fs::Metadata) {
+    let Ok(now) = fs::symlink_metadata(entry) else { return };
+    if (now.dev(), now.ino()) != (found.dev(), found.ino()) {
+        return;
+    }
+    let _ = if now.is_dir() { fs::remove_dir(entry) } else { fs::remove_file(entry) };
+}
+
+/// Whether `name` is the name of a cache entry: `<sha256>-<kind>-<engine>.cwasm`, or the
+/// layout before kinds of code, `<sha256>-<engine>.cwasm`. Pruning removes nothing else.
+fn is_entry_name(name: &str) -> bool {
+    let hex = |part: &str, length: usize| part.len() == length && part.bytes().all(|b| b.is_ascii_hexdigit());
+    let Some(stem) = name.strip_suffix(".cwasm") else { return false };
+    match stem.split('-').collect::<Vec<_>>().as_slice() {
+        [digest, kind, engine] => hex(digest, 64) && CodeKind::ALL.iter().any(|k| k.word() == *kind) && hex(engine, 16),
+        [digest, engine] => hex(digest, 64) && hex(engine, 16),
+        _ => false,
+    }
+}
+
 /// How old a temporary file must be before pruning takes it for one a crashed process left:
 /// a live one is renamed into place within the compile that writes it.
 const STALE_TEMPORARY: std::time::Duration = std::time::Duration::from_secs(3600);
@@ -171,6 +197,9 @@ impl CompileCache {
     /// users can write to is refused: anything in it could be native code planted by them.
     pub fn open(dir: &Path) -> Result<CompileCache, crate::error::Error> {
         crate::error::at_boundary(crate::error::Error::Cache, || {
+            if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+                bail!("the compile cache `{}` is not a directory", dir.display());
+            }
             fs::DirBuilder::new()
                 .recursive(true)
                 .mode(0o700)
@@ -239,10 +268,11 @@ impl CompileCache {
         self.dir.join(format!("{}.cwasm", self.key(engine, kind, digest)))
     }
 
-    /// The size of the entry for this plugin, engine and kind of code, when there is one (not
-    /// checked: what `inspect` shows).
-    pub(crate) fn entry_size(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Option<u64> {
-        fs::symlink_metadata(self.entry(engine, kind, digest)).ok().filter(fs::Metadata::is_file).map(|m| m.len())
+    /// The size of the entry for this plugin, engine and kind of code, when there is a sound
+    /// one (checked as a load checks it): what `inspect` shows.
+    pub(crate) fn sound_entry_size(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Option<u64> {
+        self.get(engine, kind, digest).ok()?;
+        fs::metadata(self.entry(engine, kind, digest)).ok().map(|m| m.len())
     }
 
     /// Removes the entry for this plugin, engine and kind of code, if there is one: a
@@ -255,14 +285,23 @@ impl CompileCache {
     /// entry's trailer and checksum are checked, and then wasmtime maps that same open file
     /// (through `/proc/self/fd`), so what runs is what was checked.
     #[doc(hidden)]
+    ///
+    /// An entry that is not sound (corrupt, another key's, refused by the engine, not a
+    /// regular file) is removed: no later run checks it again, and `inspect` does not show
+    /// it; the plugin is compiled afresh and the entry written anew.
     pub fn get(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Result<Component, Miss> {
         let entry = self.entry(engine, kind, digest);
-        if !entry.exists() {
-            return Err(Miss::Absent);
+        let Ok(found) = fs::symlink_metadata(&entry) else { return Err(Miss::Absent) };
+        let got = self.check(engine, kind, digest, &entry);
+        if got.is_err() {
+            discard(&entry, &found);
         }
-        // Anything but a regular file there is no entry this host wrote: compiled afresh, and
-        // the entry written over it.
-        let Ok(file) = crate::catalogue::open_regular(&entry) else { return Err(Miss::Corrupt) };
+        got
+    }
+
+    fn check(&self, engine: &Engine, kind: CodeKind, digest: &str, entry: &Path) -> Result<Component, Miss> {
+        // Anything but a regular file there is no entry this host wrote.
+        let Ok(file) = crate::catalogue::open_regular(entry) else { return Err(Miss::Corrupt) };
         let length = file.metadata().map_err(|_| Miss::Absent)?.len();
         let (artefact_length, key, sum) = read_trailer(&file, length).ok_or(Miss::Corrupt)?;
         if sum != checksum_of(&file, artefact_length, &key).ok_or(Miss::Corrupt)? {
@@ -285,9 +324,20 @@ impl CompileCache {
 
     /// Holds the entry's lock file until dropped: a process about to compile a plugin takes
     /// it, so another process compiling the same plugin meanwhile waits and then finds the
-    /// entry written. `None` when the lock cannot be had (a read-only directory), when
-    /// compiling without it is still right.
+    /// entry written. `None` when the lock cannot be had (a read-only directory), or was
+    /// held by another for longer than [`LOCK_WAIT`] (a stopped or hung process): compiling
+    /// without it is still right, since entries are renamed into place whole.
     pub(crate) fn lock_entry(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Option<fs::File> {
+        self.lock_entry_within(engine, kind, digest, LOCK_WAIT)
+    }
+
+    fn lock_entry_within(
+        &self,
+        engine: &Engine,
+        kind: CodeKind,
+        digest: &str,
+        wait: std::time::Duration,
+    ) -> Option<fs::File> {
         let mut path = self.entry(engine, kind, digest).into_os_string();
         path.push(".lock");
         // Not waiting on a FIFO's reader, and no lock taken on anything but a regular file.
@@ -300,8 +350,16 @@ impl CompileCache {
             .open(path)
             .ok()?;
         file.metadata().ok().filter(fs::Metadata::is_file)?;
-        file.lock().ok()?;
-        Some(file)
+        let asked = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Some(file),
+                Err(fs::TryLockError::WouldBlock) if asked.elapsed() < wait => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                Err(_) => return None,
+            }
+        }
     }
 
     /// What plugin files hash to, remembered beside the entries (see [`crate::plugin::digests`]).
@@ -358,6 +416,7 @@ impl CompileCache {
         crate::error::at_boundary(crate::error::Error::Cache, || {
             let mut pruned = Pruned::default();
             let mut held = Vec::new();
+            let mut locks = Vec::new();
             let listed = fs::read_dir(&self.dir)
                 .with_context(|| format!("failed to read the compile cache `{}`", self.dir.display()))?;
             let functions = self.dir.join(crate::plugin::functions::DIRECTORY);
@@ -377,13 +436,9 @@ impl CompileCache {
                     if age > STALE_TEMPORARY && fs::remove_file(&path).is_ok() {
                         pruned.removed(path, meta.len());
                     }
-                } else if let Some(entry) = name.strip_suffix(".lock") {
-                    // Another process holding it is compiling that entry: left to it.
-                    let unused = fs::File::open(&path).is_ok_and(|lock| lock.try_lock().is_ok());
-                    if unused && !self.dir.join(entry).exists() && fs::remove_file(&path).is_ok() {
-                        pruned.removed(path, meta.len());
-                    }
-                } else if name.ends_with(".cwasm") || path.starts_with(&functions) {
+                } else if name.strip_suffix(".lock").is_some_and(is_entry_name) {
+                    locks.push((path, meta.len()));
+                } else if is_entry_name(&name) || (path.starts_with(&functions) && name.ends_with(".pack")) {
                     let used = meta.accessed().into_iter().chain(meta.modified()).max();
                     held.push((used.unwrap_or(std::time::UNIX_EPOCH), meta.len(), path));
                 }
@@ -396,6 +451,15 @@ impl CompileCache {
                 }
                 if fs::remove_file(&path).is_ok() {
                     total -= size;
+                    pruned.removed(path, size);
+                }
+            }
+            // Locks last, so that those of the entries just removed go too. One another process
+            // holds is that process's compile of its entry: left to it.
+            for (path, size) in locks {
+                let entry = path.with_extension("");
+                let unused = fs::File::open(&path).is_ok_and(|lock| lock.try_lock().is_ok());
+                if unused && fs::symlink_metadata(&entry).is_err() && fs::remove_file(&path).is_ok() {
                     pruned.removed(path, size);
                 }
             }
@@ -508,10 +572,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = CompileCache::open(dir.path()).unwrap().with_bound(u64::MAX);
         let engine = Engine::default();
+        // The smallest component there is, compiled: an entry that loads.
+        let artefact = engine.precompile_component(b"\0asm\x0d\x00\x01\x00").unwrap();
         let day = std::time::Duration::from_secs(86_400);
         let long_ago = std::time::SystemTime::now() - 3 * day;
-        for (digest, age) in [("old", 3), ("mid", 2), ("new", 1)] {
-            cache.put(&engine, CodeKind::Optimised, digest, &[7; 1000]).unwrap();
+        let [old, mid, new] = ["a", "b", "c"].map(|c| c.repeat(64));
+        for (digest, age) in [(&old, 3), (&mid, 2), (&new, 1)] {
+            cache.put(&engine, CodeKind::Optimised, digest, &artefact).unwrap();
             let file = fs::File::options().write(true).open(cache.entry(&engine, CodeKind::Optimised, digest)).unwrap();
             let used = std::time::SystemTime::now() - age * day;
             file.set_times(fs::FileTimes::new().set_accessed(used).set_modified(used)).unwrap();
@@ -519,20 +586,61 @@ mod tests {
         let stale = dir.path().join(".entry-crashed.tmp");
         fs::write(&stale, b"half an entry").unwrap();
         fs::File::options().write(true).open(&stale).unwrap().set_modified(long_ago).unwrap();
-        let orphan = dir.path().join("gone.cwasm.lock");
+        let mut orphan = cache.entry(&engine, CodeKind::Baseline, &"d".repeat(64)).into_os_string();
+        orphan.push(".lock");
         fs::write(&orphan, b"").unwrap();
+        let mut mid_lock = cache.entry(&engine, CodeKind::Optimised, &mid).into_os_string();
+        mid_lock.push(".lock");
+        fs::write(&mid_lock, b"").unwrap();
+        let stray = dir.path().join("notes.cwasm");
+        fs::write(&stray, b"not ours").unwrap();
         // A hit marks `old` used now: `mid` is then the longest unused.
-        let _ = cache.get(&engine, CodeKind::Optimised, "old");
-        let entry_size = fs::metadata(cache.entry(&engine, CodeKind::Optimised, "new")).unwrap().len();
+        cache.get(&engine, CodeKind::Optimised, &old).unwrap();
+        let entry_size = fs::metadata(cache.entry(&engine, CodeKind::Optimised, &new)).unwrap().len();
         let pruned = cache.prune(2 * entry_size).unwrap();
         let gone: Vec<_> =
             pruned.removed.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
-        assert_eq!(gone.len(), 3, "{gone:?}");
-        assert!(gone.iter().any(|name| name.starts_with("mid-")), "{gone:?}");
-        assert!(!stale.exists() && !orphan.exists());
-        assert!(cache.entry(&engine, CodeKind::Optimised, "old").exists());
-        assert!(cache.entry(&engine, CodeKind::Optimised, "new").exists());
+        assert_eq!(gone.len(), 4, "{gone:?}");
+        assert!(!cache.entry(&engine, CodeKind::Optimised, &mid).exists(), "{gone:?}");
+        // What crashes left, and the lock of the entry removed, go too; what is not the
+        // cache's stays.
+        assert!(!stale.exists() && !Path::new(&orphan).exists() && !Path::new(&mid_lock).exists());
+        assert!(stray.exists());
+        assert!(cache.entry(&engine, CodeKind::Optimised, &old).exists());
+        assert!(cache.entry(&engine, CodeKind::Optimised, &new).exists());
         assert_eq!(pruned.kept, 2 * entry_size);
+    }
+
+    #[test]
+    fn a_lock_held_for_too_long_is_waited_for_no_longer() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(dir.path()).unwrap();
+        let engine = Engine::default();
+        let held = cache.lock_entry(&engine, CodeKind::Baseline, "abc").expect("the first takes the lock");
+        let wait = std::time::Duration::from_millis(200);
+        let asked = std::time::Instant::now();
+        assert!(cache.lock_entry_within(&engine, CodeKind::Baseline, "abc", wait).is_none());
+        assert!(asked.elapsed() >= wait && asked.elapsed() < 10 * wait, "{:?}", asked.elapsed());
+        drop(held);
+        assert!(cache.lock_entry_within(&engine, CodeKind::Baseline, "abc", wait).is_some());
+    }
+
+    #[test]
+    fn an_entry_that_is_not_sound_is_removed_when_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(dir.path()).unwrap();
+        let engine = Engine::default();
+        cache.put(&engine, CodeKind::Optimised, "abc", b"not native code").unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "abc").err(), Some(Miss::Incompatible));
+        assert!(!cache.entry(&engine, CodeKind::Optimised, "abc").exists());
+        // A directory in an entry's place, which no rename can replace, is taken out too.
+        fs::create_dir(cache.entry(&engine, CodeKind::Optimised, "abc")).unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "abc").err(), Some(Miss::Corrupt));
+        assert!(!cache.entry(&engine, CodeKind::Optimised, "abc").exists());
+        assert!(
+            !is_entry_name("notes.cwasm")
+                && is_entry_name(&format!("{}-baseline-{}.cwasm", "a".repeat(64), "0".repeat(16)))
+        );
     }
 
     #[test]
@@ -542,10 +650,10 @@ mod tests {
         let engine = Engine::default();
         let artefact: Vec<u8> = (0..CHECKSUM_WINDOW + CHECKSUM_WINDOW / 2).map(|i| (i % 251) as u8).collect();
         cache.put(&engine, CodeKind::Optimised, "big", &artefact).unwrap();
+        let mut stored = fs::read(cache.entry(&engine, CodeKind::Optimised, "big")).unwrap();
         // The checksum holds (the bytes are just not native code) ...
         assert_eq!(cache.get(&engine, CodeKind::Optimised, "big").err(), Some(Miss::Incompatible));
         // ... and a byte changed in the second window breaks it.
-        let mut stored = fs::read(cache.entry(&engine, CodeKind::Optimised, "big")).unwrap();
         stored[usize::try_from(CHECKSUM_WINDOW).unwrap() + 7] ^= 0x01;
         fs::write(cache.entry(&engine, CodeKind::Optimised, "big"), &stored).unwrap();
         assert_eq!(cache.get(&engine, CodeKind::Optimised, "big").err(), Some(Miss::Corrupt));

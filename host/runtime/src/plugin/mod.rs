@@ -405,7 +405,7 @@ impl PluginHost {
             if let Some(digest) = known {
                 // This very version of the file was hashed to `digest` in this process.
                 check_pin(path, &digest, pin)?;
-                if let Some(plugin) = self.load_known(path, &digest)? {
+                if let Some(plugin) = self.load_known(path, &digest, metadata.map(std::fs::Metadata::len))? {
                     return Ok(plugin);
                 }
             }
@@ -435,19 +435,21 @@ impl PluginHost {
     /// The plugin with this digest without its bytes: linked already, or loaded from a
     /// sound compile cache entry of a kind of code the policy takes, the better kind first.
     /// `None` when it must be compiled from its file.
-    fn load_known(&self, path: &Path, digest: &str) -> Result<Option<Plugin>> {
+    /// `size`, the plugin file's length when known, rules out baseline code for a plugin
+    /// small enough to be optimised at once.
+    fn load_known(&self, path: &Path, digest: &str, size: Option<u64>) -> Result<Option<Plugin>> {
         if let Some(plugin) = self.linked_plugin(path, digest.to_string()) {
             return Ok(Some(plugin));
         }
-        let Some(component) = self.cached_component(digest)? else { return Ok(None) };
+        let Some(component) = self.cached_component(digest, size)? else { return Ok(None) };
         self.finish_load(path, digest.to_string(), &component).map(Some)
     }
 
     /// The plugin with this digest from a sound compile cache entry of a kind of code the
     /// policy takes, the better kind first, with that kind.
-    fn cached_component(&self, digest: &str) -> Result<Option<(Component, CodeOrigin)>> {
+    fn cached_component(&self, digest: &str, size: Option<u64>) -> Result<Option<(Component, CodeOrigin)>> {
         let Some(cache) = &self.cache else { return Ok(None) };
-        for &kind in self.policy.accepts() {
+        for &kind in self.policy.accepts(size) {
             if let Ok(component) = cache.get(&self.tier_of(kind)?.engine, kind, digest) {
                 return Ok(Some((component, CodeOrigin { kind, compiled: None })));
             }
@@ -461,7 +463,7 @@ impl PluginHost {
     }
 
     fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
-        if let Some(plugin) = self.load_known(path, &digest)? {
+        if let Some(plugin) = self.load_known(path, &digest, Some(bytes.len() as u64))? {
             return Ok(plugin);
         }
         // One compile per plugin: a caller that finds another thread (or, through the cache,
@@ -471,7 +473,7 @@ impl PluginHost {
         let kind = self.policy.compiles(bytes.len());
         let engine = &self.tier_of(kind)?.engine;
         let _compiling_anywhere = self.cache.as_ref().and_then(|cache| cache.lock_entry(engine, kind, &digest));
-        if let Some(plugin) = self.load_known(path, &digest)? {
+        if let Some(plugin) = self.load_known(path, &digest, Some(bytes.len() as u64))? {
             return Ok(plugin);
         }
         // A file that does not compile is no component: no digest of it is shown.
@@ -531,8 +533,8 @@ impl PluginHost {
     /// Compiles the plugin file at `path` to optimised code into the compile cache, unless
     /// its optimised code is there already: what `mesh-adopt build` and `mesh-adopt cache
     /// optimise` do, so that no run waits for Cranelift. Its baseline code, no longer
-    /// needed, is removed.
-    pub fn optimise(&self, path: &Path) -> Result<Optimised, crate::error::Error> {
+    /// needed, is removed. A file whose sha256 is not `pin`, when given, is refused.
+    pub fn optimise(&self, path: &Path, pin: Option<&str>) -> Result<Optimised, crate::error::Error> {
         crate::error::at_boundary(crate::error::Error::Plugin, || {
             let Some(cache) = &self.cache else {
                 bail!("there is no compile cache to keep optimised code in (it was turned off)")
@@ -540,6 +542,8 @@ impl PluginHost {
             let bytes = read_plugin(path)?;
             looks_like_a_component(path, &bytes)?;
             let digest = sha256_hex(&bytes);
+            // A file its manifest does not pin is not the module's plugin: no run would load it.
+            check_pin(path, &digest, pin)?;
             let engine = &self.optimised.engine;
             let _compiling_anywhere = cache.lock_entry(engine, CodeKind::Optimised, &digest);
             if cache.get(engine, CodeKind::Optimised, &digest).is_ok() {
@@ -623,7 +627,7 @@ impl PluginHost {
             let digest = sha256_hex(&bytes);
             // Code already compiled serves; otherwise Winch's, which is quickest to make, and
             // is not kept: inspecting a plugin is no run of it.
-            let (component, code) = match self.cached_component(&digest)? {
+            let (component, code) = match self.cached_component(&digest, Some(bytes.len() as u64))? {
                 Some(cached) => cached,
                 None => {
                     let compiled = self
@@ -645,7 +649,7 @@ impl PluginHost {
             let mut cached = Vec::new();
             if let Some(cache) = &self.cache {
                 for kind in CodeKind::ALL {
-                    if let Some(size) = cache.entry_size(&self.tier_of(kind)?.engine, kind, &digest) {
+                    if let Some(size) = cache.sound_entry_size(&self.tier_of(kind)?.engine, kind, &digest) {
                         cached.push((kind, size));
                     }
                 }
