@@ -184,3 +184,32 @@ fn an_entry_that_is_not_sound_is_not_shown_and_is_replaced_by_the_next_run() {
     let after = loaded(dir.path(), &[]);
     assert!(all_ran_as(&after, "optimised", "cranelift", false), "{after:#?}");
 }
+
+#[test]
+fn cache_optimise_fails_when_the_cache_cannot_keep_what_it_compiled_and_names_every_module_not_there() {
+    let dir = catalogue();
+    let out =
+        mesh_adopt().args(["cache", "optimise", "bogus-one", "postgres", "bogus-two"]).catalogue(dir.path()).output();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("nothing was optimised") && stderr.contains("bogus-one") && stderr.contains("bogus-two"),
+        "{stderr}"
+    );
+
+    // Where postgres's optimised entry goes, a directory with something in it: no entry can
+    // be renamed there.
+    loaded(dir.path(), &[]);
+    let cache = dir.path().join("cache/mesh-adopt");
+    let postgres = entries(dir.path()).into_iter().find(|name| {
+        let digest = name.split('-').next().unwrap();
+        text(&mesh_adopt().args(["inspect", "postgres"]).catalogue(dir.path()).output().stdout).contains(digest)
+    });
+    let entry = cache.join(postgres.expect("postgres's entry"));
+    std::fs::remove_file(&entry).unwrap();
+    std::fs::create_dir_all(entry.join("in-the-way")).unwrap();
+    let out = mesh_adopt().args(["cache", "optimise", "postgres"]).catalogue(dir.path()).output();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}{stderr}", text(&out.stdout));
+    assert!(stderr.contains("was compiled, but the compile cache could not keep it"), "{stderr}");
+}

@@ -52,9 +52,8 @@ impl CatalogueArg {
     }
 }
 
-/// `--cache DIR`, `--no-cache` and `--code KIND`: where the commands that compile plugins
-/// (`check`, `run`, `build`, `test`, `inspect`) keep them between runs, and which code
-/// plugins are compiled to.
+/// `--cache DIR` and `--no-cache`: where the commands that compile plugins (`check`, `run`,
+/// `build`, `test`) keep them between runs, and where `inspect` looks for their code.
 #[derive(Debug, Args)]
 pub struct CacheArgs {
     /// Where compiled plugins are kept between runs [default: $XDG_CACHE_HOME/mesh-adopt, else
@@ -64,6 +63,12 @@ pub struct CacheArgs {
     /// Compile every plugin afresh and keep nothing.
     #[arg(long)]
     pub no_cache: bool,
+}
+
+/// `--code KIND`: which native code the commands that run plugins (`check`, `run`, `test`,
+/// `build`) compile them to and take from the cache.
+#[derive(Debug, Args)]
+pub struct CodeArgs {
     /// Which native code plugins run as: `baseline` (Winch's, compiled in a second even for
     /// a big plugin, runs slower), `optimised` (Cranelift's), or `auto`: the best already
     /// compiled, else optimised for a plugin up to 1 MiB and baseline for a bigger one
@@ -94,17 +99,18 @@ impl CodeArg {
     }
 }
 
-impl CacheArgs {
-    /// The plugin host under `limits`, with the compile cache and the code these options
-    /// ask for. An explicit `--cache` that cannot be used is an error; the default one only
-    /// a warning, since running without it is only slower.
-    pub fn host(&self, limits: Limits) -> Result<PluginHost> {
-        self.host_coding(limits, CodeArg::Auto)
+impl CodeArgs {
+    /// The policy `--code` asks for; `default` when it is not given.
+    pub fn policy(&self, default: CodeArg) -> CodePolicy {
+        self.code.unwrap_or(default).policy()
     }
+}
 
-    /// [`CacheArgs::host`] for a command whose code, when `--code` is not given, is `code`.
-    pub fn host_coding(&self, limits: Limits, code: CodeArg) -> Result<PluginHost> {
-        let policy = self.code.unwrap_or(code).policy();
+impl CacheArgs {
+    /// The plugin host under `limits`, with the compile cache these options ask for, running
+    /// plugins as `policy` says. An explicit `--cache` that cannot be used is an error; the
+    /// default one only a warning, since running without it is only slower.
+    pub fn host(&self, limits: Limits, policy: CodePolicy) -> Result<PluginHost> {
         let started = |host: Result<PluginHost, mesh_adopt_runtime::Error>| {
             host.map(|host| host.with_code(policy)).context("failed to start the plugin host")
         };

@@ -58,6 +58,9 @@ impl Interrupts {
             mesh_adopt_live::end_every_command();
             if let Some((output, transcript)) = slot.get() {
                 output.interrupted(signal, transcript);
+            } else {
+                // A command with no record (`cache optimise`): what it did is on its lines.
+                crate::errln!("\ninterrupted by {signal}");
             }
             crate::output::finish_stdout_within(INTERRUPT_GRACE);
             std::process::exit(ExitStatus::Interrupted.code().into());

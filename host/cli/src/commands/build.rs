@@ -5,7 +5,7 @@
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 
-use crate::args::{CacheArgs, CatalogueArg, CodeArg};
+use crate::args::{CacheArgs, CatalogueArg, CodeArg, CodeArgs};
 use crate::exit::ExitStatus;
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
@@ -29,6 +29,9 @@ pub struct BuildArgs {
     /// Where the builds' compiled forms are kept, for the runs that follow.
     #[command(flatten)]
     cache: CacheArgs,
+    /// Which native code plugins run as.
+    #[command(flatten)]
+    code: CodeArgs,
 }
 
 /// Builds the modules' plugins, loads each, then places and pins them all; with `--check`,
@@ -51,7 +54,7 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
     // A build is where optimised code is made: nobody waits on a run for it after. `--check`
     // only compares, so it takes the quickest code.
     let code = if args.check { CodeArg::Auto } else { CodeArg::Optimised };
-    let host = args.cache.host_coding(Limits::default(), code)?;
+    let host = args.cache.host(Limits::default(), args.code.policy(code))?;
     let shared_target = args.catalogue.dir.join("target");
     let mut built = Vec::with_capacity(sources.len());
     for source in sources {

@@ -82,8 +82,14 @@ fn optimise(args: OptimiseArgs) -> Result<ExitStatus> {
     if modules.is_empty() {
         bail!("the catalogue `{}` has no modules", args.catalogue.dir.display());
     }
-    // Every module is found before anything is compiled: a name that is not one changes nothing.
-    let found: Vec<_> = modules.iter().map(|name| catalogue.module(name)).collect::<Result<_, _>>()?;
+    // Every module is found before anything is compiled: a name that is not one changes
+    // nothing, and every such name is said.
+    let (found, missing): (Vec<_>, Vec<_>) = modules.iter().map(|name| catalogue.module(name)).partition(Result::is_ok);
+    let found: Vec<_> = found.into_iter().flatten().collect();
+    if !missing.is_empty() {
+        let why: Vec<String> = missing.into_iter().filter_map(Result::err).map(|e| format!("{e:#}")).collect();
+        bail!("nothing was optimised: {}", why.join("; "));
+    }
     let host = PluginHost::cached(Limits::default(), args.cache.open()?).context("failed to start the plugin host")?;
     // A compile cannot be stopped half-way: an interrupt ends the program between (or, after
     // a moment, during) compiles, with exit 130, and what was compiled before stays.

@@ -9,7 +9,7 @@ use clap::Args;
 use crate::args::{CacheArgs, CatalogueArg};
 use crate::exit::ExitStatus;
 use mesh_adopt_runtime::Catalogue;
-use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::{CodePolicy, Limits};
 
 /// The arguments of `inspect`.
 #[derive(Debug, Args)]
@@ -46,7 +46,7 @@ pub fn inspect(args: InspectArgs) -> Result<ExitStatus> {
         crate::outln!("module       {} ({})", module.name, module.manifest_path.display());
         (module.plugin_path, Some(module.adopt))
     };
-    let host = args.cache.host(Limits::default())?;
+    let host = args.cache.host(Limits::default(), CodePolicy::Auto)?;
     let info = host.describe(&path)?;
     crate::outln!("plugin       {}", info.path.display());
     crate::outln!("sha256       {}", info.digest);

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 
-use crate::args::{CacheArgs, ShownArgs, SiteArgs};
+use crate::args::{CacheArgs, CodeArg, CodeArgs, ShownArgs, SiteArgs};
 use crate::exit::ExitStatus;
 use crate::interrupts::Interrupts;
 use crate::overwrite::refuse_overwriting;
@@ -62,6 +62,9 @@ pub struct PhaseArgs {
     /// Where compiled plugins are kept.
     #[command(flatten)]
     pub cache: CacheArgs,
+    /// Which native code plugins run as.
+    #[command(flatten)]
+    pub code: CodeArgs,
     /// Time each plugin's own code may run per call (host waits not counted): 10s, 1m
     /// [1s..=1h].
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_plugin_time)]
@@ -239,7 +242,7 @@ pub async fn check_or_run(args: PhaseArgs, phase: Phase<'_>) -> Result<ExitStatu
     };
     session.refuse_credentials_in(&options, mesh.as_ref())?;
     let output = &session.output;
-    let host = args.cache.host(args.limits())?;
+    let host = args.cache.host(args.limits(), args.code.policy(CodeArg::Auto))?;
     output.line(&format!(
         "{} {} on {}",
         if mode == Mode::Check { "checking" } else { "adopting" },

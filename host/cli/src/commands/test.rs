@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use clap::Args;
 
-use crate::args::{CacheArgs, CatalogueArg};
+use crate::args::{CacheArgs, CatalogueArg, CodeArg, CodeArgs};
 use crate::exit::ExitStatus;
 use crate::output::{Output, Style};
 use mesh_adopt_runtime::Catalogue;
@@ -35,6 +35,9 @@ pub struct TestArgs {
     /// Where compiled plugins are kept, so an unchanged plugin is not compiled again.
     #[command(flatten)]
     cache: CacheArgs,
+    /// Which native code plugins run as.
+    #[command(flatten)]
+    code: CodeArgs,
 }
 
 /// The scenarios `test` runs when given no paths: those beside each module of the catalogue
@@ -78,7 +81,7 @@ pub async fn test(args: TestArgs) -> Result<ExitStatus> {
     }
     // A plugin author runs the scenarios after every change: compiling the unchanged plugins
     // again each time would be most of a quick run.
-    let host = args.cache.host(Limits::default())?;
+    let host = args.cache.host(Limits::default(), args.code.policy(CodeArg::Auto))?;
     let (mut passed, mut failed) = (0, 0);
     let mut totals = scenario::SweepResult::default();
     for file in &files {

@@ -59,6 +59,21 @@ fn discard(entry: &Path, found: &fs::Metadata) {
     let _ = if now.is_dir() { fs::remove_dir(entry) } else { fs::remove_file(entry) };
 }
 
+/// Opens an entry for reading, without following a link or waiting on a FIFO, and refuses
+/// what is not a regular file owned by this process's user and writable by no one else: the
+/// directory's privacy is what makes its native code trusted, and a link or another's file
+/// in it would bypass it.
+fn open_entry(entry: &Path) -> std::io::Result<fs::File> {
+    let file = fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(entry)?;
+    let meta = file.metadata()?;
+    // SAFETY: geteuid cannot fail and has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
+        return Err(std::io::Error::other("not an entry of this user's"));
+    }
+    Ok(file)
+}
+
 /// Whether `name` is the name of a cache entry: `<sha256>-<kind>-<engine>.cwasm`, or the
 /// layout before kinds of code, `<sha256>-<engine>.cwasm`. Pruning removes nothing else.
 fn is_entry_name(name: &str) -> bool {
@@ -300,8 +315,9 @@ impl CompileCache {
     }
 
     fn check(&self, engine: &Engine, kind: CodeKind, digest: &str, entry: &Path) -> Result<Component, Miss> {
-        // Anything but a regular file there is no entry this host wrote.
-        let Ok(file) = crate::catalogue::open_regular(entry) else { return Err(Miss::Corrupt) };
+        // Anything but a regular file of this user's, which only they can write, is no entry
+        // this host wrote: not a link (whose target may be anyone's, anywhere), not a FIFO.
+        let Ok(file) = open_entry(entry) else { return Err(Miss::Corrupt) };
         let length = file.metadata().map_err(|_| Miss::Absent)?.len();
         let (artefact_length, key, sum) = read_trailer(&file, length).ok_or(Miss::Corrupt)?;
         if sum != checksum_of(&file, artefact_length, &key).ok_or(Miss::Corrupt)? {
@@ -430,7 +446,12 @@ impl CompileCache {
                 let Ok(meta) = fs::symlink_metadata(&path) else { continue };
                 let name = found.file_name().to_string_lossy().into_owned();
                 let age = meta.modified().ok().and_then(|at| at.elapsed().ok()).unwrap_or_default();
-                if !meta.is_file() {
+                if meta.is_symlink() && is_entry_name(&name) {
+                    // Never an entry (a run refuses it): only the link goes, not what it names.
+                    if fs::remove_file(&path).is_ok() {
+                        pruned.removed(path, 0);
+                    }
+                } else if !meta.is_file() {
                     continue;
                 } else if name.starts_with(".entry-") || name.starts_with(".pack-") {
                     if age > STALE_TEMPORARY && fs::remove_file(&path).is_ok() {
@@ -623,6 +644,28 @@ mod tests {
         assert!(asked.elapsed() >= wait && asked.elapsed() < 10 * wait, "{:?}", asked.elapsed());
         drop(held);
         assert!(cache.lock_entry_within(&engine, CodeKind::Baseline, "abc", wait).is_some());
+    }
+
+    #[test]
+    fn a_link_or_a_file_others_can_write_is_never_an_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(&dir.path().join("c")).unwrap();
+        let engine = Engine::default();
+        let artefact = engine.precompile_component(b"\0asm\x0d\x00\x01\x00").unwrap();
+        cache.put(&engine, CodeKind::Optimised, "abc", &artefact).unwrap();
+        let entry = cache.entry(&engine, CodeKind::Optimised, "abc");
+        assert!(cache.get(&engine, CodeKind::Optimised, "abc").is_ok());
+        // The same sound entry, moved out of the cache and linked back in: refused, and only
+        // the link removed.
+        let outside = dir.path().join("elsewhere.cwasm");
+        fs::rename(&entry, &outside).unwrap();
+        std::os::unix::fs::symlink(&outside, &entry).unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "abc").err(), Some(Miss::Corrupt));
+        assert!(fs::symlink_metadata(&entry).is_err() && outside.exists());
+        // Back in place, but writable by others: refused too.
+        fs::rename(&outside, &entry).unwrap();
+        fs::set_permissions(&entry, fs::Permissions::from_mode(0o666)).unwrap();
+        assert_eq!(cache.get(&engine, CodeKind::Optimised, "abc").err(), Some(Miss::Corrupt));
     }
 
     #[test]

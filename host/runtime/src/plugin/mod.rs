@@ -508,10 +508,22 @@ impl PluginHost {
     /// cache that cannot be written is no reason to refuse a plugin: it is compiled again
     /// next time.
     fn compile_and_store(&self, kind: CodeKind, digest: &str, bytes: &[u8]) -> Result<Component> {
+        self.compile_and_keep(kind, digest, bytes).map(|(component, _)| component)
+    }
+
+    /// [`Self::compile_and_store`], saying too whether the cache kept the code: `None` when
+    /// it did (or there is no cache), the error when it could not be written.
+    fn compile_and_keep(
+        &self,
+        kind: CodeKind,
+        digest: &str,
+        bytes: &[u8],
+    ) -> Result<(Component, Option<crate::error::Error>)> {
         let engine = &self.tier_of(kind)?.engine;
-        let Some(cache) = &self.cache else { return self.compile(engine, bytes) };
+        let Some(cache) = &self.cache else { return Ok((self.compile(engine, bytes)?, None)) };
         let precompiled = self.precompiled(kind, bytes)?;
-        if cache.put(engine, kind, digest, &precompiled).is_ok()
+        let kept = cache.put(engine, kind, digest, &precompiled);
+        if kept.is_ok()
             && kind == CodeKind::Optimised
             && let Ok(baseline) = self.tier_of(CodeKind::Baseline)
         {
@@ -520,7 +532,8 @@ impl PluginHost {
         // From the bytes in memory, not the entry: the process that compiled a plugin runs
         // code nothing else can change under it.
         // SAFETY: these bytes were produced just now by this engine's own compiler.
-        unsafe { Component::deserialize(engine, &precompiled) }.map_err(|e| anyhow!("{e:#}"))
+        let component = unsafe { Component::deserialize(engine, &precompiled) }.map_err(|e| anyhow!("{e:#}"))?;
+        Ok((component, kept.err()))
     }
 
     fn compile(&self, engine: &Engine, bytes: &[u8]) -> Result<Component> {
@@ -550,11 +563,18 @@ impl PluginHost {
                 return Ok(Optimised { digest, compiled: None });
             }
             let started = Instant::now();
-            let component = self
-                .compile_and_store(CodeKind::Optimised, &digest, &bytes)
+            let (component, unkept) = self
+                .compile_and_keep(CodeKind::Optimised, &digest, &bytes)
                 .map_err(|e| self.name_the_limit(e))
                 .with_context(|| format!("failed to compile plugin `{}`", path.display()))?;
             let compiled = Some(started.elapsed());
+            // Code compiled and not kept is no code for later runs: said, not passed over.
+            if let Some(error) = unkept {
+                return Err(anyhow::Error::new(error).context(format!(
+                    "plugin `{}` was compiled, but the compile cache could not keep it",
+                    path.display()
+                )));
+            }
             self.check_world(engine, &component)
                 .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
             Ok(Optimised { digest, compiled })
