@@ -97,6 +97,13 @@ fn conforms(language: &str) {
     for module in ["mesh-vault", "postgres"] {
         let placed = String::from_utf8_lossy(&built.stdout);
         assert!(placed.contains(&format!("placed {module}")), "{placed}");
+        // The JavaScript SDK builds without StarlingMonkey's `http`: its plugins import no
+        // `wasi:http`, which the host does not give.
+        if language == "js" {
+            let inspected = mesh_adopt().args(["inspect", module, "--no-cache", "--catalogue", at]).output();
+            let imports = String::from_utf8_lossy(&inspected.stdout);
+            assert!(imports.contains("wasi:random/") && !imports.contains("wasi:http/"), "{imports}");
+        }
     }
     let shipped: usize =
         shipped_scenarios(catalogue.path()).iter().map(|dir| std::fs::read_dir(dir).unwrap().count()).sum();

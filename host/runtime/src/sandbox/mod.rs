@@ -8,8 +8,9 @@
 //! `wasi:io` plumbing these need.
 //!
 //! Stubbed ([`STUBBED`]): `wasi:filesystem/*`, `wasi:sockets/*` and `wasi:http/*`. Toolchains
-//! import them whether or not a program uses them (componentize-js imports `wasi:http` by
-//! default), so a component importing them loads; each of their functions stops the plugin
+//! import them whether or not a program uses them (componentize-js with its default
+//! features imports `wasi:http`; the JavaScript SDK's build leaves that feature out), so a
+//! component importing them loads; each of their functions stops the plugin
 //! with "the sandbox gives no filesystem access" (or network, or http) when called. The one
 //! preopened directory is `/`, so a path a plugin opens reaches such a stub and is named in
 //! the message, instead of failing as a file that is not there.

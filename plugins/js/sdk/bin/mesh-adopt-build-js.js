@@ -25,6 +25,11 @@ import {
 
 const USAGE = 'usage: mesh-adopt-build-js [--out PATH] [PLUGIN_DIR]';
 const WORLD = 'adopter';
+// StarlingMonkey's features a plugin goes without: `http` (the `fetch` global, and with it
+// imports of `wasi:http` that the host does not give) and `fetch-event` (an HTTP server's
+// entry point). A plugin reaches the network only through the contract's `fetch`, so its
+// component imports nothing beyond the WASI a host states it gives.
+const DISABLED_FEATURES = ['http', 'fetch-event'];
 const WIT = realpathSync(fileURLToPath(new URL('../wit/adopter.wit', import.meta.url)));
 
 function fail(message) {
@@ -98,11 +103,17 @@ async function main() {
       wit: readFileSync(WIT),
       componentizeJs: packageVersion('@bytecodealliance/componentize-js'),
       sdk: sdkVersion(),
+      features: DISABLED_FEATURES.join(','),
     });
     const { componentize } = await import('@bytecodealliance/componentize-js');
     let component;
     try {
-      ({ component } = await componentize({ sourcePath: source.path, witPath: WIT, worldName: WORLD }));
+      ({ component } = await componentize({
+        sourcePath: source.path,
+        witPath: WIT,
+        worldName: WORLD,
+        disableFeatures: DISABLED_FEATURES,
+      }));
     } catch (e) {
       const text = e instanceof Error ? e.message : String(e);
       fail(`componentize-js could not build ${entry}:\n${text}`);

@@ -52,12 +52,14 @@ export function customSection(name, payload) {
  * written as its name, its length and its bytes, so no two descriptions run together, and
  * none holds a path or a time, so unchanged inputs give the same identity on any machine.
  */
-export function sourceIdentity({ source, wit, componentizeJs, sdk }) {
+export function sourceIdentity({ source, wit, componentizeJs, sdk, features = '' }) {
   const hash = createHash('sha256');
   hash.update(DESCRIPTION_HEADER);
   const fields = [
     ['componentize-js', Buffer.from(String(componentizeJs), 'utf8')],
     ['sdk', Buffer.from(String(sdk), 'utf8')],
+    // The engine features left out of the build change the component as a source does.
+    ['disabled features', Buffer.from(String(features), 'utf8')],
     ['wit', Buffer.from(wit)],
     ['source', Buffer.from(source)],
   ];

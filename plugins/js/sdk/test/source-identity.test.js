@@ -81,7 +81,7 @@ test('the identity is sha256 of the inputs and covers each of them', () => {
   const identity = sourceIdentity(inputs);
   assert.match(identity, /^sha256:[0-9a-f]{64}$/);
   assert.equal(sourceIdentity({ ...inputs }), identity);
-  for (const [key, other] of [['source', 'export {}; \n'], ['wit', 'package b;\n'], ['componentizeJs', '0.23.1'], ['sdk', '0.1.1']]) {
+  for (const [key, other] of [['source', 'export {}; \n'], ['wit', 'package b;\n'], ['componentizeJs', '0.23.1'], ['sdk', '0.1.1'], ['features', 'http']]) {
     assert.notEqual(sourceIdentity({ ...inputs, [key]: other }), identity, key);
   }
   // Lengths keep the fields apart: moving a byte from one to the next is a change.
