@@ -402,3 +402,21 @@ async fn a_fault_no_call_matches_is_reported_and_an_unknown_outcome_refused() {
     let err = mesh_adopt_testkit::read(&path).unwrap_err().to_string();
     assert!(err.contains("expects the outcome `exploded`: say one of adopted, refused"), "{err}");
 }
+
+/// With no paths, `test` runs the scenarios beside each module and in the catalogue's own
+/// `scenarios/`, and no other `scenarios/` the checkout holds (a vendored project's, an
+/// example's): with one of those broken, the run still passes, and names only its own.
+#[test]
+fn test_with_no_paths_runs_the_catalogues_scenarios_and_no_others_in_its_checkout() {
+    let dir = crate::cli::catalogue();
+    let own = dir.path().join("scenarios");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::copy(root().join("catalogue/scenarios/phase-three.toml"), own.join("phase-three.toml")).unwrap();
+    let elsewhere = dir.path().join("vendor/other-catalogue/scenarios");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("broken.toml"), "this is = not [a scenario").unwrap();
+    let out = crate::support::mesh_adopt().args(["test"]).catalogue(dir.path()).output();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("phase-three") && !said.contains("broken"), "{said}");
+}

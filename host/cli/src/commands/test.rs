@@ -53,8 +53,11 @@ fn default_scenario_paths(catalogue: &Path) -> Vec<PathBuf> {
             paths.push(source.source);
         }
     }
+    // The catalogue's own `scenarios/`, and not the whole catalogue: a checkout holds other
+    // projects' files (a vendored plugin's examples, a copy of another catalogue) whose
+    // `scenarios/` are not this catalogue's to run.
     if catalogue.join("scenarios").is_dir() {
-        paths.push(catalogue.to_path_buf());
+        paths.push(catalogue.join("scenarios"));
     }
     paths
 }
