@@ -168,6 +168,22 @@ fn a_catalogue_in_its_own_repository_adopts_a_new_module_with_phase_three() {
     let after = std::fs::read_to_string(&manifest_path).unwrap();
     let pin_line = format!("\n    \"sha256\": \"{}\",", sha256_of(&placed));
     assert_eq!(after.replacen(&pin_line, "", 1), before, "{after}");
+    // Built again from the same source, the plugin is the one placed: nothing to place.
+    let again = exited(&repo.mesh_adopt().args(["build"]).output(), 0);
+    assert!(again.contains("unchanged redis") && !again.contains("placed redis"), "{again}");
+    // A build that fails places nothing, and says which plugin runs meanwhile.
+    let source = repo.path().join("modules/redis/plugin/src/lib.rs");
+    let code = std::fs::read_to_string(&source).unwrap();
+    std::fs::write(&source, format!("{code}\nthis does not compile\n")).unwrap();
+    let out = repo.mesh_adopt().args(["build"]).output();
+    exited(&out, 2);
+    let failed = text(&out.stderr);
+    assert!(
+        failed.contains("the `redis` module was not built; nothing was placed")
+            && failed.contains(&format!("is still the plugin built before (sha256 {})", sha256_of(&placed))),
+        "{failed}"
+    );
+    std::fs::write(&source, code).unwrap();
     // Readable by whoever builds or runs the catalogue, as files the author writes are.
     use std::os::unix::fs::PermissionsExt as _;
     for file in [&placed, &manifest_path] {

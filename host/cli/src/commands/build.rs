@@ -7,8 +7,13 @@ use clap::Args;
 
 use crate::args::{CacheArgs, CatalogueArg, CodeArg, CodeArgs};
 use crate::exit::ExitStatus;
+use std::path::Path;
+
+use crate::build::Built;
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::files::read_bounded;
+use mesh_adopt_runtime::{PLUGIN_BYTES, sha256_hex};
 
 /// The arguments of `build`.
 #[derive(Debug, Args)]
@@ -59,7 +64,14 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
     let mut built = Vec::with_capacity(sources.len());
     for source in sources {
         crate::errln!("building {} from {}", source.module, source.source.display());
-        built.push(crate::build::build(&host, source, &shared_target, args.check)?);
+        // A failed build places nothing: the plugin placed before is still what runs and tests
+        // load, which the error says rather than leave to be found.
+        let before = placed_before(&source.plugin_path);
+        let module = source.module.clone();
+        built.push(
+            crate::build::build(&host, source, &shared_target, args.check)
+                .with_context(|| format!("the `{module}` module was not built; nothing was placed{before}"))?,
+        );
     }
     if args.check {
         let mut fresh = true;
@@ -89,9 +101,23 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
             one.digest
         );
     }
-    let staged: Vec<_> = built.iter().map(|one| crate::build::stage(one, !args.no_pin)).collect::<Result<_>>()?;
+    // A module whose placed plugin is this very build, pinned as asked, has nothing to place.
+    let (unchanged, changed): (Vec<&Built>, Vec<&Built>) = built.iter().partition(|one| {
+        placed_digest(&one.source.plugin_path).as_deref() == Some(one.digest.as_str())
+            && (args.no_pin || one.source.pin.as_deref() == Some(one.digest.as_str()))
+    });
+    for one in unchanged {
+        crate::outln!(
+            "unchanged {:<13} {:>9} bytes  sha256 {}  {} is this build",
+            one.source.module,
+            one.size,
+            one.digest,
+            one.source.plugin_path.display()
+        );
+    }
+    let staged: Vec<_> = changed.iter().map(|one| crate::build::stage(one, !args.no_pin)).collect::<Result<_>>()?;
     let mut placed: Vec<&str> = Vec::new();
-    for (one, staged) in built.iter().zip(staged) {
+    for (one, staged) in changed.into_iter().zip(staged) {
         let repinned = staged.place().with_context(|| match placed.as_slice() {
             [] => "nothing was placed".to_string(),
             done => format!("{} placed before this; the modules after it were not", done.join(", ")),
@@ -111,4 +137,23 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
         );
     }
     Ok(ExitStatus::Success)
+}
+
+/// The sha256 of the plugin placed at `path`, if there is one that can be read.
+fn placed_digest(path: &Path) -> Option<String> {
+    let bytes = read_bounded(path, PLUGIN_BYTES).ok()?;
+    Some(sha256_hex(&bytes))
+}
+
+/// What a failed build leaves in place, for its error: the plugin placed before, if any.
+fn placed_before(path: &Path) -> String {
+    match placed_digest(path) {
+        Some(digest) => format!(
+            ": `{}` is still the plugin built before (sha256 {}), which runs and `mesh-adopt test` load until a \
+             build succeeds",
+            path.display(),
+            digest
+        ),
+        None => String::new(),
+    }
 }
