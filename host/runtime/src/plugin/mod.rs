@@ -7,8 +7,11 @@
 //! mesh's clocks), and a captured stdout and stderr for the report if it is stopped.
 
 pub mod cache;
+mod describe;
 pub(crate) mod digests;
+mod engine;
 pub(crate) mod functions;
+mod optimise;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,10 +20,8 @@ use std::time::{Duration, Instant};
 
 use crate::catalogue::sha256_hex;
 use anyhow::{Context as _, Result, anyhow, bail};
-use wasmtime::component::{Component, Linker, ResourceTable, types::ComponentItem};
-use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, StoreLimitsBuilder, UpdateDeadline,
-};
+use wasmtime::component::{Component, ResourceTable, types::ComponentItem};
+use wasmtime::{Engine, Store, StoreLimitsBuilder, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
 
 use crate::contract::v0_1::{self, Adopter, AdopterPre};
@@ -32,37 +33,22 @@ use crate::model::code::{CodeKind, CodeOrigin, CodePolicy};
 use crate::model::{Context, Plan, Refusal, Report};
 use crate::plugin::cache::CompileCache;
 use crate::plugin::digests::FileIdentity;
+use crate::plugin::engine::Tier;
 use crate::plugin::functions::{FunctionStore, FunctionsReused};
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;
 pub use crate::sandbox::state::RunEnv;
 use crate::sandbox::state::{Caps, PlanCursor, RunState};
 use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
+pub use describe::PluginInfo;
+pub use optimise::Optimised;
 
 /// How every WebAssembly component begins: the magic `\0asm`, version 13, layer 1 (a core
 /// module's layer is 0).
 const COMPONENT_PREAMBLE: &[u8] = b"\0asm\x0d\x00\x01\x00";
 
-/// Memories and tables the pool keeps per plugin slot, on average: a Rust plugin has one
-/// memory and a few tables, a componentize-py one more; one plugin may have up to the
-/// `limits.*_per_plugin` maximum while others have fewer.
-const MEMORIES_PER_SLOT: u32 = 2;
-const TABLES_PER_SLOT: u32 = 8;
-
-/// Bytes of each pooled table kept resident between runs: more than a plugin's tables use.
-const TABLE_KEEP_RESIDENT: usize = 1 << 20;
-
-/// How often the epoch advances; the guest-time deadline is checked at this grain.
-const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// How much of a plugin's stdout and of its stderr is kept for a stop report.
 const OUTPUT_CAPTURE_BYTES: usize = 16 << 10;
-
-/// One compiler's engine, and the contract's and WASI's imports linked on it: what plugins
-/// compiled to one kind of code run on.
-struct Tier {
-    engine: Engine,
-    linker: Linker<RunState>,
-}
 
 /// The engines and linkers every plugin of this process runs on.
 pub struct PluginHost {
@@ -160,37 +146,6 @@ pub struct Plugin {
     pre: AdopterPre<RunState>,
 }
 
-/// A plugin file as `mesh-adopt inspect` shows it.
-#[derive(Debug, Clone)]
-pub struct PluginInfo {
-    /// The file inspected.
-    pub path: PathBuf,
-    /// Its sha256, hex: what a manifest pins.
-    pub digest: String,
-    /// Its size in bytes.
-    pub size: usize,
-    /// The contract it targets, e.g. `mesh:adopt@0.1.0`, read from its imports.
-    pub contract: Option<String>,
-    /// Every import, WASI's included.
-    pub imports: Vec<String>,
-    /// Every export.
-    pub exports: Vec<String>,
-    /// Whether this host would load it, and why not.
-    pub loads: Result<(), String>,
-    /// The kinds of code the compile cache holds for it on this host, with each entry's
-    /// size in bytes; empty without a cache or before its first run.
-    pub cached: Vec<(CodeKind, u64)>,
-}
-
-/// What [`PluginHost::optimise`] did for a plugin file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Optimised {
-    /// The plugin's sha256, hex.
-    pub digest: String,
-    /// How long compiling it took; `None` when its optimised code was cached already.
-    pub compiled: Option<Duration>,
-}
-
 /// What `adopt` did with the plan it was held to.
 #[derive(Debug, Clone)]
 pub struct Adopted {
@@ -209,7 +164,7 @@ impl PluginHost {
     /// The host, compiling with `functions` as Cranelift's incremental cache when given.
     fn assemble(limits: Limits, functions: Option<Arc<FunctionStore>>) -> Result<PluginHost> {
         Ok(PluginHost {
-            optimised: Self::tier(&limits, CodeKind::Optimised, functions.as_ref())?,
+            optimised: Tier::build(&limits, CodeKind::Optimised, functions.as_ref())?,
             baseline: OnceLock::new(),
             policy: CodePolicy::default(),
             limits,
@@ -221,65 +176,6 @@ impl PluginHost {
         })
     }
 
-    /// An engine compiling to `kind` of code under `limits` (epoch interruption on, a ticker
-    /// thread driving it, the pooling allocator sized by the limits), and its linker.
-    fn tier(limits: &Limits, kind: CodeKind, functions: Option<&Arc<FunctionStore>>) -> Result<Tier> {
-        let mut config = Config::new();
-        match kind {
-            CodeKind::Optimised => {
-                config.strategy(wasmtime::Strategy::Cranelift);
-                // Cranelift's incremental cache: Winch has none.
-                if let Some(functions) = functions {
-                    config.enable_incremental_compilation(functions.clone())?;
-                }
-            }
-            CodeKind::Baseline => {
-                config.strategy(wasmtime::Strategy::Winch);
-            }
-        }
-        config.epoch_interruption(true);
-        // A plugin run instantiates, runs for a millisecond and is dropped: pooling its
-        // memory and stack saves an mmap and munmap of each per run.
-        let mut pool = PoolingAllocationConfig::default();
-        let slots = limits.concurrent_instances.max(1);
-        let per_plugin = |n: u32, per_slot: u32| slots.saturating_mul(per_slot.max(1)).max(n);
-        pool.total_component_instances(slots)
-            .total_core_instances(slots.saturating_mul(limits.core_instances_per_plugin))
-            .max_core_instances_per_component(limits.core_instances_per_plugin)
-            .total_memories(per_plugin(limits.memories_per_plugin, MEMORIES_PER_SLOT))
-            .max_memories_per_component(limits.memories_per_plugin)
-            .total_tables(per_plugin(limits.tables_per_plugin, TABLES_PER_SLOT))
-            .max_tables_per_component(limits.tables_per_plugin)
-            .max_tables_per_module(limits.tables_per_plugin.min(4))
-            .max_memories_per_module(limits.memories_per_plugin.clamp(1, 4))
-            .table_elements(limits.table_elements)
-            .total_stacks(slots)
-            .max_memory_size(limits.memory_bytes);
-        // Where the kernel can say which pages an instance dirtied (PAGEMAP_SCAN, Linux 6.7),
-        // a returned instance's memory and tables stay mapped and only those pages are reset:
-        // the next run starts without page faults and nothing is unmapped. Without it,
-        // resetting a whole resident memory costs more than the faults it saves.
-        if PoolingAllocationConfig::is_pagemap_scan_available() {
-            pool.pagemap_scan(wasmtime::Enabled::Yes)
-                .linear_memory_keep_resident(limits.memory_bytes)
-                .table_keep_resident(TABLE_KEEP_RESIDENT);
-        }
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-        let engine = Engine::new(&config).map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
-        let weak = engine.weak();
-        std::thread::Builder::new().name("mesh-adopt-epoch".into()).spawn(move || {
-            while let Some(engine) = weak.upgrade() {
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(EPOCH_TICK);
-            }
-        })?;
-        let mut linker = Linker::<RunState>::new(&engine);
-        sandbox::add_offered_to_linker(&mut linker)?;
-        Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
-        Ok(Tier { engine, linker })
-    }
-
     /// The engine and linker of `kind` of code, the baseline's built on first use.
     fn tier_of(&self, kind: CodeKind) -> Result<&Tier> {
         if kind == CodeKind::Optimised {
@@ -288,7 +184,7 @@ impl PluginHost {
         if let Some(tier) = self.baseline.get() {
             return Ok(tier);
         }
-        let built = Self::tier(&self.limits, kind, None)?;
+        let built = Tier::build(&self.limits, kind, None)?;
         // Two threads building it at once: one is kept, the other dropped with its ticker.
         Ok(self.baseline.get_or_init(|| built))
     }
@@ -543,44 +439,6 @@ impl PluginHost {
         Component::new(engine, bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
     }
 
-    /// Compiles the plugin file at `path` to optimised code into the compile cache, unless
-    /// its optimised code is there already: what `mesh-adopt build` and `mesh-adopt cache
-    /// optimise` do, so that no run waits for Cranelift. Its baseline code, no longer
-    /// needed, is removed. A file whose sha256 is not `pin`, when given, is refused.
-    pub fn optimise(&self, path: &Path, pin: Option<&str>) -> Result<Optimised, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || {
-            let Some(cache) = &self.cache else {
-                bail!("there is no compile cache to keep optimised code in (it was turned off)")
-            };
-            let bytes = read_plugin(path)?;
-            looks_like_a_component(path, &bytes)?;
-            let digest = sha256_hex(&bytes);
-            // A file its manifest does not pin is not the module's plugin: no run would load it.
-            check_pin(path, &digest, pin)?;
-            let engine = &self.optimised.engine;
-            let _compiling_anywhere = cache.lock_entry(engine, CodeKind::Optimised, &digest);
-            if cache.get(engine, CodeKind::Optimised, &digest).is_ok() {
-                return Ok(Optimised { digest, compiled: None });
-            }
-            let started = Instant::now();
-            let (component, unkept) = self
-                .compile_and_keep(CodeKind::Optimised, &digest, &bytes)
-                .map_err(|e| self.name_the_limit(e))
-                .with_context(|| format!("failed to compile plugin `{}`", path.display()))?;
-            let compiled = Some(started.elapsed());
-            // Code compiled and not kept is no code for later runs: said, not passed over.
-            if let Some(error) = unkept {
-                return Err(anyhow::Error::new(error).context(format!(
-                    "plugin `{}` was compiled, but the compile cache could not keep it",
-                    path.display()
-                )));
-            }
-            self.check_world(engine, &component)
-                .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
-            Ok(Optimised { digest, compiled })
-        })
-    }
-
     fn link(&self, tier: &Tier, component: &Component) -> Result<AdopterPre<RunState>> {
         let stubbed = sandbox::linker_for(&tier.linker, &tier.engine, component)?;
         stubbed
@@ -635,56 +493,6 @@ impl PluginHost {
         } else {
             None
         }
-    }
-
-    /// Describes a plugin file without running it: what it targets, imports and exports, and
-    /// whether this host would load it.
-    pub fn describe(&self, path: &Path) -> Result<PluginInfo, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || {
-            let bytes = read_plugin(path)?;
-            // Before any digest of it is taken, shown or recorded: the file may be anything.
-            looks_like_a_component(path, &bytes)?;
-            let digest = sha256_hex(&bytes);
-            // Code already compiled serves; otherwise Winch's, which is quickest to make, and
-            // is not kept: inspecting a plugin is no run of it.
-            let (component, code) = match self.cached_component(&digest, Some(bytes.len() as u64))? {
-                Some(cached) => cached,
-                None => {
-                    let compiled = self
-                        .compile(&self.tier_of(CodeKind::Baseline)?.engine, &bytes)
-                        .with_context(|| format!("failed to inspect plugin `{}`", path.display()))?;
-                    (compiled, CodeOrigin { kind: CodeKind::Baseline, compiled: None })
-                }
-            };
-            let tier = self.tier_of(code.kind)?;
-            let ty = component.component_type();
-            let imports: Vec<String> = ty.imports(&tier.engine).map(|(name, _)| name.to_string()).collect();
-            let exports: Vec<String> = ty.exports(&tier.engine).map(|(name, _)| name.to_string()).collect();
-            let contract = imports
-                .iter()
-                .find_map(|name| name.strip_prefix(&format!("{PACKAGE}/")))
-                .map(|rest| format!("{PACKAGE}@{}", rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)")));
-            let loads =
-                self.check_world(&tier.engine, &component).and_then(|()| self.link(tier, &component).map(|_| ()));
-            let mut cached = Vec::new();
-            if let Some(cache) = &self.cache {
-                for kind in CodeKind::ALL {
-                    if let Some(size) = cache.sound_entry_size(&self.tier_of(kind)?.engine, kind, &digest) {
-                        cached.push((kind, size));
-                    }
-                }
-            }
-            Ok(PluginInfo {
-                path: path.to_path_buf(),
-                digest,
-                size: bytes.len(),
-                contract,
-                imports,
-                exports,
-                loads: loads.map_err(|e| format!("{e:#}")),
-                cached,
-            })
-        })
     }
 
     /// Refuses a plugin built for another version of the contract, naming both versions.

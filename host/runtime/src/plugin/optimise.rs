@@ -1,0 +1,60 @@
+//! Optimised code made ahead of the runs that would otherwise go without it: what
+//! `mesh-adopt build` and `mesh-adopt cache optimise` do, so that no run waits for Cranelift.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+
+use super::{PluginHost, check_pin, looks_like_a_component, read_plugin, short};
+use crate::catalogue::sha256_hex;
+use crate::model::code::CodeKind;
+
+/// What [`PluginHost::optimise`] did for a plugin file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Optimised {
+    /// The plugin's sha256, hex.
+    pub digest: String,
+    /// How long compiling it took; `None` when its optimised code was cached already.
+    pub compiled: Option<Duration>,
+}
+
+impl PluginHost {
+    /// Compiles the plugin file at `path` to optimised code into the compile cache, unless
+    /// its optimised code is there already: what `mesh-adopt build` and `mesh-adopt cache
+    /// optimise` do, so that no run waits for Cranelift. Its baseline code, no longer
+    /// needed, is removed. A file whose sha256 is not `pin`, when given, is refused.
+    pub fn optimise(&self, path: &Path, pin: Option<&str>) -> Result<Optimised, crate::error::Error> {
+        crate::error::at_boundary(crate::error::Error::Plugin, || {
+            let Some(cache) = &self.cache else {
+                bail!("there is no compile cache to keep optimised code in (it was turned off)")
+            };
+            let bytes = read_plugin(path)?;
+            looks_like_a_component(path, &bytes)?;
+            let digest = sha256_hex(&bytes);
+            // A file its manifest does not pin is not the module's plugin: no run would load it.
+            check_pin(path, &digest, pin)?;
+            let engine = &self.optimised.engine;
+            let _compiling_anywhere = cache.lock_entry(engine, CodeKind::Optimised, &digest);
+            if cache.get(engine, CodeKind::Optimised, &digest).is_ok() {
+                return Ok(Optimised { digest, compiled: None });
+            }
+            let started = Instant::now();
+            let (component, unkept) = self
+                .compile_and_keep(CodeKind::Optimised, &digest, &bytes)
+                .map_err(|e| self.name_the_limit(e))
+                .with_context(|| format!("failed to compile plugin `{}`", path.display()))?;
+            let compiled = Some(started.elapsed());
+            // Code compiled and not kept is no code for later runs: said, not passed over.
+            if let Some(error) = unkept {
+                return Err(anyhow::Error::new(error).context(format!(
+                    "plugin `{}` was compiled, but the compile cache could not keep it",
+                    path.display()
+                )));
+            }
+            self.check_world(engine, &component)
+                .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
+            Ok(Optimised { digest, compiled })
+        })
+    }
+}
