@@ -2,9 +2,10 @@
 //!
 //! One engine and one linker per kind of code (see [`crate::model::code`]) serve every plugin
 //! of a process: Cranelift's for optimised code, and Winch's, built when a plugin first needs
-//! it, for baseline code. Each call of `check` or `adopt` gets a fresh store: its own memory cap, its own guest-time deadline and wall
-//! deadline, the sandbox's WASI (no files, no network, no environment, the
-//! mesh's clocks), and a captured stdout and stderr for the report if it is stopped.
+//! it, for baseline code. Each call of `check` or `adopt` gets a fresh store: its own memory
+//! cap, its own guest-time deadline and wall deadline, the sandbox's WASI (no files, no
+//! network, no environment, the mesh's clocks), and a captured stdout and stderr for the
+//! report if it is stopped.
 
 pub mod cache;
 mod describe;
