@@ -290,6 +290,18 @@ impl CompileCache {
         fs::metadata(self.entry(engine, kind, digest)).ok().map(|m| m.len())
     }
 
+    /// Whether the directory holds an entry of `kind` of code for the plugin with sha256
+    /// `digest`, for any engine: read from the names alone, to know whether finding the
+    /// one of an engine is worth that engine.
+    pub(crate) fn may_hold(&self, kind: CodeKind, digest: &str) -> bool {
+        let prefix = format!("{digest}-{}-", kind.word());
+        fs::read_dir(&self.dir).into_iter().flatten().flatten().any(|found| {
+            let name = found.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(&prefix) && is_entry_name(&name)
+        })
+    }
+
     /// Removes the entry for this plugin, engine and kind of code, if there is one: a
     /// baseline entry once the same plugin's optimised code is stored.
     pub(crate) fn remove(&self, engine: &Engine, kind: CodeKind, digest: &str) {
@@ -630,6 +642,19 @@ mod tests {
         assert!(cache.entry(&engine, CodeKind::Optimised, &old).exists());
         assert!(cache.entry(&engine, CodeKind::Optimised, &new).exists());
         assert_eq!(pruned.kept, 2 * entry_size);
+    }
+
+    #[test]
+    fn whether_a_kind_of_code_may_be_held_is_read_from_the_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CompileCache::open(dir.path()).unwrap();
+        let engine = Engine::default();
+        let (held, other) = ("a".repeat(64), "b".repeat(64));
+        cache.put(&engine, CodeKind::Baseline, &held, b"some code").unwrap();
+        let _lock = cache.lock_entry(&engine, CodeKind::Baseline, &other);
+        assert!(cache.may_hold(CodeKind::Baseline, &held));
+        assert!(!cache.may_hold(CodeKind::Optimised, &held));
+        assert!(!cache.may_hold(CodeKind::Baseline, &other), "a lock file is no entry");
     }
 
     #[test]

@@ -420,8 +420,12 @@ impl PluginHost {
         let Some(cache) = &self.cache else { return Ok((self.compile(engine, bytes)?, None)) };
         let precompiled = self.precompiled(kind, bytes)?;
         let kept = cache.put(engine, kind, digest, &precompiled);
+        // Winch's engine is built to name the baseline entry only when there may be one: an
+        // optimised compile of a plugin never run on baseline code (every small one) does
+        // not pay for an engine it has no use for.
         if kept.is_ok()
             && kind == CodeKind::Optimised
+            && cache.may_hold(CodeKind::Baseline, digest)
             && let Ok(baseline) = self.tier_of(CodeKind::Baseline)
         {
             cache.remove(&baseline.engine, CodeKind::Baseline, digest);
