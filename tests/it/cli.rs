@@ -58,12 +58,12 @@ fn inspect_shows_a_modules_plugin_digest_grants_and_imports() {
     let digest = format!("{:x}", sha2::Sha256::digest(std::fs::read(plugin("adopt_nats")).unwrap()));
     for expected in [
         format!("sha256       {digest}"),
-        "targets      mesh:adopt@0.1.0".into(),
-        "loads        yes".into(),
+        "targets      mesh:adopt@0.2.0".into(),
+        "loads        yes, on this host (it speaks mesh:adopt@0.1.0 and 0.2.0)".into(),
         "             inspect: mesh-bus".into(),
         "             fetch: http://127.0.0.1:8222/healthz".into(),
-        "mesh:adopt/machine@0.1.0".into(),
-        "exports      check, adopt".into(),
+        "mesh:adopt/machine@0.2.0".into(),
+        "exports      init, check, adopt".into(),
     ] {
         assert!(stdout.contains(&expected), "expected {expected:?} in:\n{stdout}");
     }
@@ -75,8 +75,8 @@ fn inspect_says_why_a_plugin_for_another_contract_would_not_load() {
     let path = plugin("future_world");
     let out = mesh_adopt().args(["inspect", path.to_str().unwrap()]).catalogue(dir.path()).output();
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("targets      mesh:adopt@0.2.0"), "{stdout}");
-    assert!(stdout.contains("loads        no: it targets mesh:adopt@0.2.0"), "{stdout}");
+    assert!(stdout.contains("targets      mesh:adopt@0.3.0"), "{stdout}");
+    assert!(stdout.contains("loads        no: it targets mesh:adopt@0.3.0"), "{stdout}");
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn replay_refuses_a_recording_whose_run_options_are_malformed() {
     std::fs::write(
         &record,
         concat!(
-            r#"{"event":"run","schema":3,"mesh_adopt":"0.1.0","command":"run","modules":["postgres"],"#,
+            r#"{"event":"run","schema":4,"mesh_adopt":"0.1.0","command":"run","modules":["postgres"],"#,
             r#""options":{"node":"node-1","catalog_source":null},"mesh":"simulated","seed":null}"#,
             "\n",
             r#"{"event":"call","module":"postgres","phase":"adopt","op":"tell","args":["push","node-1"],"#,
@@ -156,7 +156,7 @@ fn replay_refuses_a_recording_whose_run_options_are_malformed() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("line 1 of the recording"), "{stderr}");
-    assert!(stderr.contains("is not an event of schema 3"), "{stderr}");
+    assert!(stderr.contains("is not an event of schema 4"), "{stderr}");
     assert!(stderr.contains("missing field `wait_s`"), "{stderr}");
 }
 

@@ -73,8 +73,8 @@ const DOC_PLUGIN_FILE: &str = "docs/writing-a-plugin.md, `plugin`: \"the file be
 const DOC_PIN: &str = "docs/writing-a-plugin.md, `sha256`: \"the pin, 64 hex digits (any case); any other plugin is \
                        refused at load, naming both digests\" and Pins: \"a run refuses any other file, in preflight, \
                        with exit 2\"";
-const DOC_WORLD: &str = "docs/writing-a-plugin.md, `world`: \"when given it must be this host's \
-                         (`mesh:adopt/adopter@0.1.0`)\"";
+const DOC_WORLD: &str = "docs/writing-a-plugin.md, `world`: \"when given it must be a world this host speaks \
+                         (`mesh:adopt/adopter@0.1.0` or `mesh:adopt/adopter@0.2.0`)\"";
 const DOC_ADOPTS: &str = "docs/writing-a-plugin.md, What a module adopts: \"An entry that names a container the bundle or \
                           the manifest does not have, a credential without its secret, a secret not declared … makes the \
                           module unusable (exit 2)\" and \"`credential` and `secret`, both or neither\"";
@@ -819,12 +819,14 @@ fn manifest_mutations() -> Vec<BoxedStrategy<Case>> {
         (
             module(),
             prop_oneof![
-                "mesh:adopt/adopter@0\\.[2-9]\\.[0-9]".prop_map(String::from),
+                "mesh:adopt/adopter@0\\.[3-9]\\.[0-9]".prop_map(String::from),
                 "mesh:adopt/[a-z]{1,8}@0\\.1\\.0".prop_map(String::from),
                 "[a-z]{1,6}:[a-z]{1,6}/[a-z]{1,6}".prop_map(String::from),
             ],
         )
-            .prop_filter("another world", |(_, world)| world != "mesh:adopt/adopter@0.1.0")
+            .prop_filter("another world", |(_, world)| {
+                !["mesh:adopt/adopter@0.1.0", "mesh:adopt/adopter@0.2.0"].contains(&world.as_str())
+            })
             .prop_map(|(m, world)| {
                 Case::invalid(
                     "manifest-world",

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 
 use crate::support::{mesh_adopt, root, shared_compile_cache};
 
-fn said(out: &Output) -> String {
+pub(crate) fn said(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
@@ -48,7 +48,7 @@ fn catalogue_in(language: &str) -> tempfile::TempDir {
 }
 
 /// The shipped scenarios of the three modules, and the catalogue's own in `catalogue`.
-fn shipped_scenarios(catalogue: &Path) -> Vec<String> {
+pub(crate) fn shipped_scenarios(catalogue: &Path) -> Vec<String> {
     let mut scenarios: Vec<String> = ["postgres", "mesh-vault", "nats"]
         .iter()
         .map(|module| root().join("plugins").join(module).join("scenarios").display().to_string())
@@ -59,7 +59,7 @@ fn shipped_scenarios(catalogue: &Path) -> Vec<String> {
 
 /// `test --sweep` of the shipped scenarios in `catalogue`, its plugins running as `code`
 /// (`--code`): its report, and whether it passed.
-fn sweep(catalogue: &Path, code: &str) -> (String, bool) {
+pub(crate) fn sweep(catalogue: &Path, code: &str) -> (String, bool) {
     let scenarios = shipped_scenarios(catalogue);
     let mut args = vec!["test", "--catalogue", catalogue.to_str().unwrap(), "--sweep", "--code", code];
     args.extend(scenarios.iter().map(String::as_str));
@@ -68,12 +68,12 @@ fn sweep(catalogue: &Path, code: &str) -> (String, bool) {
 }
 
 /// The sweep's closing line, which counts its steps and faults.
-fn sweep_line(report: &str) -> &str {
+pub(crate) fn sweep_line(report: &str) -> &str {
     report.lines().find(|line| line.starts_with("sweep: ")).unwrap_or_else(|| panic!("no sweep line in:\n{report}"))
 }
 
 /// The Rust plugins' sweep of the shipped catalogue: what every language's must equal.
-fn rust_sweep() -> &'static str {
+pub(crate) fn rust_sweep() -> &'static str {
     static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     LINE.get_or_init(|| {
         let (report, passed) = sweep(&root().join("catalogue"), "auto");

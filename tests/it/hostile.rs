@@ -230,10 +230,13 @@ async fn a_plugin_matching_its_pin_loads() {
 #[tokio::test]
 async fn a_manifest_naming_another_world_is_refused_naming_both() {
     let ran = run_hostile("adopt_postgres", |mesh| {
-        mesh.manifest("postgres")["adopt"]["world"] = json!("mesh:adopt/adopter@0.2.0");
+        mesh.manifest("postgres")["adopt"]["world"] = json!("mesh:adopt/adopter@0.3.0");
     })
     .await;
-    assert_mentions(ran.failure("postgres"), &["`mesh:adopt/adopter@0.2.0`", "`mesh:adopt/adopter@0.1.0`"]);
+    assert_mentions(
+        ran.failure("postgres"),
+        &["`mesh:adopt/adopter@0.3.0`", "`mesh:adopt/adopter@0.1.0` and `mesh:adopt/adopter@0.2.0`"],
+    );
     untouched(&ran);
 }
 

@@ -12,6 +12,7 @@ mod cli;
 mod cli_fuzz;
 mod code;
 mod conformance;
+mod contracts;
 mod embedding;
 mod embedding_api;
 mod events;

@@ -480,7 +480,7 @@ async fn imports_outside_the_sandbox_are_refused_naming_each_and_what_is_offered
             "it imports what this sandbox does not offer",
             "`wasi:keyvalue/store@0.2.0`",
             "`wasi:cli/stdout@0.3.0` is WASI 0.3; this host offers `wasi:cli/stdout` at 0.2.x",
-            "a plugin may import the contract (mesh:adopt@0.1.0)",
+            "a plugin may import the contract (mesh:adopt@0.1.0 and 0.2.0)",
             "wasi:clocks/monotonic-clock (the mesh's clock",
             "wasi:http/*",
         ],

@@ -67,12 +67,13 @@ impl Fixture {
 
     /// The context a run would hand `module`'s plugin.
     fn context(&self, host: &PluginHost, env: &RunEnv, module: &str, manifest: Vec<u8>) -> Context {
+        let declared = Arc::new(mesh_adopt_runtime::manifest::ModuleManifest::parse(&manifest).unwrap_or_default());
         let run = Run::builder(host, &self.catalogue, &self.foundation, env.mesh.clone())
             .credentials(self.credentials.clone())
             .record(env.transcript.clone())
             .options(self.options.clone())
             .build();
-        run.context(module, manifest)
+        run.context(module, manifest, declared)
     }
 
     fn env(&self, module: &str) -> RunEnv {

@@ -52,9 +52,9 @@ fn sdk_dir(language: Language) -> &'static str {
     }
 }
 
-/// The SDK's version: the contract's, which this host implements.
-pub fn sdk_version() -> &'static str {
-    mesh_adopt_runtime::WORLD.rsplit_once('@').map_or("0.1.0", |(_, version)| version)
+/// The version of `language`'s SDK: the contract version it targets.
+pub fn sdk_version(language: Language) -> &'static str {
+    language.contract().version()
 }
 
 impl SdkSource {
@@ -62,9 +62,8 @@ impl SdkSource {
     /// it, the SDK this binary was built beside, else the contract's version.
     pub fn parse(spec: Option<&str>, language: Language) -> Result<SdkSource> {
         let Some(spec) = spec else {
-            return Ok(
-                built_with(language).map_or_else(|| SdkSource::Version(sdk_version().to_string()), SdkSource::Path)
-            );
+            return Ok(built_with(language)
+                .map_or_else(|| SdkSource::Version(sdk_version(language).to_string()), SdkSource::Path));
         };
         if let Some(dir) = spec.strip_prefix("path:") {
             let dir = PathBuf::from(dir);
@@ -93,7 +92,7 @@ impl SdkSource {
         let is_version = !spec.is_empty()
             && spec.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()));
         if !is_version {
-            bail!("--sdk is `path:DIR`, `git:URL` or a version such as `{}`, not `{spec}`", sdk_version());
+            bail!("--sdk is `path:DIR`, `git:URL` or a version such as `{}`, not `{spec}`", sdk_version(language));
         }
         Ok(SdkSource::Version(spec.to_string()))
     }
@@ -200,7 +199,7 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
     }
     let mut notes = Vec::new();
     let documents = match request.adopts {
-        None => templates::installed(module),
+        None => templates::installed(module, request.language.contract().world()),
         Some(bundle_id) => {
             let adopted = templates::adopted_container(catalogue, bundle_id)?;
             let mut candidates = templates::handover_for(catalogue, bundle_id);
@@ -256,7 +255,7 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
     let dependency = request.sdk.dependency(language, &plugin_dir)?;
     let version = match &request.sdk {
         SdkSource::Version(version) => version.as_str(),
-        _ => sdk_version(),
+        _ => sdk_version(language),
     };
     let mut files = Vec::new();
     let mut write = |path: PathBuf, text: &str| -> Result<()> {

@@ -19,7 +19,7 @@ use crate::model::Phase;
 /// whenever a line this program writes would not be valid against the previous version's
 /// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
 /// version N can rely on every line of a version-N stream.
-pub const SCHEMA: u32 = 3;
+pub const SCHEMA: u32 = 4;
 
 /// The stream's JSON Schema (draft 2020-12), made from the types that write it: what
 /// `docs/events.schema.json` holds, for a reader in any language to validate a line with.
@@ -196,14 +196,18 @@ pub struct LoadedEvent {
     pub compiled: bool,
     /// How long compiling it took, in milliseconds; `null` when it was not compiled.
     pub compile_ms: Option<u64>,
+    /// The contract version the plugin was built for, e.g. `0.2.0`.
+    pub contract: String,
 }
 
 impl LoadedEvent {
-    /// The event for `module`'s plugin with `digest`, loaded as `code` says.
-    pub fn of(module: &str, digest: &str, code: crate::model::code::CodeOrigin) -> LoadedEvent {
+    /// The event for `module`'s `plugin`.
+    pub fn of(module: &str, plugin: &crate::plugin::Plugin) -> LoadedEvent {
+        let code = plugin.code;
         LoadedEvent {
             module: module.to_string(),
-            sha256: digest.to_string(),
+            sha256: plugin.digest.clone(),
+            contract: plugin.contract().version().to_string(),
             code: code.kind,
             compiler: code.kind.compiler().to_string(),
             compiled: code.compiled.is_some(),
@@ -540,6 +544,11 @@ pub enum Outcome {
     Refused {
         /// In which export.
         during: Phase,
+        /// The refusal's kind, kebab-case and stable: the plugin's code, or the host's
+        /// (`plan-changed`, `went-on-past-a-failure`) where the host refuses for it. Absent for
+        /// a plugin of contract 0.1.0, whose refusals have none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
         /// The refusal's words.
         message: String,
     },

@@ -90,7 +90,7 @@ pub use catalogue::plan_key::PlanKey;
 pub use catalogue::{
     Catalogue, CatalogueModule, FOUNDATION_BYTES, Foundation, MANIFEST_BYTES, MANIFEST_FILE, ModuleFiles, sha256_hex,
 };
-pub use contract::WORLD;
+pub use contract::{Contract, WORLD};
 pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
 pub use model::Phase;
 pub use model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};

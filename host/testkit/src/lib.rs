@@ -125,6 +125,10 @@ pub struct Expect {
     /// `adopted` (every module), or `refused`, `unusable`, `incomplete` or `failed` (the last
     /// module run).
     pub outcome: String,
+    /// The refusal's code, with `outcome = "refused"`: the kind an installer acts on. A plugin
+    /// of contract 0.1.0 refuses without a code, so its refusal is not held to one.
+    #[serde(default)]
+    pub code: Option<String>,
     /// Fragments that must appear in the refusal or failure, or in a line said.
     #[serde(default)]
     pub messages: Vec<String>,
@@ -270,6 +274,18 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
             remote.escape_debug(),
             kind.escape_debug()
         );
+    }
+    if let Some(code) = &scenario.expect.code {
+        if scenario.expect.outcome != OutcomeWord::Refused.words() {
+            bail!(
+                "the scenario `{}` expects the code {code:?} with the outcome {:?}: only a refusal has a code",
+                path.display(),
+                scenario.expect.outcome
+            );
+        }
+        if let Some(fault) = mesh_adopt_runtime::Refusal::code_fault(code) {
+            bail!("the scenario `{}` expects the code {code:?}, which {fault}", path.display());
+        }
     }
     if scenario.expect.strict && scenario.expect.commands.is_none() {
         bail!("the scenario `{}` lists no `expect.commands`; list them, or say `strict = false`", path.display());
@@ -567,6 +583,15 @@ pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
     }
 }
 
+/// The code of the refusal that ended a run, if one did and it has a code.
+fn refusal_code(report: &RunReport) -> Option<&str> {
+    let last = report.modules.iter().rev().find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }));
+    match last.map(|(_, o)| o) {
+        Some(ModuleOutcome::Refused { code, .. }) => code.as_deref(),
+        _ => None,
+    }
+}
+
 /// Compares a run with what the scenario expects; each difference is one line (several
 /// for a command list, shown as a diff).
 pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
@@ -575,6 +600,16 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     let (outcome, message) = outcome_of(&ran.report);
     if outcome != expect.outcome {
         found.push(format!("outcome: expected {}, got {outcome}: {message}", expect.outcome));
+    }
+    if let Some(expected) = &expect.code
+        && outcome == expect.outcome
+    {
+        match refusal_code(&ran.report) {
+            Some(code) if code == expected => {}
+            Some(code) => found.push(format!("code: expected {expected}, got {code}: {message}")),
+            // A refusal of contract 0.1.0, which has no codes.
+            None => {}
+        }
     }
     let said: Vec<String> = scenario.modules.iter().flat_map(|m| ran.transcript.said(m)).collect();
     let missing: Vec<&String> = expect

@@ -5,16 +5,19 @@
 //! list. Otherwise the node-engine would raise a second bus beside the first, or an empty one
 //! in its place. The image is the one thing that changes: the module builds its own server
 //! image, so the push recreates the bus once onto it, and this waits until it answers.
+//!
+//! Its own refusal codes, besides the SDK's: `not-one-container`, `bus-layout-differs`,
+//! `bus-gone`, `push-not-applied`, `monitor-not-healthy` (docs/writing-a-plugin.md, Refusal
+//! codes).
 
 use std::time::Duration;
 
 use mesh_adopt_sdk::foundation;
 use mesh_adopt_sdk::grants::Reads;
 use mesh_adopt_sdk::host::{fetch, say};
-use mesh_adopt_sdk::manifest::{self, mounts};
 use mesh_adopt_sdk::provider::Provider;
 use mesh_adopt_sdk::wait::{WaitError, container_state, wait_until};
-use mesh_adopt_sdk::{Container, Context, Error, Plan, Plugin, Refusal, Report, refuse};
+use mesh_adopt_sdk::{Container, Context, Error, Plan, Plugin, Refusal, Report, mounts, refuse};
 
 const BROKER_ID: &str = "broker";
 /// The bundle's file resource holding the bus's first user list.
@@ -58,9 +61,9 @@ impl BusLayout {
 /// The bus, once the module's manifest is known to keep it where the bundle raised it.
 fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
     let module = &ctx.module;
-    let manifest = manifest::read(module, &ctx.manifest)?;
+    let manifest = &ctx.manifest;
     let bus = foundation::container(&ctx.foundation, BROKER_ID, "bus", module)?;
-    let containers: Vec<_> = manifest.containers().collect();
+    let containers = &manifest.containers;
     let [server] = containers.as_slice() else {
         let declared = if containers.is_empty() {
             "no container".to_string()
@@ -68,12 +71,15 @@ fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
             let names: Vec<String> = containers.iter().map(|c| format!("`{}`", c.name)).collect();
             format!("{} containers ({})", names.len(), names.join(", "))
         };
-        return Err(refuse(format!(
-            "the `{module}` module declares {declared}; the bus it adopts is one server, so it must \
-             declare exactly one container. Nothing has been registered"
-        )));
+        return Err(refuse(
+            "not-one-container",
+            format!(
+                "the `{module}` module declares {declared}; the bus it adopts is one server, so it must \
+                 declare exactly one container. Nothing has been registered"
+            ),
+        ));
     };
-    let theirs = BusLayout::from_volumes(&server.name, &manifest.resolved_volumes(server), &manifest.bus_users);
+    let theirs = BusLayout::from_volumes(&server.name, &server.volumes, &manifest.bus_users);
     let ours = BusLayout::from_volumes(&bus.name, &bus.volumes, foundation::file_path(&ctx.foundation, BUS_USERS_ID));
     let fields = [
         ("the server container".to_string(), &theirs.container, &ours.container),
@@ -92,13 +98,16 @@ fn adoptable_bus(ctx: &Context) -> Result<&Container, Refusal> {
         })
         .collect();
     if !differences.is_empty() {
-        return Err(refuse(format!(
-            "the bus genesis raised is not where the `{module}` module keeps it:\n - {}\nThe module \
+        return Err(refuse(
+            "bus-layout-differs",
+            format!(
+                "the bus genesis raised is not where the `{module}` module keeps it:\n - {}\nThe module \
              adopts the bus in place, so the bundle must raise it under the module's name and paths; \
              otherwise a second bus would rise beside the first, or an empty one on other paths. \
              Nothing has been registered",
-            differences.join("\n - ")
-        )));
+                differences.join("\n - ")
+            ),
+        ));
     }
     reads(bus).check(ctx)?;
     Ok(bus)
@@ -143,27 +152,37 @@ fn wait_for_adopted_bus(ctx: &Context, bus: &Container) -> Result<(), Refusal> {
         Err(WaitError::TimedOut(_)) => {}
     }
     let module = &ctx.module;
-    Err(refuse(if running.is_empty() {
-        format!(
-            "the bus container `{}` is gone after the `{module}` module was pushed, so nothing after \
+    let (code, message) = if running.is_empty() {
+        (
+            "bus-gone",
+            format!(
+                "the bus container `{}` is gone after the `{module}` module was pushed, so nothing after \
              this step could reach the mesh; the node-engine's journal says why it did not raise it",
-            bus.name
+                bus.name
+            ),
         )
     } else if running == bus.image {
-        format!(
-            "`{}` still runs the bundle's image `{}` {wait}s after the `{module}` module was pushed: \
+        (
+            "push-not-applied",
+            format!(
+                "`{}` still runs the bundle's image `{}` {wait}s after the `{module}` module was pushed: \
              the node has not applied the push. Its streams are untouched; run this again once the \
              node-engine applies (its journal says why it did not)",
-            bus.name, bus.image
+                bus.name, bus.image
+            ),
         )
     } else {
         let said = if monitor_said.trim().is_empty() { "(nothing)".to_string() } else { monitor_said };
-        format!(
-            "`{}` runs the `{module}` module's image `{running}`, but its monitor ({MONITOR}) did not \
+        (
+            "monitor-not-healthy",
+            format!(
+                "`{}` runs the `{module}` module's image `{running}`, but its monitor ({MONITOR}) did not \
              answer ok within {wait}s: {said}",
-            bus.name
+                bus.name
+            ),
         )
-    }))
+    };
+    Err(refuse(code, message))
 }
 
 impl Plugin for Nats {

@@ -1,6 +1,6 @@
 //! The foundation bundle genesis produced: finding the servers a module adopts in it.
 
-use crate::{BundleResource, Container, Context, Refusal, manifest, refuse};
+use crate::{BundleResource, Container, Context, Refusal, refuse};
 
 /// The bundle's identity for a resource.
 pub fn identity(resource: &BundleResource) -> &str {
@@ -30,16 +30,22 @@ pub fn container<'a>(
 ) -> Result<&'a Container, Refusal> {
     match foundation.iter().find(|r| identity(r) == id) {
         Some(BundleResource::Container(c)) => Ok(c),
-        Some(other) => Err(refuse(format!(
-            "the foundation bundle's `{id}` is a {}, not a container: the `{module}` module has no {what} to adopt",
-            kind(other)
-        ))),
+        Some(other) => Err(refuse(
+            "foundation-not-a-container",
+            format!(
+                "the foundation bundle's `{id}` is a {}, not a container: the `{module}` module has no {what} to adopt",
+                kind(other)
+            ),
+        )),
         None => {
             let ids: Vec<&str> = foundation.iter().map(identity).collect();
             let listed = if ids.is_empty() { "nothing".to_string() } else { ids.join(", ") };
-            Err(refuse(format!(
-                "the foundation bundle has no `{id}`, so there is no {what} for the `{module}` module to adopt; the bundle declares: {listed}"
-            )))
+            Err(refuse(
+                "foundation-missing",
+                format!(
+                    "the foundation bundle has no `{id}`, so there is no {what} for the `{module}` module to adopt; the bundle declares: {listed}"
+                ),
+            ))
         }
     }
 }
@@ -60,22 +66,27 @@ pub fn adopt_in_place<'a>(
     different_image: &str,
 ) -> Result<&'a Container, Refusal> {
     let module = &ctx.module;
-    let declared = manifest::read(module, &ctx.manifest)?;
     let raised = container(&ctx.foundation, id, what, module)?;
-    let Some(server) = declared.containers().find(|c| c.name == raised.name) else {
-        return Err(refuse(format!(
-            "the `{module}` module declares no container named `{}`, so nothing in it adopts the \
+    let Some(server) = ctx.manifest.containers.iter().find(|c| c.name == raised.name) else {
+        return Err(refuse(
+            "container-not-declared",
+            format!(
+                "the `{module}` module declares no container named `{}`, so nothing in it adopts the \
              foundation's {what}; its server container must carry the name genesis raised",
-            raised.name
-        )));
+                raised.name
+            ),
+        ));
     };
     if server.image != raised.image {
-        return Err(refuse(format!(
-            "the `{module}` module's container `{}` is pinned to image `{}`, but the foundation's {what} \
+        return Err(refuse(
+            "image-differs",
+            format!(
+                "the `{module}` module's container `{}` is pinned to image `{}`, but the foundation's {what} \
              runs `{}`. Adopting in place needs the same image: {different_image}. Nothing has been \
              registered",
-            raised.name, server.image, raised.image
-        )));
+                raised.name, server.image, raised.image
+            ),
+        ));
     }
     Ok(raised)
 }
@@ -94,20 +105,24 @@ pub fn file_path<'a>(foundation: &'a [BundleResource], id: &str) -> &'a str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Options;
+    use crate::testing::context;
 
     fn ctx(image: &str, name: &str) -> Context {
+        let mut ctx = context("postgres");
+        ctx.manifest.containers.push(Container {
+            id: "server".into(),
+            name: name.into(),
+            image: image.into(),
+            volumes: Vec::new(),
+        });
         Context {
-            module: "postgres".into(),
-            manifest: format!(r#"{{"resources":[{{"type":"container","name":"{name}","image":"{image}"}}]}}"#)
-                .into_bytes(),
             foundation: vec![BundleResource::Container(Container {
                 id: "store".into(),
                 name: "mesh-store".into(),
                 image: "postgres:16".into(),
                 volumes: Vec::new(),
             })],
-            options: Options { node: "node-1".into(), catalog_source: None, wait_seconds: 120 },
+            ..ctx
         }
     }
 
@@ -121,7 +136,9 @@ mod tests {
     fn names_both_sides_of_a_different_name_or_image() {
         let renamed = adopt_in_place(&ctx("postgres:16", "other"), "store", "store", "x").unwrap_err();
         assert!(renamed.message.contains("declares no container named `mesh-store`"), "{}", renamed.message);
+        assert_eq!(renamed.code, "container-not-declared");
         let other = adopt_in_place(&ctx("postgres:17", "mesh-store"), "store", "store", "pin both").unwrap_err();
+        assert_eq!(other.code, "image-differs");
         assert_eq!(
             other.message,
             "the `postgres` module's container `mesh-store` is pinned to image `postgres:17`, but the \
@@ -130,5 +147,6 @@ mod tests {
         );
         let missing = adopt_in_place(&ctx("postgres:16", "mesh-store"), "db", "database", "x").unwrap_err();
         assert!(missing.message.contains("no `db`, so there is no database"), "{}", missing.message);
+        assert_eq!(missing.code, "foundation-missing");
     }
 }

@@ -13,8 +13,9 @@
 //! }
 //! ```
 
-use crate::manifest::{self, Grants};
-use crate::{Context, Refusal, refuse};
+use mesh_adopt_manifest::urls::within_grant;
+
+use crate::{Context, Grants, Refusal, refuse};
 
 /// The containers a module's `adopt` inspects and the URLs it fetches.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -43,13 +44,13 @@ impl Reads {
 
     /// What `grants` lacks for these reads, one line each: the read and the grant to add.
     pub fn ungranted(&self, grants: &Grants) -> Vec<String> {
-        let inspects = self.inspect.iter().filter(|name| !grants.allows_inspect(name)).map(|name| {
+        let inspects = self.inspect.iter().filter(|name| !grants.inspect.contains(name)).map(|name| {
             format!("inspect container `{name}`: add \"{name}\" to `adopt.grants.inspect` in manifest.json")
         });
         let fetches = self
             .fetch
             .iter()
-            .filter(|url| !grants.allows_fetch(url))
+            .filter(|url| !grants.fetch.iter().any(|grant| within_grant(grant, url)))
             .map(|url| format!("fetch `{url}`: add \"{url}\" to `adopt.grants.fetch` in manifest.json"));
         inspects.chain(fetches).collect()
     }
@@ -58,44 +59,47 @@ impl Reads {
     /// grant that would allow it.
     pub fn check(&self, ctx: &Context) -> Result<(), Refusal> {
         let module = &ctx.module;
-        let ungranted = self.ungranted(&manifest::read(module, &ctx.manifest)?.adopt.grants);
+        let ungranted = self.ungranted(&ctx.manifest.grants);
         if ungranted.is_empty() {
             return Ok(());
         }
-        Err(refuse(format!(
-            "the `{module}` module's adopt step reads what its manifest does not grant, so the host \
+        Err(refuse(
+            "not-granted",
+            format!(
+                "the `{module}` module's adopt step reads what its manifest does not grant, so the host \
              would deny it mid-adoption:\n - {}\nNothing has been registered",
-            ungranted.join("\n - ")
-        )))
+                ungranted.join("\n - ")
+            ),
+        ))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::Manifest;
 
-    fn grants(json: &str) -> Grants {
-        Manifest::parse(format!(r#"{{"adopt":{{"grants":{json}}}}}"#).as_bytes()).unwrap().adopt.grants
+    fn grants(inspect: &[&str], fetch: &[&str]) -> Grants {
+        let owned = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+        Grants { credentials: Vec::new(), inspect: owned(inspect), fetch: owned(fetch) }
     }
 
     #[test]
     fn names_each_ungranted_read_and_its_grant() {
         let reads = Reads::new().inspect("mesh-bus").fetch("http://127.0.0.1:8222/healthz");
         assert_eq!(
-            reads.ungranted(&grants("{}")),
+            reads.ungranted(&grants(&[], &[])),
             [
                 "inspect container `mesh-bus`: add \"mesh-bus\" to `adopt.grants.inspect` in manifest.json",
                 "fetch `http://127.0.0.1:8222/healthz`: add \"http://127.0.0.1:8222/healthz\" to `adopt.grants.fetch` in manifest.json",
             ]
         );
-        let granted = grants(r#"{"inspect":["mesh-bus"],"fetch":["http://127.0.0.1:8222/*"]}"#);
+        let granted = grants(&["mesh-bus"], &["http://127.0.0.1:8222/*"]);
         assert!(reads.ungranted(&granted).is_empty());
     }
 
     #[test]
     fn a_url_outside_a_prefix_grant_is_ungranted() {
         let reads = Reads::new().fetch("http://127.0.0.1:8222/api/../admin");
-        assert_eq!(reads.ungranted(&grants(r#"{"fetch":["http://127.0.0.1:8222/api/*"]}"#)).len(), 1);
+        assert_eq!(reads.ungranted(&grants(&[], &["http://127.0.0.1:8222/api/*"])).len(), 1);
     }
 }

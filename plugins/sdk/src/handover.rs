@@ -28,7 +28,7 @@
 
 use crate::host::{Error, carry_secret, credential, say};
 use crate::provider::{Command, accept_command, tell_command};
-use crate::{Context, Refusal, manifest, refuse};
+use crate::{Context, Refusal, refuse};
 
 /// One genesis credential to be accepted as one module secret.
 #[derive(Debug, Clone, Copy)]
@@ -48,8 +48,8 @@ impl<'a> Handover<'a> {
     }
 
     /// The `secret accept …` command, as the plan lists it before the push.
-    pub fn command(&self) -> Vec<String> {
-        self.accept().words()
+    pub fn command(&self) -> Command {
+        self.accept()
     }
 
     /// The plan's line for it.
@@ -63,19 +63,22 @@ impl<'a> Handover<'a> {
     /// with the host's words on how to grant it.
     pub fn check(&self) -> Result<(), Refusal> {
         let module = self.ctx.module.as_str();
-        let declared = manifest::read(module, &self.ctx.manifest)?;
+        let declared = &self.ctx.manifest;
         if !declared.secrets.iter().any(|s| s == self.secret) {
             let listed = if declared.secrets.is_empty() {
                 "none".to_string()
             } else {
                 declared.secrets.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
             };
-            return Err(refuse(format!(
-                "the `{module}` module's manifest declares no secret `{}` (it declares {listed}), so the \
+            return Err(refuse(
+                "secret-not-declared",
+                format!(
+                    "the `{module}` module's manifest declares no secret `{}` (it declares {listed}), so the \
                  node would not accept {} as one of its secrets: add \"{}\" to `secrets` in its \
                  manifest.json. Nothing has been registered",
-                self.secret, self.what, self.secret
-            )));
+                    self.secret, self.what, self.secret
+                ),
+            ));
         }
         credential(self.credential).map_err(|e| self.missing(&e))?;
         Ok(())
@@ -99,36 +102,39 @@ impl<'a> Handover<'a> {
 
     /// The refusal for a credential the host cannot hand over.
     fn missing(&self, error: &Error) -> Refusal {
-        refuse(format!(
-            "{} (genesis credential `{}`) cannot be had ({}), so the `{}` module would have nothing \
+        refuse(
+            "credential-unavailable",
+            format!(
+                "{} (genesis credential `{}`) cannot be had ({}), so the `{}` module would have nothing \
              to open its server with, and the mesh cannot make up the one the server already has",
-            self.what,
-            self.credential,
-            error.reason(),
-            self.ctx.module
-        ))
+                self.what,
+                self.credential,
+                error.reason(),
+                self.ctx.module
+            ),
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Options;
+    use crate::testing::context;
 
-    fn ctx(secrets: &str) -> Context {
-        Context {
-            module: "postgres".into(),
-            manifest: format!(r#"{{"secrets":{secrets}}}"#).into_bytes(),
-            foundation: Vec::new(),
-            options: Options { node: "node-1".into(), catalog_source: None, wait_seconds: 120 },
-        }
+    fn ctx(secrets: &[&str]) -> Context {
+        let mut ctx = context("postgres");
+        ctx.manifest.secrets = secrets.iter().map(|s| s.to_string()).collect();
+        ctx
     }
 
     #[test]
     fn the_plan_and_the_step_name_one_accept() {
-        let ctx = ctx(r#"["superuser"]"#);
+        let ctx = ctx(&["superuser"]);
         let handover = Handover::new(&ctx, "superuser", "store-superuser", "the store's superuser");
-        assert_eq!(handover.command().join(" "), "secret accept node-1 postgres superuser --from /accepting-superuser");
+        assert_eq!(
+            handover.command().to_string(),
+            "secret accept node-1 postgres superuser --from /accepting-superuser"
+        );
         assert_eq!(
             handover.summary(),
             "carry genesis credential `store-superuser` in as secret `superuser` before the push"
@@ -137,10 +143,11 @@ mod tests {
 
     #[test]
     fn a_secret_the_manifest_does_not_declare_is_refused_before_the_credential_is_asked_for() {
-        for (secrets, declared) in [("[]", "none"), (r#"["a","b"]"#, "`a`, `b`")] {
+        for (secrets, declared) in [(&[][..], "none"), (&["a", "b"][..], "`a`, `b`")] {
             let ctx = ctx(secrets);
             let refusal =
                 Handover::new(&ctx, "superuser", "store-superuser", "the store's superuser").check().unwrap_err();
+            assert_eq!(refusal.code, "secret-not-declared");
             assert_eq!(
                 refusal.message,
                 format!(

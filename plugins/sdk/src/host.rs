@@ -9,6 +9,7 @@
 use std::fmt;
 
 use crate::bindings::mesh::adopt::{clock, control, log, machine, types::HostError};
+use crate::provider::Command;
 use crate::{Refusal, refuse};
 
 pub use control::Secret;
@@ -76,9 +77,22 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl Error {
+    /// The refusal's code for a call the host said no to: `call-denied`, `call-failed`,
+    /// `call-timed-out` or `call-unavailable`.
+    pub fn code(&self) -> &'static str {
+        match self.kind() {
+            ErrorKind::Denied => "call-denied",
+            ErrorKind::Failed => "call-failed",
+            ErrorKind::TimedOut => "call-timed-out",
+            ErrorKind::Unavailable => "call-unavailable",
+        }
+    }
+}
+
 impl From<Error> for Refusal {
     fn from(error: Error) -> Refusal {
-        refuse(error.to_string())
+        refuse(error.code(), error.to_string())
     }
 }
 
@@ -101,19 +115,20 @@ pub fn sleep_millis(millis: u64) {
 }
 
 /// Tells the control plane one command with the ordinary timeout.
-pub fn tell(args: &[&str]) -> Result<String, Error> {
-    tell_within(args, TELL_TIMEOUT_SECONDS)
+pub fn tell(command: &Command) -> Result<String, Error> {
+    tell_within(command, TELL_TIMEOUT_SECONDS)
 }
 
 /// Tells the control plane one command, allowing it `timeout_seconds`.
-pub fn tell_within(args: &[&str], timeout_seconds: u32) -> Result<String, Error> {
-    control::tell(args, timeout_seconds).map_err(|e| Error::new(format!("tell `{}`", quoted(args)), e))
+pub fn tell_within(command: &Command, timeout_seconds: u32) -> Result<String, Error> {
+    control::tell(&crate::provider::typed(command), timeout_seconds)
+        .map_err(|e| Error::new(format!("tell `{}`", quoted(command)), e))
 }
 
 /// A command as a refusal quotes it: in full when short, cut when a plugin built it huge.
-fn quoted(args: &[&str]) -> String {
+fn quoted(command: &Command) -> String {
     const SHOWN: usize = 200;
-    let command = args.join(" ");
+    let command = command.to_string();
     match command.char_indices().nth(SHOWN) {
         Some((cut, _)) => format!("{} … ({} bytes)", &command[..cut], command.len()),
         None => command,
@@ -122,14 +137,14 @@ fn quoted(args: &[&str]) -> String {
 
 /// Carries bytes the plugin has into the control plane at `remote`.
 pub fn carry_bytes(name: &str, bytes: &[u8], remote: &str) -> Result<(), Error> {
-    control::carry(name, control::Payload::Bytes(bytes), remote)
+    control::carry(name, &control::Payload::Bytes(bytes.to_vec()), remote)
         .map_err(|e| Error::new(format!("carry `{name}` to `{remote}`"), e))
 }
 
 /// Carries a secret into the control plane at `remote`; the plugin never sees its bytes.
 pub fn carry_secret(secret: &Secret, remote: &str) -> Result<(), Error> {
     let name = secret.name();
-    control::carry(&name, control::Payload::Secret(secret), remote)
+    control::carry(&name, &control::Payload::Secret(secret), remote)
         .map_err(|e| Error::new(format!("carry secret `{name}` to `{remote}`"), e))
 }
 

@@ -5,6 +5,7 @@
 //! The plan `check` shows and the calls `adopt` makes come from the same [`Provider`], so the
 //! plan an operator reviews is the sequence that runs.
 
+use crate::bindings::mesh::adopt::types::{self as wit, Placement};
 use crate::host::{say, tell, tell_within};
 use crate::{Context, Error, Refusal, refuse};
 
@@ -39,12 +40,15 @@ impl<'a> Provider<'a> {
 
     fn build_command(&self) -> Result<Command, Refusal> {
         let Some(source) = &self.ctx.options.catalog_source else {
-            return Err(refuse(format!(
-                "the `{}` module must be built, and no catalogue source was given to build it from \
+            return Err(refuse(
+                "no-catalogue-source",
+                format!(
+                    "the `{}` module must be built, and no catalogue source was given to build it from \
                  (--catalog-source REPO[@REF]): the catalogue checkout is only where its manifest \
                  is read; a builder clones the catalogue repository",
-                self.module()
-            )));
+                    self.module()
+                ),
+            ));
         };
         Ok(Command::Build {
             repository: source.repository.clone(),
@@ -66,24 +70,25 @@ impl<'a> Provider<'a> {
     }
 
     /// The commands the sequence tells, in order, with `before_push` where the module's own
-    /// step goes. Refuses as `install` would when there is nothing to build from.
-    pub fn commands(&self, before_push: Vec<Vec<String>>) -> Result<Vec<Vec<String>>, Refusal> {
-        let mut commands: Vec<Vec<String>> = self.before_own_step()?.iter().map(Command::words).collect();
+    /// step goes, as a plan lists them. Refuses as `install` would when there is nothing to
+    /// build from.
+    pub fn commands(&self, before_push: Vec<Command>) -> Result<Vec<wit::Command>, Refusal> {
+        let mut commands: Vec<Command> = self.before_own_step()?.into();
         commands.extend(before_push);
-        commands.push(Command::Push { node: self.node().to_string() }.words());
-        Ok(commands)
+        commands.push(Command::Push { node: self.node().to_string() });
+        Ok(commands.iter().map(typed).collect())
     }
 
     /// Runs the sequence; `before_push` is the module's own step, run just before the push.
     pub fn install(&self, before_push: impl FnOnce() -> Result<(), Refusal>) -> Result<(), Refusal> {
         let (m, n) = (self.module(), self.node());
         let [add, build, issue, assign, prepare] = self.before_own_step()?;
-        crate::host::carry_bytes(&format!("{m}-module.json"), &self.ctx.manifest, &self.manifest_remote())?;
+        crate::host::carry_bytes(&format!("{m}-module.json"), &self.ctx.manifest_bytes, &self.manifest_remote())?;
         tell_command(&add)?;
         say(&format!("registered {m}"));
 
         say(format!("building {m} {}", self.build_note).trim_end());
-        tell_within(&borrowed(&build.words()), BUILD_TIMEOUT_SECONDS)?;
+        tell_within(&build, BUILD_TIMEOUT_SECONDS)?;
 
         // An account is only for modules that speak on the bus; one that declares nothing to
         // say there is refused one, and that is no reason to stop.
@@ -116,14 +121,28 @@ pub fn accept_command(ctx: &Context, secret: &str) -> Command {
 
 /// Tells one command of the vocabulary with the ordinary timeout.
 pub(crate) fn tell_command(command: &Command) -> Result<String, Error> {
-    tell(&borrowed(&command.words()))
+    tell(command)
 }
 
-fn borrowed(words: &[String]) -> Vec<&str> {
-    words.iter().map(String::as_str).collect()
-}
-
-/// Turns a command of borrowed words into owned ones.
-pub fn owned(words: &[&str]) -> Vec<String> {
-    words.iter().map(|w| w.to_string()).collect()
+/// A command of the vocabulary as the contract carries it.
+pub fn typed(command: &Command) -> wit::Command {
+    let place = |node: &String, module: &String| Placement { node: node.clone(), module: module.clone() };
+    match command {
+        Command::ModuleAdd { remote } => wit::Command::ModuleAdd(remote.clone()),
+        Command::Build { repository, module, reference } => wit::Command::Build(wit::Build {
+            repository: repository.clone(),
+            module: module.clone(),
+            ref_: reference.clone(),
+        }),
+        Command::ModuleIssue { module, node } => wit::Command::ModuleIssue(place(node, module)),
+        Command::Assign { node, module } => wit::Command::Assign(place(node, module)),
+        Command::Prepare { node, module } => wit::Command::Prepare(place(node, module)),
+        Command::SecretAccept { node, module, secret, from } => wit::Command::SecretAccept(wit::SecretAccept {
+            node: node.clone(),
+            module: module.clone(),
+            secret: secret.clone(),
+            source: from.clone(),
+        }),
+        Command::Push { node } => wit::Command::Push(node.clone()),
+    }
 }

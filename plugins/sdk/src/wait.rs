@@ -55,7 +55,7 @@ impl std::error::Error for WaitError {}
 impl From<WaitError> for Refusal {
     fn from(error: WaitError) -> Refusal {
         match error {
-            WaitError::TimedOut(timed_out) => refuse(timed_out.to_string()),
+            WaitError::TimedOut(timed_out) => refuse("wait-timed-out", timed_out.to_string()),
             WaitError::Refused(refusal) => refusal,
         }
     }
@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn a_refusal_from_the_condition_stays_itself() {
-        let refused = WaitError::Refused(refuse("denied"));
+        let refused = WaitError::Refused(refuse("call-denied", "denied"));
         assert_eq!(Refusal::from(refused).message, "denied");
     }
 }

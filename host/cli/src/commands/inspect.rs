@@ -53,7 +53,10 @@ pub fn inspect(args: InspectArgs) -> Result<ExitStatus> {
     crate::outln!("size         {} bytes", info.size);
     crate::outln!("targets      {}", info.contract.as_deref().unwrap_or("(no mesh:adopt import)"));
     match &info.loads {
-        Ok(()) => crate::outln!("loads        yes, on this host ({})", mesh_adopt_runtime::WORLD),
+        Ok(()) => crate::outln!(
+            "loads        yes, on this host (it speaks mesh:adopt@{})",
+            mesh_adopt_runtime::Contract::spoken()
+        ),
         Err(why) => crate::outln!("loads        no: {why}"),
     }
     let code: Vec<String> = info

@@ -105,7 +105,7 @@ fn sequence(module: &str, before_push: &[String]) -> String {
 }
 
 /// A module that genesis did not raise: installed by the provider sequence alone.
-pub fn installed(module: &str) -> Documents {
+pub fn installed(module: &str, world: &str) -> Documents {
     let manifest = pretty(&serde_json::json!({
         "name": module,
         "version": "0.1.0",
@@ -118,7 +118,7 @@ pub fn installed(module: &str) -> Documents {
         }],
         "accesses": [{"id": "data", "path": format!("/var/lib/mesh/{module}")}],
         "bus-subjects": [format!("{module}.>")],
-        "adopt": {"plugin": "adopt.wasm", "world": mesh_adopt_runtime::WORLD, "source": "plugin"},
+        "adopt": {"plugin": "adopt.wasm", "world": world, "source": "plugin"},
     }));
     let lib_rs = rust::installed_lib_rs(module);
     let scenario = format!(

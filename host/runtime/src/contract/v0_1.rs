@@ -2,7 +2,7 @@
 //! conversions between its types and the host's own.
 
 wasmtime::component::bindgen!({
-    path: "../../wit",
+    path: "../../wit/0.1.0",
     world: "adopter",
     // What reaches a mesh waits on it, so it is async; what the host answers itself (a line
     // said, the clock, a secret's name) is not, and skips the cost of a future per call. A say
@@ -18,16 +18,9 @@ wasmtime::component::bindgen!({
     with: { "mesh:adopt/control.secret": crate::catalogue::credentials::SecretValue },
 });
 
-pub use mesh::adopt::types::HostError;
-
 use crate::model;
 
-/// The contract's package, as plugins name it in their imports.
-pub const PACKAGE: &str = "mesh:adopt";
-/// The contract version this module speaks.
-pub const VERSION: &str = "0.1.0";
-/// The world a manifest's `adopt.world` names for this version.
-pub const WORLD: &str = "mesh:adopt/adopter@0.1.0";
+super::serve_imports!(v0_1, |args: Vec<String>| args);
 
 /// The context as this version hands it to a plugin.
 pub fn context(ctx: &model::Context) -> Context {
@@ -71,6 +64,6 @@ impl From<Report> for model::Report {
 
 impl From<Refusal> for model::Refusal {
     fn from(refusal: Refusal) -> model::Refusal {
-        model::Refusal { message: refusal.message }
+        model::Refusal { code: None, message: refusal.message }
     }
 }

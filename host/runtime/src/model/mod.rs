@@ -84,14 +84,17 @@ impl FoundationResource {
     }
 }
 
-/// What a plugin is handed for its module: its manifest as shipped, the foundation bundle
-/// and the operator's options.
+/// What a plugin is handed for its module: its manifest as shipped and as the host read it,
+/// the foundation bundle and the operator's options.
 #[derive(Debug, Clone)]
 pub struct Context {
     /// The module's name.
     pub module: String,
     /// Its `manifest.json`, byte for byte.
     pub manifest: Vec<u8>,
+    /// The same manifest as the host read it: what a plugin of contract 0.2.0 is handed
+    /// instead of parsing the bytes itself.
+    pub declared: std::sync::Arc<mesh_adopt_manifest::ModuleManifest>,
     /// The foundation bundle's resources.
     pub foundation: Vec<FoundationResource>,
     /// The operator's options.
@@ -179,8 +182,30 @@ pub struct Report {
 /// A plugin's refusal to go on, in its words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
+    /// Its kind, kebab-case and stable, for an installer or a scenario to act on; a plugin of
+    /// contract 0.1.0 gives none.
+    pub code: Option<String>,
     /// Why it refused.
     pub message: String,
+}
+
+impl Refusal {
+    /// Why `code` cannot be a refusal's code, if it cannot: codes are kebab-case words
+    /// (`image-differs`), so they read the same in every language and record.
+    pub fn code_fault(code: &str) -> Option<String> {
+        const MOST: usize = 64;
+        let words_ok = !code.is_empty()
+            && code
+                .split('-')
+                .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+        if code.len() > MOST {
+            Some(format!("is {} bytes long; a refusal code is at most {MOST}", code.len()))
+        } else if !words_ok {
+            Some("is not kebab-case (lowercase letters and digits in words joined by `-`)".into())
+        } else {
+            None
+        }
+    }
 }
 
 impl fmt::Display for Refusal {

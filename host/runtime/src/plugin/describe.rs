@@ -61,8 +61,9 @@ impl PluginHost {
                 .iter()
                 .find_map(|name| name.strip_prefix(&format!("{PACKAGE}/")))
                 .map(|rest| format!("{PACKAGE}@{}", rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)")));
-            let loads =
-                self.check_world(&tier.engine, &component).and_then(|()| self.link(tier, &component).map(|_| ()));
+            let loads = self
+                .contract_of(&tier.engine, &component)
+                .and_then(|contract| self.link(tier, &component, contract).map(|_| ()));
             let mut cached = Vec::new();
             if let Some(cache) = &self.cache {
                 for kind in CodeKind::ALL {

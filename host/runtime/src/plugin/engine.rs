@@ -9,7 +9,6 @@ use anyhow::{Result, anyhow};
 use wasmtime::component::Linker;
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-use crate::contract::v0_1::Adopter;
 use crate::model::code::CodeKind;
 use crate::plugin::functions::FunctionStore;
 use crate::sandbox;
@@ -90,7 +89,7 @@ impl Tier {
         })?;
         let mut linker = Linker::<RunState>::new(&engine);
         sandbox::add_offered_to_linker(&mut linker)?;
-        Adopter::add_to_linker::<_, wasmtime::component::HasSelf<RunState>>(&mut linker, |s| s)?;
+        crate::contract::add_to_linker(&mut linker)?;
         Ok(Tier { engine, linker })
     }
 }

@@ -21,12 +21,11 @@ use std::time::{Duration, Instant};
 
 use crate::catalogue::sha256_hex;
 use anyhow::{Context as _, Result, anyhow, bail};
-use wasmtime::component::{Component, ResourceTable, types::ComponentItem};
+use wasmtime::component::{Component, ResourceTable};
 use wasmtime::{Engine, Store, StoreLimitsBuilder, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
 
-use crate::contract::v0_1::{self, Adopter, AdopterPre};
-use crate::contract::{PACKAGE, VERSION};
+use crate::contract::{Adopter, AdopterPre, Contract};
 use crate::error::{PinMismatch, StopKind, StopReason};
 use crate::model::Phase;
 use crate::model::Stopped;
@@ -62,7 +61,7 @@ pub struct PluginHost {
     limits: Limits,
     /// Plugins already compiled and linked in this process, by sha256: a module adopted on
     /// many meshes is compiled once.
-    linked: Mutex<HashMap<String, (AdopterPre<RunState>, CodeKind)>>,
+    linked: Mutex<HashMap<String, (AdopterPre, CodeKind)>>,
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
     /// The functions Cranelift compiled before, beside the cache: what a new plugin's
@@ -144,7 +143,14 @@ pub struct Plugin {
     pub digest: String,
     /// The code it runs as, and whether this load compiled it.
     pub code: CodeOrigin,
-    pre: AdopterPre<RunState>,
+    pre: AdopterPre,
+}
+
+impl Plugin {
+    /// The contract version it was built for.
+    pub fn contract(&self) -> Contract {
+        self.pre.contract()
+    }
 }
 
 /// What `adopt` did with the plan it was held to.
@@ -394,8 +400,8 @@ impl PluginHost {
     fn finish_load(&self, path: &Path, digest: String, (component, code): &(Component, CodeOrigin)) -> Result<Plugin> {
         let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
         let tier = self.tier_of(code.kind)?;
-        self.check_world(&tier.engine, component).with_context(named)?;
-        let pre = self.link(tier, component).with_context(named)?;
+        let contract = self.contract_of(&tier.engine, component).with_context(named)?;
+        let pre = self.link(tier, component, contract).with_context(named)?;
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), (pre.clone(), code.kind));
         Ok(Plugin { path: path.to_path_buf(), digest, code: *code, pre })
     }
@@ -444,14 +450,25 @@ impl PluginHost {
         Component::new(engine, bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
     }
 
-    fn link(&self, tier: &Tier, component: &Component) -> Result<AdopterPre<RunState>> {
+    /// Links a component as the first of `contracts` whose world it fits; when it fits none,
+    /// says why it does not fit the first.
+    fn link(&self, tier: &Tier, component: &Component, contracts: Vec<Contract>) -> Result<AdopterPre> {
         let stubbed = sandbox::linker_for(&tier.linker, &tier.engine, component)?;
-        stubbed
-            .as_ref()
-            .unwrap_or(&tier.linker)
-            .instantiate_pre(component)
-            .and_then(AdopterPre::new)
-            .map_err(|e| anyhow!("it does not fit the `adopter` world of {PACKAGE}@{VERSION}: {e:#}"))
+        let misfit = |contract: Contract, e: wasmtime::Error| {
+            anyhow!("it does not fit the `adopter` world of {contract}: {e:#}")
+        };
+        let first = contracts.first().copied().unwrap_or(Contract::NEWEST);
+        let pre = stubbed.as_ref().unwrap_or(&tier.linker).instantiate_pre(component).map_err(|e| misfit(first, e))?;
+        let mut first_misfit = None;
+        for contract in contracts {
+            match AdopterPre::new(contract, pre.clone()) {
+                Ok(adopter) => return Ok(adopter),
+                Err(e) => {
+                    first_misfit.get_or_insert_with(|| misfit(contract, e));
+                }
+            }
+        }
+        Err(first_misfit.unwrap_or_else(|| anyhow!("it fits no contract version this host speaks")))
     }
 
     /// `error` with the limit it hit named, and how to raise it, when it is one of the
@@ -500,22 +517,15 @@ impl PluginHost {
         }
     }
 
-    /// Refuses a plugin built for another version of the contract, naming both versions.
-    fn check_world(&self, engine: &Engine, component: &Component) -> Result<()> {
-        let ty = component.component_type();
-        for (name, item) in ty.imports(engine) {
-            let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else {
-                continue;
-            };
-            if !matches!(item.ty, ComponentItem::ComponentInstance(_)) {
-                continue;
-            }
-            let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)");
-            if version != VERSION {
-                bail!("it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{VERSION}");
-            }
+    /// The contract versions a component may be built for, most likely first: the one its
+    /// imports name, or, for a component that imports nothing of the contract, each version
+    /// from the newest. One this host does not speak is refused naming both sides.
+    fn contract_of(&self, engine: &Engine, component: &Component) -> Result<Vec<Contract>> {
+        match Contract::of_component(engine, component) {
+            Ok(Some(found)) => Ok(vec![found]),
+            Ok(None) => Ok(Contract::ALL.into_iter().rev().collect()),
+            Err(why) => bail!("{why}"),
         }
-        Ok(())
     }
 
     /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
@@ -538,8 +548,7 @@ impl PluginHost {
         proceed: impl FnOnce(&Plan) -> bool,
     ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
         self.call(plugin, env, Phase::Check, async |adopter, store| {
-            let planned =
-                adopter.call_check(&mut *store, &v0_1::context(ctx)).await?.map(Plan::from).map_err(Refusal::from);
+            let planned = adopter.check(&mut *store, ctx).await?;
             let plan = match &planned {
                 Ok(plan) if proceed(plan) => plan,
                 _ => return Ok((planned, None)),
@@ -547,7 +556,7 @@ impl PluginHost {
             let state = store.data_mut();
             state.begin_export(Phase::Adopt);
             state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
-            let result = adopted(adopter.call_adopt(&mut *store, &v0_1::context(ctx)).await?);
+            let result = adopter.adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
             Ok((planned, Some(Adopted { result, left })))
         })
@@ -567,10 +576,7 @@ impl PluginHost {
 
     /// Runs the plugin's read-only `check`.
     pub(crate) async fn check_in(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| {
-            Ok(adopter.call_check(store, &v0_1::context(ctx)).await?.map(Plan::from).map_err(Refusal::from))
-        })
-        .await
+        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.check(store, ctx).await).await
     }
 
     /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
@@ -585,7 +591,7 @@ impl PluginHost {
     ) -> Result<Adopted, crate::error::Error> {
         self.call(plugin, env, Phase::Adopt, async |adopter, store| {
             store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
-            let result = adopted(adopter.call_adopt(&mut *store, &v0_1::context(ctx)).await?);
+            let result = adopter.adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
             Ok(Adopted { result, left })
         })
@@ -600,7 +606,7 @@ impl PluginHost {
         plugin: &Plugin,
         env: &RunEnv,
         phase: Phase,
-        export: impl AsyncFnOnce(&Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
+        export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T> {
         let output = Output::new();
         let deadline = Deadline::new(env.mesh.clone(), self.limits.wall_time, self.limits.wasi_wait);
@@ -688,11 +694,11 @@ impl PluginHost {
         plugin: &Plugin,
         store: &mut Store<RunState>,
         deadline: &Deadline,
-        export: impl AsyncFnOnce(&Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
+        export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T> {
         let work = async {
-            let adopter = plugin.pre.instantiate_async(&mut *store).await.map_err(|e| self.name_the_limit(e.into()))?;
-            export(&adopter, store).await.map_err(anyhow::Error::from)
+            let mut adopter = plugin.pre.instantiate(&mut *store).await.map_err(|e| self.name_the_limit(e.into()))?;
+            export(&mut adopter, store).await.map_err(anyhow::Error::from)
         };
         tokio::select! {
             biased;
@@ -826,11 +832,6 @@ fn stop_words(error: &anyhow::Error) -> (String, Option<String>) {
 /// The first twelve hex digits of a digest, enough to tell plugins apart in a message.
 pub fn short(digest: &str) -> &str {
     &digest[..digest.len().min(12)]
-}
-
-/// `adopt`'s answer in the host's words.
-fn adopted(result: Result<v0_1::Report, v0_1::Refusal>) -> Result<Report, Refusal> {
-    result.map(Report::from).map_err(Refusal::from)
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ impl PluginHost {
                     path.display()
                 )));
             }
-            self.check_world(engine, &component)
+            self.contract_of(engine, &component)
                 .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
             Ok(Optimised { digest, compiled })
         })

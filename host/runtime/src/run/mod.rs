@@ -19,7 +19,7 @@ use crate::catalogue::credentials::Credentials;
 use crate::catalogue::plan_key::PlanKey;
 use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
-use crate::contract::WORLD;
+use crate::contract::Contract;
 use crate::effect::Violation;
 use crate::effect::{ContainerSpec, Declarations, MeshView, Prediction, PushEffect, SecretEffect, predict, rules};
 use crate::effect::{Planned, Seen};
@@ -73,6 +73,9 @@ pub enum ModuleOutcome {
     Refused {
         /// In which export it refused.
         during: Phase,
+        /// The refusal's kind, kebab-case: the plugin's own code (none from a plugin of
+        /// contract 0.1.0), or the host's where the host refuses for it.
+        code: Option<String>,
         /// Its refusal, scrubbed of secrets.
         message: String,
     },
@@ -137,7 +140,10 @@ impl ModuleOutcome {
                 lines.join("\n")
             }
             ModuleOutcome::Adopted(summary) => visible(summary),
-            ModuleOutcome::Refused { during, message } => format!("(in {during}) {}", visible(message)),
+            ModuleOutcome::Refused { during, code, message } => match code {
+                Some(code) => format!("(in {during}, {code}) {}", visible(message)),
+                None => format!("(in {during}) {}", visible(message)),
+            },
             ModuleOutcome::Incomplete { summary, left } => {
                 let mut lines = vec![format!(
                     "its adopt returned success ({}) before telling its whole plan; {} commands were never told:",
@@ -837,11 +843,7 @@ impl Run<'_> {
                     continue;
                 }
             };
-            self.stream(&events::Event::Loaded(events::LoadedEvent::of(
-                module,
-                &ready.plugin.digest,
-                ready.plugin.code,
-            )));
+            self.stream(&events::Event::Loaded(events::LoadedEvent::of(module, &ready.plugin)));
             let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
                 Err(error) => {
                     let stopped = self.stopped(module, Phase::Check, error);
@@ -851,9 +853,7 @@ impl Run<'_> {
                         cause: None,
                     })
                 }
-                Ok(Err(refusal)) => {
-                    ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
-                }
+                Ok(Err(refusal)) => self.refused(module, Phase::Check, refusal),
                 Ok(Ok(plan)) => match self.bounded_plan(module, plan, &ready.env) {
                     // What the manifest declares it adopts is held to the foundation once its
                     // own plugin has nothing to refuse, so a plugin's refusal, in the module's
@@ -944,11 +944,10 @@ impl Run<'_> {
             .await;
         match turn {
             Err(error) => ModuleOutcome::Failed(self.stopped(module, Phase::Adopt, error)),
-            Ok((Err(refusal), _)) => {
-                ModuleOutcome::Refused { during: Phase::Check, message: self.scrub(module, refusal.message) }
-            }
+            Ok((Err(refusal), _)) => self.refused(module, Phase::Check, refusal),
             Ok((Ok(_), None)) => ModuleOutcome::Refused {
                 during: Phase::Check,
+                code: Some("plan-changed".into()),
                 message: format!(
                     "its plan changed since preflight ({}), so it was not adopted: the mesh moved between the \
                      check an operator reviewed and this one. Nothing of `{module}` has been done",
@@ -956,14 +955,13 @@ impl Run<'_> {
                 ),
             },
             Ok((Ok(_), Some(adopted))) => match adopted.result {
-                Err(refusal) => {
-                    ModuleOutcome::Refused { during: Phase::Adopt, message: self.scrub(module, refusal.message) }
-                }
+                Err(refusal) => self.refused(module, Phase::Adopt, refusal),
                 // A denial or a failed command the plugin went on past is never silent:
                 // whatever it reports, the module is not adopted.
                 Ok(report) => match self.transcript.trouble_passed_over(module) {
                     Some(trouble) => ModuleOutcome::Refused {
                         during: Phase::Adopt,
+                        code: Some("went-on-past-a-failure".into()),
                         message: self.scrub_in(
                             module,
                             format!(
@@ -984,6 +982,12 @@ impl Run<'_> {
                 },
             },
         }
+    }
+
+    /// A plugin's refusal as the run reports it, scrubbed of secrets.
+    fn refused(&self, module: &str, during: Phase, refusal: crate::model::Refusal) -> ModuleOutcome {
+        let code = refusal.code.map(|code| self.scrub(module, code));
+        ModuleOutcome::Refused { during, code, message: self.scrub(module, refusal.message) }
     }
 
     /// A plan within the limits and the plugin's grants, its words scrubbed; a plan beyond
@@ -1063,15 +1067,20 @@ impl Run<'_> {
             (input, anyhow::Error::new(e))
         })?;
         let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
-        if let Some(world) = &found.adopt.world
-            && world != WORLD
+        // A world this host speaks is enough: the plugin's own imports say which version it
+        // is built for, and the host speaks each, so a manifest naming another of them costs
+        // nothing.
+        if let Some(world) = found.adopt.world.as_deref()
+            && Contract::of_world(world).is_none()
         {
+            let worlds: Vec<&str> = Contract::ALL.iter().map(|c| c.world()).collect();
             return Err((
                 Input::Plugin,
                 anyhow::anyhow!(
                     "the `{module}` module's manifest `{}` says its plugin targets `{world}`; this host implements \
-                     `{WORLD}`",
-                    found.manifest_path.display()
+                     `{}`",
+                    found.manifest_path.display(),
+                    worlds.join("` and `")
                 ),
             ));
         }
@@ -1119,8 +1128,9 @@ impl Run<'_> {
                 manifest: found.manifest_path.display().to_string(),
             },
         };
-        let ctx = self.context(module, found.manifest);
-        Ok(Loaded { plugin, manifest: Arc::new(found.parsed), env, ctx, manifest_digest, credentials_digest })
+        let declared = Arc::new(found.parsed);
+        let ctx = self.context(module, found.manifest, declared.clone());
+        Ok(Loaded { plugin, manifest: declared, env, ctx, manifest_digest, credentials_digest })
     }
 
     /// The stop report of `module`'s plugin, scrubbed of secrets, with its kind.
@@ -1152,11 +1162,17 @@ impl Run<'_> {
     }
 
     /// The context a plugin decides from.
-    pub fn context(&self, module: &str, manifest: Vec<u8>) -> Context {
+    pub fn context(
+        &self,
+        module: &str,
+        manifest: Vec<u8>,
+        declared: Arc<mesh_adopt_manifest::ModuleManifest>,
+    ) -> Context {
         let o = &self.options;
         Context {
             module: module.to_string(),
             manifest,
+            declared,
             foundation: self.foundation.resources.clone(),
             options: o.clone(),
         }
@@ -1261,8 +1277,8 @@ mod stream {
                     Outcome::Ready { plan: PlanRecord { summary: plan.summary.clone(), commands: plan.words() } }
                 }
                 ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
-                ModuleOutcome::Refused { during, message } => {
-                    Outcome::Refused { during: *during, message: message.clone() }
+                ModuleOutcome::Refused { during, code, message } => {
+                    Outcome::Refused { during: *during, code: code.clone(), message: message.clone() }
                 }
                 ModuleOutcome::Incomplete { summary, left } => {
                     Outcome::Incomplete { report: summary.clone(), left: left.clone() }

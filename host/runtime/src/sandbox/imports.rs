@@ -1,19 +1,18 @@
 //! The contract's imports, served to a plugin: every call is checked against the grants,
 //! bounded by the limits, scrubbed of secret values, recorded in the transcript and carried
-//! to the mesh.
+//! to the mesh. Written once, in the host's own types, for every contract version: each
+//! version's module in [`crate::contract`] only converts its arguments and answers.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use wasmtime::component::Resource;
 
-use crate::contract::v0_1::HostError;
-use crate::contract::v0_1::mesh::adopt::{clock, control, log, machine, types};
 use crate::error::{StopKind, StopReason};
 use crate::events::{
-    ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as Carried, Request, ResponseValue,
+    ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as CarriedRecord, Request, ResponseValue,
 };
-use crate::mesh::{MeshError, Payload, SecretValue};
+use crate::mesh::{ContainerState, MeshError, Payload, Response, SecretValue};
 use crate::model::Phase;
 use crate::record::transcript::Event;
 use crate::sandbox::grants::Call;
@@ -21,37 +20,35 @@ use crate::sandbox::limits::cut_to;
 use crate::sandbox::state::RunState;
 use mesh_adopt_manifest::command::Command;
 
-impl From<MeshError> for HostError {
+/// A host call's "no", in the host's words: each contract version turns it into its own
+/// `host-error`.
+pub(crate) type HostError = CallError;
+
+fn denied(message: impl Into<String>) -> HostError {
+    CallError { kind: ErrorKind::Denied, message: message.into() }
+}
+
+fn unavailable(message: impl Into<String>) -> HostError {
+    CallError { kind: ErrorKind::Unavailable, message: message.into() }
+}
+
+impl From<MeshError> for CallError {
     fn from(error: MeshError) -> Self {
-        match error {
-            MeshError::Failed(m) => HostError::Failed(m),
-            MeshError::TimedOut(m) => HostError::TimedOut(m),
-            MeshError::Unavailable(m) => HostError::Unavailable(m),
-        }
+        let (kind, message) = match error {
+            MeshError::Failed(m) => (ErrorKind::Failed, m),
+            MeshError::TimedOut(m) => (ErrorKind::TimedOut, m),
+            MeshError::Unavailable(m) => (ErrorKind::Unavailable, m),
+        };
+        CallError { kind, message }
     }
 }
 
-/// A host error with secret values replaced by their names, before it goes back into the
-/// plugin: a control plane that echoes a credential in its error output must not hand it on.
-fn scrubbed_error(error: HostError, credentials: &crate::catalogue::credentials::Credentials) -> HostError {
-    let redact = |m: String| credentials.redact(m).0;
-    match error {
-        HostError::Denied(m) => HostError::Denied(redact(m)),
-        HostError::Failed(m) => HostError::Failed(redact(m)),
-        HostError::TimedOut(m) => HostError::TimedOut(redact(m)),
-        HostError::Unavailable(m) => HostError::Unavailable(redact(m)),
-    }
-}
-
-/// A host error as the transcript and the streams keep it: its kind apart from its words.
-pub fn call_error(error: &HostError) -> CallError {
-    let (kind, message) = match error {
-        HostError::Denied(m) => (ErrorKind::Denied, m),
-        HostError::Failed(m) => (ErrorKind::Failed, m),
-        HostError::TimedOut(m) => (ErrorKind::TimedOut, m),
-        HostError::Unavailable(m) => (ErrorKind::Unavailable, m),
-    };
-    CallError { kind, message: message.clone() }
+/// What a plugin carries: bytes it has, or a secret it holds a handle to.
+pub(crate) enum Carried {
+    /// Bytes of its own, such as its module's manifest.
+    Bytes(Vec<u8>),
+    /// A genesis credential, by its handle.
+    Secret(Resource<SecretValue>),
 }
 
 /// The most bytes of a tell's arguments kept when the tell is too large to keep whole.
@@ -125,24 +122,24 @@ impl RunState {
         // Once a cap is reached, further calls are denied without being kept: the cap bounds
         // what the host holds until the sandbox stops the plugin at its next step.
         if let Some(cap) = self.cap_reached.clone() {
-            return Err(HostError::Denied(cap));
+            return Err(denied(cap));
         }
         let kind = request.op;
         let (request, leaked) = self.scrub_request(request);
         let detail = request.words();
         let outcome = if let Some(cap) = self.reach_caps() {
-            Err(HostError::Denied(cap))
+            Err(denied(cap))
         } else if let Some(why) = oversized {
-            Err(HostError::Denied(why))
+            Err(denied(why))
         } else if leaked {
-            Err(HostError::Denied(
+            Err(denied(
                 "its arguments carry a secret's value (redacted); secrets travel only by `carry` of a secret handle"
-                    .into(),
+                    .to_string(),
             ))
         } else {
             let allowed = self.env.permissions.allow(self.phase, grant);
             match allowed.and_then(|()| self.uses_its_own_carries(grant)).and_then(|()| self.follow_plan(grant)) {
-                Err(why) => Err(HostError::Denied(self.env.credentials.redact(why).0)),
+                Err(why) => Err(denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
                     self.deadline.in_call(Some(format!("`{} {detail}`", kind.name())));
                     if self.env.transcript.is_observed() {
@@ -159,7 +156,7 @@ impl RunState {
                     // come back to it as a tell's output or a fetched body.
                     match answer {
                         Ok(value) => Ok(value.scrubbed(&self.env.credentials)),
-                        Err(error) => Err(scrubbed_error(error, &self.env.credentials)),
+                        Err(error) => Err(CallError { message: self.env.credentials.redact(error.message).0, ..error }),
                     }
                 }
             }
@@ -170,10 +167,7 @@ impl RunState {
         let past_deadline = self.deadline.passed();
         let recorded = match &outcome {
             Ok(value) => Ok(value.recorded()),
-            Err(e) => {
-                let error = call_error(e);
-                Err(CallError { message: self.env.credentials.redact(error.message).0, ..error })
-            }
+            Err(e) => Err(CallError { message: self.env.credentials.redact(e.message.clone()).0, ..e.clone() }),
         };
         self.env.transcript.record(Event::Call {
             module: self.env.module.clone(),
@@ -323,7 +317,7 @@ impl Recorded for Resource<SecretValue> {
     }
 }
 
-impl Recorded for Option<machine::ContainerState> {
+impl Recorded for Option<ContainerState> {
     fn recorded(&self) -> CallValue {
         match self {
             Some(c) => CallValue::Container(ContainerValue { image: c.image.clone(), running: c.running }),
@@ -332,17 +326,17 @@ impl Recorded for Option<machine::ContainerState> {
     }
 
     fn scrubbed(self, credentials: &crate::catalogue::credentials::Credentials) -> Self {
-        self.map(|c| machine::ContainerState { image: credentials.redact(c.image).0, running: c.running })
+        self.map(|c| ContainerState { image: credentials.redact(c.image).0, ..c })
     }
 }
 
-impl Recorded for machine::Response {
+impl Recorded for Response {
     fn recorded(&self) -> CallValue {
         CallValue::Response(ResponseValue { status: self.status, body: self.body.clone() })
     }
 
     fn scrubbed(self, credentials: &crate::catalogue::credentials::Credentials) -> Self {
-        machine::Response { status: self.status, body: credentials.redact(self.body).0 }
+        Response { body: credentials.redact(self.body).0, ..self }
     }
 }
 
@@ -351,40 +345,44 @@ fn one(op: Op, arg: &str) -> Request {
     Request { op, args: vec![arg.to_string()], payload: None, cut: None }
 }
 
-impl types::Host for RunState {}
-
-impl control::HostSecret for RunState {
-    fn name(&mut self, secret: Resource<SecretValue>) -> String {
+impl RunState {
+    /// A secret's name, for the plugin's messages: never its value.
+    pub(crate) fn secret_name(&mut self, secret: Resource<SecretValue>) -> String {
         self.table().get(&secret).map(|s| s.name.clone()).unwrap_or_default()
     }
 
-    fn drop(&mut self, secret: Resource<SecretValue>) -> wasmtime::Result<()> {
+    /// Forgets a secret handle the plugin dropped.
+    pub(crate) fn drop_secret(&mut self, secret: Resource<SecretValue>) -> wasmtime::Result<()> {
         self.table().delete(secret)?;
         Ok(())
     }
-}
 
-impl control::Host for RunState {
-    async fn credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
+    /// `credential`: a handle to a genesis credential the grants allow.
+    pub(crate) async fn serve_credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
         self.serve(Call::Credential { name: &name }, one(Op::Credential, &name), None, async |state| {
-            let value = state.env.credentials.read(&name).map_err(HostError::Unavailable)?;
-            state.table().push(value).map_err(|e| HostError::Unavailable(format!("no room for the credential: {e}")))
+            let value = state.env.credentials.read(&name).map_err(unavailable)?;
+            state.table().push(value).map_err(|e| unavailable(format!("no room for the credential: {e}")))
         })
         .await
     }
 
-    async fn carry(&mut self, name: String, payload: control::Payload, remote: String) -> Result<(), HostError> {
+    /// `carry`: bytes or a secret into the control plane at `remote`.
+    pub(crate) async fn serve_carry(
+        &mut self,
+        name: String,
+        payload: Carried,
+        remote: String,
+    ) -> Result<(), HostError> {
         let (payload, carried) = match payload {
-            control::Payload::Bytes(bytes) => {
-                let carried = Carried::Bytes { size: bytes.len() as u64 };
+            Carried::Bytes(bytes) => {
+                let carried = CarriedRecord::Bytes { size: bytes.len() as u64 };
                 (Ok(Payload::Bytes(bytes)), carried)
             }
-            control::Payload::Secret(handle) => {
+            Carried::Secret(handle) => {
                 let secret = self.table().get(&handle).cloned();
-                let payload = secret
-                    .map(Payload::Secret)
-                    .map_err(|e| HostError::Denied(format!("not a secret this plugin holds: {e}")));
-                (payload, Carried::Secret)
+                let payload =
+                    secret.map(Payload::Secret).map_err(|e| denied(format!("not a secret this plugin holds: {e}")));
+                (payload, CarriedRecord::Secret)
             }
         };
         let request =
@@ -408,7 +406,8 @@ impl control::Host for RunState {
         carried
     }
 
-    async fn tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {
+    /// `tell`: one control-plane command, as its words.
+    pub(crate) async fn serve_tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {
         let size: usize = args.iter().map(String::len).sum();
         let (limit, most) = (self.limits.tell_args_bytes, self.limits.tell_args_count);
         let oversized = if size > limit {
@@ -439,29 +438,27 @@ impl control::Host for RunState {
         })
         .await
     }
-}
 
-impl machine::Host for RunState {
-    async fn inspect(&mut self, container: String) -> Result<Option<machine::ContainerState>, HostError> {
+    /// `inspect`: what a container the grants name is running.
+    pub(crate) async fn serve_inspect(&mut self, container: String) -> Result<Option<ContainerState>, HostError> {
         self.serve(Call::Inspect { container: &container }, one(Op::Inspect, &container), None, async |state| {
-            let found = state.env.mesh.inspect(&container).await?;
-            Ok(found.map(|c| machine::ContainerState { image: c.image, running: c.running }))
+            Ok(state.env.mesh.inspect(&container).await?)
         })
         .await
     }
 
-    async fn fetch(&mut self, url: String) -> Result<machine::Response, HostError> {
+    /// `fetch`: an HTTP GET of a URL the grants allow, its body cut to the limit.
+    pub(crate) async fn serve_fetch(&mut self, url: String) -> Result<Response, HostError> {
         self.serve(Call::Fetch { url: &url }, one(Op::Fetch, &url), None, async |state| {
             let mut response = state.env.mesh.fetch(&url).await?;
             cut_to(&mut response.body, state.limits.fetch_body_bytes);
-            Ok(machine::Response { status: response.status, body: response.body })
+            Ok(response)
         })
         .await
     }
-}
 
-impl log::Host for RunState {
-    fn say(&mut self, line: String) -> wasmtime::Result<()> {
+    /// `say`: one line for the operator; a flood stops the plugin.
+    pub(crate) fn serve_say(&mut self, line: String) -> wasmtime::Result<()> {
         // Showing the line is the host's time, not the plugin's.
         let entered = Instant::now();
         let said = self.say_line(line);
@@ -502,14 +499,15 @@ impl RunState {
     }
 }
 
-impl clock::Host for RunState {
-    fn now(&mut self) -> u64 {
+impl RunState {
+    /// `now`: milliseconds since the run began, on the mesh's clock.
+    pub(crate) fn serve_now(&mut self) -> u64 {
         u64::try_from(self.env.mesh.now().as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// Waits on the mesh's clock, never past the export's wall deadline: a sleep that would
-    /// end after it stops the plugin there.
-    async fn sleep(&mut self, millis: u64) {
+    /// `sleep`: waits on the mesh's clock, never past the export's wall deadline: a sleep
+    /// that would end after it stops the plugin there.
+    pub(crate) async fn serve_sleep(&mut self, millis: u64) {
         let entered = Instant::now();
         let what = format!("`clock.sleep` of {millis} ms");
         self.deadline.clone().wait(&what, Duration::from_millis(millis)).await;

@@ -133,7 +133,7 @@ pub fn offered_in_words() -> String {
         "a plugin may import the contract ({}@{}) and these WASI {WASI_VERSION}.x interfaces: {}; it may also import {}, \
          which load but stop the plugin when called",
         crate::contract::PACKAGE,
-        crate::contract::VERSION,
+        crate::contract::Contract::spoken(),
         offered.join(", "),
         stubbed.join(", ")
     )

@@ -103,6 +103,6 @@ test('the packaged WIT is the contract the SDK version names', () => {
   const wit = readFileSync(new URL('../wit/adopter.wit', import.meta.url), 'utf8');
   assert.match(wit, /^package mesh:adopt@0\.1\.0;$/m);
   assert.equal(WIT_PACKAGE, `mesh:adopt@${JSON.parse(readFileSync(new URL('../package.json', import.meta.url))).version}`);
-  const source = new URL('../../../sdk/wit/adopter.wit', import.meta.url);
-  if (existsSync(source)) assert.equal(wit, readFileSync(source, 'utf8'), 'wit/adopter.wit is a copy of plugins/sdk/wit/adopter.wit');
+  const source = new URL('../../../sdk-0.1/wit/adopter.wit', import.meta.url);
+  if (existsSync(source)) assert.equal(wit, readFileSync(source, 'utf8'), 'wit/adopter.wit is a copy of plugins/sdk-0.1/wit/adopter.wit');
 });
