@@ -55,6 +55,36 @@ fn the_shipped_plugins_built_for_0_1_0_pass_every_shipped_scenario_and_the_sweep
     assert_eq!(sweep_line(&report), rust_sweep(), "the 0.1.0 plugins' sweep differs from the 0.2.0 plugins'");
 }
 
+/// `mesh-vault` as the JavaScript or Python SDK 0.1.0 built it, unpacked into `dir` and
+/// checked against the digest the fixtures' README gives.
+fn language_fixture(language: &str, digest: &str, dir: &Path) -> PathBuf {
+    let packed = root().join(format!("tests/fixtures/contract-0.1.0/mesh-vault-{language}.wasm.xz"));
+    let out = Command::new("xz").arg("-dc").arg(&packed).output().expect("xz unpacks the fixture");
+    assert!(out.status.success(), "xz could not unpack {}", packed.display());
+    assert_eq!(mesh_adopt_runtime::sha256_hex(&out.stdout), digest, "{} is not the fixture it was", packed.display());
+    let path = dir.join(format!("mesh-vault-{language}.wasm"));
+    std::fs::write(&path, out.stdout).unwrap();
+    path
+}
+
+#[test]
+fn the_0_1_0_javascript_and_python_mesh_vault_pass_the_shipped_scenarios_and_the_sweep_beside_0_2_0_plugins() {
+    let unpacked = tempfile::tempdir().unwrap();
+    for (language, digest) in [
+        ("js", "ae424c50514559b361adedf5856f4cf24a3cc463fd97d710a15f428ef2c97871"),
+        ("python", "096e561fb1dbb11d7796629bbd01541cacbfe126286b1c078dcb1726ca404136"),
+    ] {
+        let catalogue = catalogue_with_0_1_0(&["mesh-vault"]);
+        let plugin = language_fixture(language, digest, unpacked.path());
+        std::fs::copy(plugin, catalogue.path().join("modules/mesh-vault/adopt.wasm")).unwrap();
+        assert_eq!(targets(catalogue.path(), "mesh-vault"), "mesh:adopt@0.1.0");
+        assert_eq!(targets(catalogue.path(), "postgres"), "mesh:adopt@0.2.0");
+        let (report, passed) = sweep(catalogue.path(), "auto");
+        assert!(passed, "the 0.1.0 {language} mesh-vault does not pass the shipped scenarios:\n{report}");
+        assert_eq!(sweep_line(&report), rust_sweep(), "the 0.1.0 {language} mesh-vault's sweep differs");
+    }
+}
+
 #[test]
 fn plugins_of_both_versions_adopt_phase_three_in_one_run() {
     let catalogue = catalogue_with_0_1_0(&["postgres", "mesh-vault"]);

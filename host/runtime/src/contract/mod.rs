@@ -109,9 +109,10 @@ impl fmt::Display for Contract {
 
 /// Serves a version's imports from the sandbox's one implementation of them: the same grants,
 /// limits, scrubbing and record whichever version a plugin speaks. `$words` turns the
-/// version's `tell` argument into the command's words.
+/// version's `tell` argument into the command's words; `machine` adds what a version's
+/// `machine` has beyond 0.1.0's.
 macro_rules! serve_imports {
-    ($version:ident, |$command:ident: $command_type:ty| $words:expr) => {
+    ($version:ident, |$command:ident: $command_type:ty| $words:expr $(, machine: { $($machine:item)* })?) => {
         mod served {
             use wasmtime::component::Resource;
 
@@ -172,6 +173,8 @@ macro_rules! serve_imports {
                     let response = self.serve_fetch(url).await.map_err(super::host_error)?;
                     Ok(machine::Response { status: response.status, body: response.body })
                 }
+
+                $($($machine)*)?
             }
 
             impl log::Host for RunState {

@@ -9,6 +9,7 @@ wasmtime::component::bindgen!({
     imports: {
         "mesh:adopt/log.say": trappable,
         "mesh:adopt/clock.now": exact,
+        "mesh:adopt/machine.ungranted": exact,
         "mesh:adopt/control.[method]secret.name": exact,
         "mesh:adopt/control.[drop]secret": exact,
         default: async,
@@ -25,7 +26,11 @@ use mesh_adopt_manifest::command::Command as Vocabulary;
 
 use crate::model;
 
-super::serve_imports!(v0_2, |command: super::Command| super::words(command));
+super::serve_imports!(v0_2, |command: super::Command| super::words(command), machine: {
+    fn ungranted(&mut self, inspect: Vec<String>, fetch: Vec<String>) -> Vec<String> {
+        self.env.permissions.ungranted(&inspect, &fetch)
+    }
+});
 
 /// A typed command in the control plane's words. Its names are checked where words are (the
 /// grants read them back into the vocabulary), so a name that is not a plain word is denied

@@ -70,6 +70,19 @@ pub struct Permissions {
 }
 
 impl Permissions {
+    /// Which of these reads the manifest's grants would deny, one line each: the read and the
+    /// grant that would allow it, in the words of `machine.ungranted`.
+    pub(crate) fn ungranted(&self, inspect: &[String], fetch: &[String]) -> Vec<String> {
+        let inspects = inspect.iter().filter(|name| !self.granted.allows_inspect(name)).map(|name| {
+            format!("inspect container `{name}`: add \"{name}\" to `adopt.grants.inspect` in manifest.json")
+        });
+        let fetches = fetch
+            .iter()
+            .filter(|url| !self.granted.allows_fetch(url))
+            .map(|url| format!("fetch `{url}`: add \"{url}\" to `adopt.grants.fetch` in manifest.json"));
+        inspects.chain(fetches).collect()
+    }
+
     /// Decides whether `call` may go through in `phase`; the error names the capability, the
     /// argument, and how it could be granted (or that it cannot be).
     pub(crate) fn allow(&self, phase: Phase, call: Call<'_>) -> Result<(), String> {
@@ -338,5 +351,20 @@ mod tests {
         assert!(denied.contains("`tell push node-1`") && denied.contains("may only read"), "{denied}");
         assert!(p.allow(Phase::Check, Call::Carry { remote: "/postgres-module.json", bytes: Some(MANIFEST) }).is_err());
         assert!(p.allow(Phase::Check, Call::Credential { name: "store-superuser" }).is_ok());
+    }
+
+    #[test]
+    fn names_each_read_the_grants_would_deny_and_the_grant_to_add() {
+        let p = postgres();
+        let owned = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert!(p.ungranted(&owned(&["mesh-bus"]), &owned(&["http://127.0.0.1:8222/healthz"])).is_empty());
+        assert_eq!(
+            p.ungranted(&owned(&["mesh-store"]), &owned(&["http://127.0.0.1:8222/../admin", "http://other/"])),
+            [
+                "inspect container `mesh-store`: add \"mesh-store\" to `adopt.grants.inspect` in manifest.json",
+                "fetch `http://127.0.0.1:8222/../admin`: add \"http://127.0.0.1:8222/../admin\" to `adopt.grants.fetch` in manifest.json",
+                "fetch `http://other/`: add \"http://other/\" to `adopt.grants.fetch` in manifest.json",
+            ]
+        );
     }
 }
