@@ -222,23 +222,32 @@ fn phase_three(c: &mut Criterion) {
     let host = PluginHost::new(Limits::default()).unwrap();
     let modules: Vec<String> = PHASE_THREE.iter().map(|m| m.to_string()).collect();
     let mut group = c.benchmark_group("phase_three");
-    group.bench_function("plugins", |b| {
-        b.to_async(&rt).iter_batched(
-            || fixture.mesh(),
-            |mesh| {
-                let (host, fixture, modules) = (&host, &fixture, &modules);
-                async move {
-                    let run = Run::builder(host, &fixture.catalogue, &fixture.foundation, mesh)
-                        .credentials(fixture.credentials.clone())
-                        .record(Arc::new(Transcript::default()))
-                        .options(fixture.options.clone())
-                        .build();
-                    assert!(run.run(modules, Mode::Adopt).await.succeeded());
-                }
-            },
-            BatchSize::SmallInput,
-        )
-    });
+    // The shipped plugins as built now (contract 0.2.0) and as built for 0.1.0, kept as
+    // fixtures: the same rules, each version's way of handing them the manifest and commands.
+    let fixtures = root().join("tests/fixtures/contract-0.1.0");
+    for (name, contract_0_1) in [("plugins", false), ("plugins_0.1.0", true)] {
+        group.bench_function(name, |b| {
+            b.to_async(&rt).iter_batched(
+                || fixture.mesh(),
+                |mesh| {
+                    let (host, fixture, modules, fixtures) = (&host, &fixture, &modules, &fixtures);
+                    async move {
+                        let mut run = Run::builder(host, &fixture.catalogue, &fixture.foundation, mesh)
+                            .credentials(fixture.credentials.clone())
+                            .record(Arc::new(Transcript::default()))
+                            .options(fixture.options.clone());
+                        if contract_0_1 {
+                            for module in modules {
+                                run = run.plugin_override(module, fixtures.join(format!("{module}.wasm")));
+                            }
+                        }
+                        assert!(run.build().run(modules, Mode::Adopt).await.succeeded());
+                    }
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
     group.bench_function("native", |b| {
         b.to_async(&rt).iter_batched(
             || fixture.mesh(),
