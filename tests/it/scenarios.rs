@@ -420,3 +420,41 @@ fn test_with_no_paths_runs_the_catalogues_scenarios_and_no_others_in_its_checkou
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(said.contains("phase-three") && !said.contains("broken"), "{said}");
 }
+
+/// `test` tests the plugin in place: when a file of the plugin's source changed after it was
+/// placed (an edit not built yet, or a build that failed), it says so, naming the file and the
+/// build to run; a plugin placed after its source changed draws no warning.
+#[test]
+fn test_warns_when_the_plugin_in_place_is_older_than_its_source() {
+    let dir = crate::cli::catalogue();
+    let manifest_path = dir.path().join("modules/postgres/manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    // Named relative to the manifest, as `build` requires.
+    let up = dir.path().join("modules/postgres").components().count() - 1;
+    let source = format!(
+        "{}{}",
+        "../".repeat(up),
+        root().join("plugins/postgres").display().to_string().trim_start_matches('/')
+    );
+    manifest["adopt"]["source"] = source.into();
+    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let placed = dir.path().join("modules/postgres/adopt.wasm");
+    let set_placed_at = |when: std::time::SystemTime| {
+        std::fs::File::options().write(true).open(&placed).unwrap().set_modified(when).unwrap();
+    };
+    let test = || {
+        let out = crate::support::mesh_adopt()
+            .args(["test", root().join("catalogue/scenarios/phase-three.toml").to_str().unwrap()])
+            .catalogue(dir.path())
+            .output();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    set_placed_at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1));
+    let warned = test();
+    assert!(warned.contains("warning: the `postgres` plugin in place"), "{warned}");
+    assert!(warned.contains("plugins/postgres/") && warned.contains("`mesh-adopt build postgres`"), "{warned}");
+    set_placed_at(std::time::SystemTime::now());
+    let quiet = test();
+    assert!(!quiet.contains("warning"), "{quiet}");
+}

@@ -255,6 +255,42 @@ fn find_up(dir: &Path, relative: &str) -> Option<PathBuf> {
     dir.ancestors().map(|at| at.join(relative)).find(|candidate| candidate.is_file())
 }
 
+/// Directories under a plugin's source that hold what tools made, or its scenarios, not the
+/// code a build reads.
+const NOT_SOURCE: &[&str] = &["target", "node_modules", ".venv", "__pycache__", ".git", "dist", "build", "scenarios"];
+
+/// The most files of a source looked at for a change: a source tree bigger than this is not
+/// a plugin's, and a warning is not worth walking it.
+const SOURCE_FILES_LOOKED_AT: usize = 10_000;
+
+/// A file of `source`'s own changed after its placed plugin was written, if there is one: the
+/// plugin in place was built from an older source (or a build since failed), so a test of it
+/// would not test what the source now says.
+pub fn changed_since_built(source: &ModuleSource) -> Option<PathBuf> {
+    let placed = std::fs::metadata(&source.plugin_path).and_then(|m| m.modified()).ok()?;
+    let mut pending = vec![source.source.clone()];
+    let mut looked_at = 0;
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            looked_at += 1;
+            if looked_at > SOURCE_FILES_LOOKED_AT {
+                return None;
+            }
+            let Ok(kind) = entry.file_type() else { continue };
+            let name = entry.file_name();
+            if kind.is_dir() && !NOT_SOURCE.iter().any(|skip| name == *skip) {
+                pending.push(entry.path());
+            } else if kind.is_file()
+                && !name.to_string_lossy().ends_with(".md")
+                && entry.metadata().and_then(|m| m.modified()).is_ok_and(|changed| changed > placed)
+            {
+                return Some(entry.path());
+            }
+        }
+    }
+    None
+}
+
 /// Whether `file` was changed after `than` was (a file missing on either side: no).
 fn newer(file: &Path, than: &Path) -> bool {
     let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();

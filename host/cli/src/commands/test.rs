@@ -82,6 +82,7 @@ pub async fn test(args: TestArgs) -> Result<ExitStatus> {
             paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", ")
         );
     }
+    warn_of_plugins_older_than_their_source(catalogue);
     // A plugin author runs the scenarios after every change: compiling the unchanged plugins
     // again each time would be most of a quick run.
     let host = args.cache.host(Limits::default(), args.code.policy(CodeArg::Auto))?;
@@ -135,6 +136,26 @@ pub async fn test(args: TestArgs) -> Result<ExitStatus> {
         );
     }
     Ok(ExitStatus::of(failed == 0 && totals.problems.is_empty()))
+}
+
+/// Says which placed plugins are older than a file of their source: `test` tests the plugin
+/// in place, and after an edit, or a build that failed, that is not what the source says.
+fn warn_of_plugins_older_than_their_source(catalogue: &Path) {
+    let catalogue = Catalogue::at(catalogue);
+    let Some(modules) = catalogue.module_names() else { return };
+    // A module whose source cannot be found here is `build`'s to report, not this warning's.
+    for source in modules.iter().filter_map(|module| crate::build::locate(&catalogue, module).ok()) {
+        if let Some(changed) = crate::build::changed_since_built(&source) {
+            crate::errln!(
+                "warning: the `{}` plugin in place (`{}`) is older than `{}`: this tests the plugin as last built; \
+                 `mesh-adopt build {}` tests what the source says now",
+                source.module,
+                source.plugin_path.display(),
+                changed.display(),
+                source.module
+            );
+        }
+    }
 }
 
 /// `test -v`: a scenario's run as `run -v` shows one (lines said, plans, host calls), then
