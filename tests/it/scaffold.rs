@@ -479,3 +479,38 @@ fn a_fresh_catalogue_repository_takes_its_first_module_and_says_what_to_run() {
     let said = text(&out.stderr);
     assert!(said.contains("scenarios/together.toml` names no `modules`"), "{said}");
 }
+
+/// docs/writing-a-plugin.md, "Bringing a shipped module into your catalogue", followed step by
+/// step for `nats` (the SDK by path, as no registry here holds it): the crate copied out of
+/// this repository's workspace builds with the `Cargo.toml` the guide gives, and its
+/// scenarios pass as the module's.
+#[test]
+fn a_shipped_module_brought_into_another_catalogue_builds_and_passes_its_scenarios() {
+    let repo = CatalogueRepo::new();
+    let module_dir = repo.path().join("modules/nats");
+    let plugin_dir = module_dir.join("plugin");
+    let copied = Command::new("cp").arg("-r").arg(root().join("plugins/nats")).arg(&plugin_dir).status().unwrap();
+    assert!(copied.success());
+    let guide = std::fs::read_to_string(root().join("docs/writing-a-plugin.md")).unwrap();
+    let section = guide.split("### Bringing a shipped module into your catalogue").nth(1).unwrap();
+    let cargo_toml = section.split("```toml\n").nth(1).unwrap().split("```").next().unwrap();
+    let cargo_toml: String = cargo_toml.lines().map(|line| format!("{}\n", line.trim_start())).collect();
+    let sdk = root().join("plugins/sdk");
+    let cargo_toml = cargo_toml.replace("name = \"adopt-postgres\"", "name = \"adopt-nats\"").replace(
+        "mesh-adopt-sdk = \"0.2.0\"",
+        &format!("mesh-adopt-sdk = {{ path = {:?} }}", sdk.display().to_string()),
+    );
+    std::fs::write(plugin_dir.join("Cargo.toml"), cargo_toml).unwrap();
+    let manifest_path = module_dir.join("manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["adopt"]["source"] = "plugin".into();
+    manifest["adopt"].as_object_mut().unwrap().remove("sha256");
+    std::fs::write(&manifest_path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    repo.lock_like_the_project("nats");
+    let built = exited(&repo.mesh_adopt().args(["build", "nats"]).output(), 0);
+    assert!(built.contains("placed nats"), "{built}");
+    let tested = exited(&repo.mesh_adopt().args(["test", "modules/nats/plugin/scenarios"]).output(), 0);
+    let scenarios = std::fs::read_dir(plugin_dir.join("scenarios")).unwrap().count();
+    assert!(tested.contains(&format!("{scenarios} passed, 0 failed")), "{tested}");
+    assert!(tested.contains("ok    nats/"), "{tested}");
+}

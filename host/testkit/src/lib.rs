@@ -228,8 +228,10 @@ fn collect(dir: &Path, files: &mut Vec<PathBuf>, visited: &mut std::collections:
     Ok(())
 }
 
-/// Reads one scenario, naming the file in any error. Its default module is the name of the
-/// directory holding `scenarios/`.
+/// Reads one scenario, naming the file in any error. Its default module is the module whose
+/// directory holds `scenarios/`, or holds the plugin source that does (`modules/<module>/`
+/// with a `manifest.json`, or its `plugin/` inside it); else the name of the directory
+/// holding `scenarios/` (a source kept apart, named as its module).
 pub fn read(path: &Path) -> Result<ScenarioFile> {
     let text = read_bounded(path, SCENARIO_BYTES)
         .map_err(|e| anyhow::anyhow!("{e:#}"))
@@ -237,10 +239,13 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
         .with_context(|| format!("failed to read the scenario `{}`", path.display()))?;
     let mut scenario: Scenario =
         toml::from_str(&text).with_context(|| format!("the scenario `{}` is malformed", path.display()))?;
-    let owner = path
-        .parent()
-        .and_then(Path::parent)
-        .and_then(Path::file_name)
+    let holder = path.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+    let owner = holder
+        .ancestors()
+        .take(2)
+        .find(|dir| dir.join(mesh_adopt_runtime::MANIFEST_FILE).is_file())
+        .unwrap_or(holder)
+        .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     if scenario.modules.is_empty() {
