@@ -209,6 +209,42 @@ macro_rules! serve_imports {
 }
 pub(crate) use serve_imports;
 
+/// The parts of the context every version hands over in the same shape, the foundation and
+/// the options, converted once for all: `foundation(ctx)` and `options(ctx)` in the version's
+/// module, in its generated types.
+macro_rules! context_parts {
+    () => {
+        /// The foundation bundle in this version's types.
+        fn foundation(ctx: &crate::model::Context) -> Vec<mesh::adopt::types::BundleResource> {
+            use crate::model::FoundationResource as Resource;
+            use mesh::adopt::types::{BundleResource, Container, File, Other};
+            let resource = |r: &Resource| match r.clone() {
+                Resource::Container { id, name, image, volumes } => {
+                    BundleResource::Container(Container { id, name, image, volumes })
+                }
+                Resource::File { id, path } => BundleResource::File(File { id, path }),
+                Resource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
+            };
+            ctx.foundation.iter().map(resource).collect()
+        }
+
+        /// The operator's options in this version's types.
+        fn options(ctx: &crate::model::Context) -> mesh::adopt::types::Options {
+            use mesh::adopt::types::{CatalogSource, Options};
+            let o = &ctx.options;
+            Options {
+                node: o.node.clone(),
+                catalog_source: o
+                    .catalog_source
+                    .clone()
+                    .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
+                wait_seconds: u32::try_from(o.wait.as_secs()).unwrap_or(u32::MAX),
+            }
+        }
+    };
+}
+pub(crate) use context_parts;
+
 // Generated from the WIT, whose comments are its documentation; a few generated helpers have none.
 #[allow(missing_docs)]
 pub(crate) mod v0_1;

@@ -22,33 +22,17 @@ use crate::model;
 
 super::serve_imports!(v0_1, |args: Vec<String>| args);
 
+super::context_parts!();
+
 /// The context as this version hands it to a plugin.
 pub fn context(ctx: &model::Context) -> Context {
-    use mesh::adopt::types::{CatalogSource, Container, File, Options, Other};
-    let resource = |r: &model::FoundationResource| match r.clone() {
-        model::FoundationResource::Container { id, name, image, volumes } => {
-            BundleResource::Container(Container { id, name, image, volumes })
-        }
-        model::FoundationResource::File { id, path } => BundleResource::File(File { id, path }),
-        model::FoundationResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
-    };
     Context {
         module: ctx.module.clone(),
         manifest: ctx.manifest.clone(),
-        foundation: ctx.foundation.iter().map(resource).collect(),
-        options: Options {
-            node: ctx.options.node.clone(),
-            catalog_source: ctx
-                .options
-                .catalog_source
-                .clone()
-                .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
-            wait_seconds: u32::try_from(ctx.options.wait.as_secs()).unwrap_or(u32::MAX),
-        },
+        foundation: foundation(ctx),
+        options: options(ctx),
     }
 }
-
-use mesh::adopt::types::BundleResource;
 
 impl From<Plan> for model::Plan {
     fn from(plan: Plan) -> model::Plan {

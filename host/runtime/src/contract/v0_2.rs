@@ -18,10 +18,7 @@ wasmtime::component::bindgen!({
     with: { "mesh:adopt/control.secret": crate::catalogue::credentials::SecretValue },
 });
 
-use mesh::adopt::types::{
-    AdoptedAs, Adoption, BundleResource, CatalogSource, Command, Container, File, Grants, Manifest, Options, Other,
-    Placement,
-};
+use mesh::adopt::types::{AdoptedAs, Adoption, Command, Container, Grants, Manifest, Placement};
 use mesh_adopt_manifest::command::Command as Vocabulary;
 
 use crate::model;
@@ -50,15 +47,10 @@ pub fn words(command: Command) -> Vec<String> {
     vocabulary.words()
 }
 
+super::context_parts!();
+
 /// The context as this version hands it to a plugin: the manifest parsed as the host read it.
 pub fn context(ctx: &model::Context) -> Context {
-    let resource = |r: &model::FoundationResource| match r.clone() {
-        model::FoundationResource::Container { id, name, image, volumes } => {
-            BundleResource::Container(Container { id, name, image, volumes })
-        }
-        model::FoundationResource::File { id, path } => BundleResource::File(File { id, path }),
-        model::FoundationResource::Other { id, kind } => BundleResource::Other(Other { id, kind }),
-    };
     let declared = &ctx.declared;
     let grants = &declared.adopt.grants;
     Context {
@@ -94,16 +86,8 @@ pub fn context(ctx: &model::Context) -> Context {
             },
         },
         manifest_bytes: ctx.manifest.clone(),
-        foundation: ctx.foundation.iter().map(resource).collect(),
-        options: Options {
-            node: ctx.options.node.clone(),
-            catalog_source: ctx
-                .options
-                .catalog_source
-                .clone()
-                .map(|s| CatalogSource { repository: s.repository, ref_: s.reference }),
-            wait_seconds: u32::try_from(ctx.options.wait.as_secs()).unwrap_or(u32::MAX),
-        },
+        foundation: foundation(ctx),
+        options: options(ctx),
     }
 }
 
