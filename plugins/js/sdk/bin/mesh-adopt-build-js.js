@@ -2,7 +2,7 @@
 // mesh-adopt-build-js [--out PATH] [PLUGIN_DIR]
 //
 // Builds a JavaScript adoption plugin into a WebAssembly component for the
-// `mesh:adopt/adopter@0.1.0` world: bundles the plugin's entry (its package.json `main`,
+// `mesh:adopt/adopter@0.2.0` world: bundles the plugin's entry (its package.json `main`,
 // else `app.js`) with everything it imports into one ES module, then componentizes that
 // against the WIT shipped inside this package, and marks the component with the identity of
 // those inputs (the `mesh-adopt:source` section, see source-identity.js). `mesh-adopt build`
@@ -45,7 +45,7 @@ function parseArgs(argv) {
     if (arg === '-h' || arg === '--help') {
       process.stdout.write(
         `${USAGE}\n\nBuilds the plugin in PLUGIN_DIR (default: the current directory) into a component for\n` +
-          `mesh:adopt/${WORLD}@0.1.0, written to PATH (default: PLUGIN_DIR/adopt.wasm). The entry is\n` +
+          `mesh:adopt/${WORLD}@0.2.0, written to PATH (default: PLUGIN_DIR/adopt.wasm). The entry is\n` +
           'package.json `main`, else app.js.\n',
       );
       process.exit(0);

@@ -23,9 +23,9 @@ export function seconds(millis) {
 }
 
 /**
- * A wait whose bound passed before its condition held. Left uncaught it refuses with
- * `gave up waiting for <what> after <bound>[: <seen>]`; a caller that words its own timeout
- * catches it.
+ * A wait whose bound passed before its condition held. Left uncaught it refuses
+ * (`wait-timed-out`) with `gave up waiting for <what> after <bound>[: <seen>]`; a caller that
+ * words its own timeout catches it.
  */
 export class WaitTimedOut extends Refusal {
   /**
@@ -34,7 +34,7 @@ export class WaitTimedOut extends Refusal {
    * @param {string} [seen] what was seen last, in words, when the waiting helper knows
    */
   constructor(what, timeoutMillis, seen = '') {
-    super(`gave up waiting for ${what} after ${seconds(timeoutMillis)}${seen === '' ? '' : `: ${seen}`}`);
+    super('wait-timed-out', `gave up waiting for ${what} after ${seconds(timeoutMillis)}${seen === '' ? '' : `: ${seen}`}`);
     this.name = 'WaitTimedOut';
     /** What was waited for. */
     this.what = what;
