@@ -18,11 +18,8 @@ export function kind(resource) {
 }
 
 /**
- * Finds the container the bundle calls `id`, refusing when it is absent (listing what the
- * bundle does declare) or is not a container. `what` names the server for the operator.
- *
- * @param {import('../index.js').BundleResource[]} foundation `ctx.foundation`
- * @returns {import('../index.js').Container}
+ * The container `foundation` (`ctx.foundation`) calls `id`, refusing when it is absent
+ * (listing what the bundle declares) or is not one; `what` names the server for the operator.
  */
 export function container(foundation, id, what, module) {
   const found = foundation.find((r) => identity(r) === id);
@@ -50,9 +47,6 @@ export function container(foundation, id, what, module) {
  * raises a second server beside the bundle's and any other image replaces it. `what` names
  * the server for the operator ("store"); `differentImage` says what another image would do
  * and what to do instead.
- *
- * @param {import('../index.js').Context} ctx
- * @returns {import('../index.js').Container}
  */
 export function adoptInPlace(ctx, id, what, differentImage) {
   const module = ctx.module;
@@ -82,13 +76,7 @@ export function filePath(foundation, id) {
   return file === undefined ? '' : file.val.path;
 }
 
-/**
- * A container's volumes (`host:inside[:opts]`) as a map from each inside path to its host
- * path; a volume without a `:` is left out.
- *
- * @param {string[]} volumes
- * @returns {Map<string, string>}
- */
+/** Volumes (`host:inside[:opts]`) as a map from each inside path to its host path. */
 export function mounts(volumes) {
   const at = new Map();
   for (const v of volumes) {

@@ -16,11 +16,7 @@ import { refuse } from './refusal.js';
 
 /** One genesis credential to be accepted as one module secret. */
 export class Handover {
-  /**
-   * The genesis credential `credential` (granted in `adopt.grants.credentials`) becomes the
-   * module's secret `secret` (declared in its `secrets`); `what` names it for the operator,
-   * e.g. "the store's superuser".
-   */
+  /** Genesis credential `credential` (granted) becomes secret `secret` (declared); `what` names it: "the store's superuser". */
   constructor(ctx, secret, credential, what) {
     this.ctx = ctx;
     this.secret = secret;

@@ -15,26 +15,11 @@ import { clock, control, log, machine } from './bindings.js';
 import { Refusal } from './refusal.js';
 
 /** The host's kinds of "no", as the WIT `host-error` variant tags them. */
-export const ErrorKind = Object.freeze({
-  Denied: 'denied',
-  Failed: 'failed',
-  TimedOut: 'timed-out',
-  Unavailable: 'unavailable',
-});
+export const ErrorKind = Object.freeze({ Denied: 'denied', Failed: 'failed', TimedOut: 'timed-out', Unavailable: 'unavailable' });
 
-const KIND_WORDS = {
-  denied: 'denied',
-  failed: 'the mesh said no',
-  'timed-out': 'timed out',
-  unavailable: 'unavailable',
-};
+const KIND_WORDS = { denied: 'denied', failed: 'the mesh said no', 'timed-out': 'timed out', unavailable: 'unavailable' };
 
-/**
- * A host error in words, its kind first (`denied: …`, `the mesh said no: …`, `timed out: …`,
- * `unavailable: …`).
- *
- * @param {{tag: string, val: string}} error a WIT `host-error`
- */
+/** A WIT `host-error` in words, its kind first: `denied: …`, `the mesh said no: …`, `timed out: …`, `unavailable: …`. */
 export function describe(error) {
   const words = KIND_WORDS[error.tag];
   if (words === undefined) throw new TypeError(`not a host error: ${JSON.stringify(error)}`);
@@ -42,14 +27,11 @@ export function describe(error) {
 }
 
 /**
- * A host call that did not do what the plugin asked. Its message is
- * `failed to <call>: <reason>` and its code `call-<kind>`.
+ * A host call that did not do what the plugin asked: `call` as a refusal names it (``tell `push
+ * node-1` ``) and the WIT `host-error` the host gave. Its message is `failed to <call>: <reason>`
+ * and its code `call-<kind>`.
  */
 export class HostCallError extends Refusal {
-  /**
-   * @param {string} call the call as a refusal names it, e.g. ``tell `push node-1` ``
-   * @param {{tag: string, val: string}} hostError the WIT `host-error` the host gave
-   */
   constructor(call, hostError) {
     super(`call-${hostError.tag}`, `failed to ${call}: ${describe(hostError)}`);
     this.name = 'HostCallError';
@@ -68,10 +50,7 @@ export class HostCallError extends Refusal {
   }
 }
 
-/**
- * Calls an import, turning the `err` side of its result (thrown by the bindings with the
- * host-error as `payload`) into a HostCallError naming `call`. Anything else thrown stays.
- */
+/** Calls an import, turning the `err` side of its result (thrown with the host-error as `payload`) into a HostCallError. */
 function calling(call, f) {
   try {
     return f();
@@ -92,9 +71,6 @@ export const BUILD_WAIT = '1200s';
 /**
  * A WIT `command` as the operator would type it, for messages only: the host turns the
  * command into the vocabulary's words, and checks them, itself.
- *
- * @param {import('../index.js').Command} command
- * @returns {string}
  */
 export function words({ tag, val: v }) {
   switch (tag) {
@@ -110,12 +86,7 @@ export function words({ tag, val: v }) {
 const SHOWN = 200;
 const encoder = new TextEncoder();
 
-/**
- * A command as a refusal quotes it: in full when short, cut after 200 characters (with its
- * length in bytes) when a plugin built it huge.
- *
- * @param {import('../index.js').Command} command
- */
+/** A command as a refusal quotes it: in full, or cut after 200 characters (with its length in bytes). */
 export function quoted(command) {
   const text = words(command);
   const chars = Array.from(text);
@@ -138,10 +109,7 @@ export function sleepMillis(millis) {
   clock.sleep(BigInt(Math.max(0, Math.trunc(millis))));
 }
 
-/**
- * Tells the control plane one command (a WIT `command`, e.g. `{ tag: 'push', val: 'node-1' }`)
- * with the ordinary timeout and returns its output.
- */
+/** Tells one command (a WIT `command`: `{ tag: 'push', val: 'node-1' }`) with the ordinary timeout; returns its output. */
 export function tell(command) {
   return tellWithin(command, TELL_TIMEOUT_SECONDS);
 }
@@ -151,10 +119,7 @@ export function tellWithin(command, timeoutSeconds) {
   return calling(() => `tell \`${quoted(command)}\``, () => control.tell(command, timeoutSeconds));
 }
 
-/**
- * Carries bytes the plugin has into the control plane at `remote`; `name` labels it in the
- * host's records. A string is carried as its UTF-8.
- */
+/** Carries bytes (a string as its UTF-8) into the control plane at `remote`; `name` labels it in the host's records. */
 export function carryBytes(name, bytes, remote) {
   const val = typeof bytes === 'string' ? encoder.encode(bytes) : bytes;
   calling(() => `carry \`${name}\` to \`${remote}\``, () => control.carry(name, { tag: 'bytes', val }, remote));
@@ -174,18 +139,14 @@ export function credential(name) {
   return calling(() => `get credential \`${name}\``, () => control.credential(name));
 }
 
-/**
- * What a container runs, `undefined` when there is none. Only containers the manifest grants
- * in `adopt.grants.inspect` can be asked about; {@link Reads} checks that in `check`.
- */
+/** What a container runs, `undefined` when there is none; only containers granted in `adopt.grants.inspect`. */
 export function inspect(container) {
   return calling(() => `inspect container \`${container}\``, () => machine.inspect(container)) ?? undefined;
 }
 
 /**
- * An HTTP GET. A probe that cannot connect has an answer, not a reason to stop: catch the
- * HostCallError and look at its `kind`. Only URLs granted in `adopt.grants.fetch` can be
- * fetched.
+ * An HTTP GET of a URL granted in `adopt.grants.fetch`. A probe that cannot connect has an
+ * answer, not a reason to stop: catch the HostCallError and look at its `kind`.
  */
 export function fetch(url) {
   return calling(() => `fetch \`${url}\``, () => machine.fetch(url));

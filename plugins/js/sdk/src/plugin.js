@@ -13,9 +13,8 @@ export const WIT_PACKAGE = 'mesh:adopt@0.2.0';
 export const WORLD = 'mesh:adopt/adopter@0.2.0';
 
 /**
- * Runs one export with the context `init` was given: a value is the `ok` side of its WIT
- * result, a thrown {@link Refusal} the `err` side. Anything else thrown is a bug in the
- * plugin and traps, as a panic does, so the host reports it as the plugin's fault.
+ * Runs one export on the context `init` was given: a value is the `ok` side of its result, a
+ * thrown {@link Refusal} the `err` side; anything else thrown is a bug and traps, as a panic does.
  */
 function run(plugin, method, ctx) {
   let value;
@@ -32,10 +31,7 @@ function run(plugin, method, ctx) {
 const isLines = (value) => Array.isArray(value) && value.every((line) => typeof line === 'string');
 const isCommands = (value) => Array.isArray(value) && value.every((c) => typeof c?.tag === 'string' && 'val' in c);
 
-/**
- * `method`'s result, or a `TypeError` naming what it should have been: a string summary
- * would otherwise reach the host as a plan line per character, and a Promise as nothing.
- */
+/** `method`'s result, or a `TypeError` naming what it should have been (a string summary would be a line per character). */
 function shaped(method, value) {
   const wrong = (what, shape, v) => new TypeError(`\`${method}\` must return ${shape}; its ${what} ${JSON.stringify(v)}`);
   if (typeof value?.then === 'function') {
@@ -62,19 +58,12 @@ function trap(error) {
 }
 
 /**
- * A module's adoption rules as the `adopter` world's exports, to be exported by the plugin's
- * entry module:
+ * A module's adoption rules as the world's exports, for the plugin's entry module to export:
+ * `export const { init, check, adopt } = exportPlugin(new Postgres());`
  *
- * ```js
- * export const { init, check, adopt } = exportPlugin(new Postgres());
- * ```
- *
- * `plugin` has `check(ctx)`, which decides without changing anything and returns the plan
- * (`{ summary, commands }`), and `adopt(ctx)`, which adopts and returns the report
- * (`{ summary }`); both refuse by throwing a `Refusal`. The host hands the context once, to
- * `init`; both are given that one value, so `adopt` works from what `check` planned with.
- *
- * @param {{check(ctx: object): object, adopt(ctx: object): object}} plugin
+ * `plugin.check(ctx)` decides without changing anything and returns the plan (`{ summary,
+ * commands }`); `plugin.adopt(ctx)` adopts and returns the report (`{ summary }`); both refuse
+ * by throwing a `Refusal`. Both get the one context the host handed `init`.
  */
 export function exportPlugin(plugin) {
   for (const method of ['check', 'adopt']) {

@@ -4,8 +4,7 @@
  * module's own step, push.
  *
  * The plan `check` shows and the calls `adopt` makes come from the same {@link Provider}, so
- * the plan an operator reviews is the sequence that runs. Commands are WIT `command` values,
- * `{ tag: 'push', val: 'node-1' }`.
+ * the plan an operator reviews is the sequence that runs. Commands are WIT `command` values.
  *
  * @module
  */
@@ -16,19 +15,12 @@ import { refuse } from './refusal.js';
 /** The ref built when the operator names none. */
 export const DEFAULT_REF = 'main';
 
-/**
- * How long a plugin lets the build command take: longer than the build's own wait, so the
- * control plane reports its own timeout rather than being cut off mid-answer.
- */
+/** How long a plugin lets the build take: longer than its own wait, so the control plane reports its own timeout. */
 export const BUILD_TIMEOUT_SECONDS = 1500;
 
 /** One module's provider sequence. */
 export class Provider {
-  /**
-   * @param {import('../index.js').Context} ctx
-   * @param {string} [buildNote] tells the operator what the build is for, e.g. that the
-   *   server is adopted, not built
-   */
+  /** `buildNote` tells the operator what the build is for, e.g. that the server is adopted, not built. */
   constructor(ctx, buildNote = '') {
     this.ctx = ctx;
     this.buildNote = buildNote;
@@ -61,22 +53,14 @@ export class Provider {
     ];
   }
 
-  /**
-   * The commands the sequence tells, in order, with `beforePush` where the module's own step
-   * goes: the plan's `commands`.
-   *
-   * @param {import('../index.js').Command[]} [beforePush]
-   */
+  /** The commands the sequence tells, in order, with `beforePush` (commands) where the module's own step goes. */
   commands(beforePush = []) {
     return [...this.beforeOwnStep(), ...beforePush, { tag: 'push', val: this.ctx.options.node }];
   }
 
   /**
-   * Runs the sequence; `beforePush` is the module's own step, run just before the push. A
-   * failed call refuses naming it; a module refused its bus account goes on, since one that
-   * declares nothing to say on the bus is given none.
-   *
-   * @param {() => void} [beforePush]
+   * Runs the sequence; `beforePush()` is the module's own step. A failed call refuses naming
+   * it; a module refused its bus account goes on, since one with nothing to say there gets none.
    */
   install(beforePush = () => {}) {
     const m = this.ctx.module;
@@ -107,13 +91,7 @@ export class Provider {
   }
 }
 
-/**
- * The command that accepts `secret` into the module from where it was carried
- * (`/accepting-<secret>`): what a plan lists before the push and what `Handover` tells.
- *
- * @param {import('../index.js').Context} ctx
- * @param {string} secret
- */
+/** The command that accepts `secret` into the module from where it was carried, `/accepting-<secret>`. */
 export function acceptCommand(ctx, secret) {
   const val = { node: ctx.options.node, module: ctx.module, secret, source: `/accepting-${secret}` };
   return { tag: 'secret-accept', val };

@@ -6,15 +6,11 @@
 
 /**
  * A refusal, thrown: `check` and `adopt` throw it (or a subclass: a failed host call, a wait
- * that timed out) and the exports made by `exportPlugin` turn it into the `err` side of the
- * WIT `result<_, refusal>`.
+ * that timed out) and the exports turn it into the `err` side of the WIT result. `code` is its
+ * kind, kebab-case and stable (`image-differs`), for an installer or a scenario to act on;
+ * `message` is what the operator reads.
  */
 export class Refusal extends Error {
-  /**
-   * @param {string} code its kind, kebab-case and stable (`image-differs`), for an installer
-   *   or a scenario to act on
-   * @param {string} message what the operator reads
-   */
   constructor(code, message) {
     super(message);
     this.name = 'Refusal';
@@ -27,13 +23,7 @@ export class Refusal extends Error {
   }
 }
 
-/**
- * Builds a refusal, to `throw refuse('bus-gone', '...')`.
- *
- * @param {string} code
- * @param {string} message
- * @returns {Refusal}
- */
+/** Builds a refusal, to `throw refuse('bus-gone', '...')`. */
 export function refuse(code, message) {
   return new Refusal(String(code), String(message));
 }
