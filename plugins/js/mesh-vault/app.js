@@ -23,4 +23,4 @@ class MeshVault {
   }
 }
 
-export const { check, adopt } = exportPlugin(new MeshVault());
+export const { init, check, adopt } = exportPlugin(new MeshVault());

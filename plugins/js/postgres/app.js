@@ -55,4 +55,4 @@ class Postgres {
   }
 }
 
-export const { check, adopt } = exportPlugin(new Postgres());
+export const { init, check, adopt } = exportPlugin(new Postgres());

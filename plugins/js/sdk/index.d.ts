@@ -3,6 +3,7 @@
 
 import type {
   BundleResource,
+  Command,
   Container,
   Context,
   HostError,
@@ -13,26 +14,34 @@ import type { ContainerState, Response } from './types/interfaces/mesh-adopt-mac
 import type { Secret } from './types/interfaces/mesh-adopt-control.js';
 
 export type {
+  Adoption,
+  AdoptedAs,
+  Build,
   BundleResource,
   CatalogSource,
+  Command,
   Container,
   Context,
   File,
+  Grants,
   HostError,
+  Manifest,
   Options,
   Other,
+  Placement,
   Plan,
   Report,
+  SecretAccept,
 } from './types/interfaces/mesh-adopt-types.js';
 export type { ContainerState, Response } from './types/interfaces/mesh-adopt-machine.js';
 export type { Secret } from './types/interfaces/mesh-adopt-control.js';
 
-/** The WIT package this SDK is built against: `mesh:adopt@0.1.0`. */
+/** The WIT package this SDK is built against: `mesh:adopt@0.2.0`. */
 export const WIT_PACKAGE: string;
 /** The world a plugin built with this SDK targets: what a manifest's `adopt.world` names. */
 export const WORLD: string;
 
-/** A module's adoption rules: what {@link exportPlugin} registers. */
+/** A module's adoption rules: what {@link exportPlugin} registers. Both are given the context `init` was handed. */
 export interface Plugin {
   /** Decides, changing nothing, whether and how the module can be adopted. Throws a Refusal to refuse. */
   check(ctx: Context): Plan;
@@ -41,22 +50,25 @@ export interface Plugin {
 }
 
 /** What componentize-js maps to `result<T, refusal>`. */
-export type Result<T> = { tag: 'ok'; val: T } | { tag: 'err'; val: { message: string } };
+export type Result<T> = { tag: 'ok'; val: T } | { tag: 'err'; val: { code: string; message: string } };
 
-/** The `adopter` world's exports for `plugin`: `export const { check, adopt } = exportPlugin(p)`. */
+/** The `adopter` world's exports for `plugin`: `export const { init, check, adopt } = exportPlugin(p)`. */
 export function exportPlugin(plugin: Plugin): {
-  check(ctx: Context): Result<Plan>;
-  adopt(ctx: Context): Result<Report>;
+  init(ctx: Context): void;
+  check(): Result<Plan>;
+  adopt(): Result<Report>;
 };
 
 /** A refusal, thrown: why a plugin will not (or could not) adopt its module. */
 export class Refusal extends Error {
-  constructor(message: string);
+  constructor(code: string, message: string);
+  /** Its kind, kebab-case and stable, e.g. `image-differs`. */
+  readonly code: string;
   /** The WIT `refusal` record. */
-  toRecord(): { message: string };
+  toRecord(): { code: string; message: string };
 }
-/** Builds a refusal, to `throw refuse(...)`. */
-export function refuse(message: string): Refusal;
+/** Builds a refusal, to `throw refuse('bus-gone', '...')`. */
+export function refuse(code: string, message: string): Refusal;
 
 /** The host's kinds of "no", as the WIT `host-error` tags them. */
 export const ErrorKind: {
@@ -67,7 +79,7 @@ export const ErrorKind: {
 };
 export type ErrorKindTag = HostError['tag'];
 
-/** A failed host call; its message is `failed to <call>: <reason>`. */
+/** A failed host call; its message is `failed to <call>: <reason>`, its code `call-<kind>`. */
 export class HostCallError extends Refusal {
   constructor(call: string, hostError: HostError);
   /** The call as a refusal names it, e.g. ``tell `push node-1` ``. */
@@ -82,8 +94,10 @@ export class HostCallError extends Refusal {
 
 /** A host error in words, its kind first. */
 export function describe(error: HostError): string;
+/** A command as the operator would type it, for messages. */
+export function words(command: Command): string;
 /** A command as a refusal quotes it, cut after 200 characters. */
-export function quoted(args: readonly string[]): string;
+export function quoted(command: Command): string;
 /** How long an ordinary control-plane command may take, in seconds (60). */
 export const TELL_TIMEOUT_SECONDS: number;
 /** Shows a line to the operator. */
@@ -93,9 +107,9 @@ export function nowMillis(): number;
 /** Waits on the host's clock. */
 export function sleepMillis(millis: number): void;
 /** Tells one command with the ordinary timeout; returns its output. */
-export function tell(args: readonly string[]): string;
+export function tell(command: Command): string;
 /** Tells one command, allowing it `timeoutSeconds`. */
-export function tellWithin(args: readonly string[], timeoutSeconds: number): string;
+export function tellWithin(command: Command, timeoutSeconds: number): string;
 /** Carries bytes into the control plane at `remote`. */
 export function carryBytes(name: string, bytes: Uint8Array | string, remote: string): void;
 /** Carries a secret into the control plane at `remote`. */
@@ -113,45 +127,26 @@ export const DEFAULT_REF: string;
 export const BUILD_WAIT: string;
 /** How long a plugin lets the build command take, in seconds (1500). */
 export const BUILD_TIMEOUT_SECONDS: number;
-/** Where a module's manifest is carried: `/<module>-module.json`. */
-export function manifestRemote(module: string): string;
-/** Where a secret is carried before it is accepted: `/accepting-<secret>`. */
-export function acceptingRemote(secret: string): string;
-/** The provider sequence's commands, as words. */
-export const Command: {
-  moduleAdd(remote: string): string[];
-  build(repository: string, module: string, reference: string): string[];
-  moduleIssue(module: string, node: string): string[];
-  assign(node: string, module: string): string[];
-  prepare(node: string, module: string): string[];
-  secretAccept(node: string, module: string, secret: string, from?: string): string[];
-  push(node: string): string[];
-};
-/** Why a command's name is not a word, in the host's words, or undefined. */
-export function checkWord(what: string, value: string): string | undefined;
 
 /** One module's provider sequence: the plan's commands and the calls, from one value. */
 export class Provider {
   constructor(ctx: Context, buildNote?: string);
   readonly ctx: Context;
   readonly buildNote: string;
-  readonly module: string;
-  readonly node: string;
   manifestRemote(): string;
-  buildCommand(): string[];
-  beforeOwnStep(): string[][];
+  beforeOwnStep(): Command[];
   /** The commands the sequence tells, `beforePush` before the push. */
-  commands(beforePush?: string[][]): string[][];
+  commands(beforePush?: Command[]): Command[];
   /** Runs the sequence, `beforePush` just before the push. */
   install(beforePush?: () => void): void;
 }
-/** The `secret accept …` command for `secret`. */
-export function acceptCommand(ctx: Context, secret: string): string[];
+/** The `secret accept …` command for `secret`, from `/accepting-<secret>`. */
+export function acceptCommand(ctx: Context, secret: string): Command;
 
 /** A genesis credential handed over as a module secret before the push. */
 export class Handover {
   constructor(ctx: Context, secret: string, credential: string, what: string);
-  command(): string[];
+  command(): Command;
   summary(): string;
   /** For check: refuses unless the secret is declared and the credential can be had. */
   check(): void;
@@ -196,59 +191,15 @@ export function adoptInPlace(ctx: Context, id: string, what: string, differentIm
 /** The path of the file the bundle calls `id`, or "". */
 export function filePath(foundation: BundleResource[], id: string): string;
 
-/** The file a plugin ships as unless the manifest names another. */
-export const PLUGIN_FILE: string;
-/** Why bytes are not a module manifest. */
-export class ParseError extends Error {}
-/** One resource a module declares. */
-export interface ManifestResource {
-  id: string;
-  kind: string;
-  name: string;
-  image: string;
-  volumes: string[];
-}
-/** What a catalogue grants its plugin. */
-export class Grants {
-  constructor(fields?: { credentials?: string[]; inspect?: string[]; fetch?: string[] });
-  credentials: string[];
-  inspect: string[];
-  fetch: string[];
-  allowsCredential(name: string): boolean;
-  allowsInspect(name: string): boolean;
-  allowsFetch(url: string): boolean;
-}
-/** A module manifest, as adoption reads it. */
-export class Manifest {
-  static parse(bytes: Uint8Array | string): Manifest;
-  name: string;
-  resources: ManifestResource[];
-  accesses: { id: string; path: string }[];
-  secrets: string[];
-  busSubjects: string[];
-  busUsers: string;
-  adopt: {
-    plugin: string;
-    sha256?: string;
-    world?: string;
-    source?: string;
-    grants: Grants;
-  };
-  containers(): ManifestResource[];
-  resolvedVolumes(container: ManifestResource): string[];
-  resolvedContainers(): ManifestResource[];
-}
-/** Reads a module's manifest, refusing with the module's name. */
-export function readManifest(module: string, bytes: Uint8Array | string): Manifest;
 /** Inside path → host path, from `host:inside[:opts]` volumes. */
 export function mounts(volumes: string[]): Map<string, string>;
-/** Whether `url` is inside a fetch grant. */
-export function withinGrant(grant: string, url: string): boolean;
 
 /** The containers and URLs `adopt` reads, checked in `check` against the manifest's grants. */
 export class Reads {
   inspect(name: string): this;
   fetch(url: string): this;
-  ungranted(grants: Grants): string[];
+  /** What the host says the grants would deny, one line each. */
+  ungranted(): string[];
+  /** Refuses (`not-granted`) when the host would deny a read. */
   check(ctx: Context): void;
 }

@@ -1,7 +1,7 @@
 // The `{{module}}` module: installed by the shared provider sequence. Add its own rules here:
-// read `ctx.manifest` (readManifest) and `ctx.foundation`, refuse with `throw refuse(...)`
-// before anything is registered, and do the module's own step in the function passed to
-// `install`.
+// read `ctx.manifest` (parsed by the host) and `ctx.foundation`, refuse with
+// `throw refuse('some-code', '...')` before anything is registered, and do the module's own
+// step in the function passed to `install`.
 
 import { exportPlugin, Provider, say } from '@mesh-adopt/sdk';
 
@@ -24,4 +24,4 @@ class {{type}} {
   }
 }
 
-export const { check, adopt } = exportPlugin(new {{type}}());
+export const { init, check, adopt } = exportPlugin(new {{type}}());

@@ -1,12 +1,10 @@
 #!/usr/bin/env node
 // mesh-adopt-build-js [--out PATH] [PLUGIN_DIR]
 //
-// Builds a JavaScript adoption plugin into a WebAssembly component for the
-// `mesh:adopt/adopter@0.1.0` world: bundles the plugin's entry (its package.json `main`,
-// else `app.js`) with everything it imports into one ES module, then componentizes that
-// against the WIT shipped inside this package, and marks the component with the identity of
-// those inputs (the `mesh-adopt:source` section, see source-identity.js). `mesh-adopt build`
-// runs exactly this, with `--out` set, so the interface stays as it is; see the package README.
+// Builds a JavaScript adoption plugin into a component for the `mesh:adopt/adopter@0.2.0`
+// world: bundles its entry (package.json `main`, else `app.js`) into one ES module,
+// componentizes that against the WIT shipped in this package and marks the component with the
+// identity of those inputs (see source-identity.js). `mesh-adopt build` runs exactly this.
 
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,10 +23,8 @@ import {
 
 const USAGE = 'usage: mesh-adopt-build-js [--out PATH] [PLUGIN_DIR]';
 const WORLD = 'adopter';
-// StarlingMonkey's features a plugin goes without: `http` (the `fetch` global, and with it
-// imports of `wasi:http` that the host does not give) and `fetch-event` (an HTTP server's
-// entry point). A plugin reaches the network only through the contract's `fetch`, so its
-// component imports nothing beyond the WASI a host states it gives.
+// StarlingMonkey's features a plugin goes without: `http` (the `fetch` global, which imports
+// `wasi:http`) and `fetch-event`; a plugin reaches the network only through the contract.
 const DISABLED_FEATURES = ['http', 'fetch-event'];
 const WIT = realpathSync(fileURLToPath(new URL('../wit/adopter.wit', import.meta.url)));
 
@@ -45,7 +41,7 @@ function parseArgs(argv) {
     if (arg === '-h' || arg === '--help') {
       process.stdout.write(
         `${USAGE}\n\nBuilds the plugin in PLUGIN_DIR (default: the current directory) into a component for\n` +
-          `mesh:adopt/${WORLD}@0.1.0, written to PATH (default: PLUGIN_DIR/adopt.wasm). The entry is\n` +
+          `mesh:adopt/${WORLD}@0.2.0, written to PATH (default: PLUGIN_DIR/adopt.wasm). The entry is\n` +
           'package.json `main`, else app.js.\n',
       );
       process.exit(0);

@@ -17,10 +17,7 @@ const DESCRIPTION_HEADER = 'mesh-adopt source identity v1 (javascript)\n';
 /** Why a plugin could not be bundled, with the bundler's own errors already printed. */
 export class BundleError extends Error {}
 
-/**
- * `value` as an unsigned LEB128, the encoding of every size in a WebAssembly binary: seven
- * bits a byte, least significant first, the high bit set on all but the last.
- */
+/** `value` as an unsigned LEB128, the encoding of every size in a WebAssembly binary. */
 export function uleb128(value) {
   if (!Number.isSafeInteger(value) || value < 0 || value > 0xffff_ffff) {
     throw new RangeError(`a section size is a u32, not ${value}`);
@@ -35,11 +32,7 @@ export function uleb128(value) {
   return Buffer.from(bytes);
 }
 
-/**
- * A custom section (id 0): its size, then the name's length, the name's UTF-8 bytes and the
- * payload. Appended after a component's last section it is still a valid component, which
- * ignores it.
- */
+/** A custom section (id 0); appended after a component's last section, the component ignores it. */
 export function customSection(name, payload) {
   const nameBytes = Buffer.from(name, 'utf8');
   const content = Buffer.concat([uleb128(nameBytes.length), nameBytes, Buffer.from(payload)]);
@@ -47,10 +40,9 @@ export function customSection(name, payload) {
 }
 
 /**
- * `sha256:<hex>` of the build's inputs: the bundled module handed to componentize-js, the
- * WIT it is built against and the versions of componentize-js and of this SDK. Each is
- * written as its name, its length and its bytes, so no two descriptions run together, and
- * none holds a path or a time, so unchanged inputs give the same identity on any machine.
+ * `sha256:<hex>` of the build's inputs (the bundled module, the WIT, the versions of
+ * componentize-js and of this SDK), each as its name, its length and its bytes; none holds a
+ * path or a time, so unchanged inputs give the same identity on any machine.
  */
 export function sourceIdentity({ source, wit, componentizeJs, sdk, features = '' }) {
   const hash = createHash('sha256');
@@ -76,11 +68,7 @@ export function markComponent(component, identity) {
   return Buffer.concat([Buffer.from(component), customSection(SOURCE_SECTION, Buffer.from(identity, 'ascii'))]);
 }
 
-/**
- * The version of the installed package `specifier`, read from its package.json (found above
- * the file it resolves to, as the package need not export its package.json), so the identity
- * changes when the tool that builds the component does.
- */
+/** The version of the installed package `specifier`, from the package.json above its entry. */
 export function packageVersion(specifier) {
   let dir = dirname(fileURLToPath(import.meta.resolve(specifier)));
   for (;;) {
@@ -102,9 +90,8 @@ export function sdkVersion() {
 
 /**
  * One ES module holding the entry and all it imports but the world's own imports, written to
- * `into/plugin.js`; returns its path and its bytes, which are what componentize-js is given.
- * Paths in the bundle's comments are relative to `dir`, the plugin's directory, so they are
- * the same wherever the build is run from.
+ * `into/plugin.js`; returns its path and bytes. Paths in it are relative to `dir`, the
+ * plugin's directory, so they are the same wherever the build is run from.
  */
 export async function bundle(entry, dir, into) {
   const { build } = await import('esbuild');
@@ -132,10 +119,7 @@ export async function bundle(entry, dir, into) {
   return { path: outfile, bytes: readFileSync(outfile) };
 }
 
-/**
- * Writes `bytes` to a new file beside `out` and renames it into place, so `out` is either
- * what it was or the whole new component, never a part of one.
- */
+/** Writes `bytes` beside `out` and renames it into place, so `out` is never a part of a component. */
 export function writeAtomically(out, bytes) {
   mkdirSync(dirname(out), { recursive: true });
   const temporary = join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

@@ -11,22 +11,12 @@
  */
 
 import { carrySecret, credential, HostCallError, say, tell } from './host.js';
-import { readManifest } from './manifest.js';
 import { acceptCommand } from './provider.js';
 import { refuse } from './refusal.js';
 
 /** One genesis credential to be accepted as one module secret. */
 export class Handover {
-  /**
-   * The genesis credential `credential` (granted in the manifest's
-   * `adopt.grants.credentials`) becomes the module's secret `secret` (declared in its
-   * `secrets`); `what` names it for the operator, e.g. "the store's superuser".
-   *
-   * @param {import('../index.js').Context} ctx
-   * @param {string} secret
-   * @param {string} credential
-   * @param {string} what
-   */
+  /** Genesis credential `credential` (granted) becomes secret `secret` (declared); `what` names it: "the store's superuser". */
   constructor(ctx, secret, credential, what) {
     this.ctx = ctx;
     this.secret = secret;
@@ -46,16 +36,14 @@ export class Handover {
 
   /**
    * For `check`: refuses unless the manifest declares the secret (the node would not take it
-   * otherwise) and the host can hand the credential over now. The credential is asked for,
-   * which `check` may do, so one the manifest does not grant is refused here with the host's
-   * words on how to grant it.
+   * otherwise) and the host can hand the credential over now.
    */
   check() {
-    const module = this.ctx.module;
-    const declared = readManifest(module, this.ctx.manifest);
-    if (!declared.secrets.includes(this.secret)) {
-      const listed = declared.secrets.length === 0 ? 'none' : declared.secrets.map((s) => `\`${s}\``).join(', ');
+    const { module, manifest } = this.ctx;
+    if (!manifest.secrets.includes(this.secret)) {
+      const listed = manifest.secrets.length === 0 ? 'none' : manifest.secrets.map((s) => `\`${s}\``).join(', ');
       throw refuse(
+        'secret-not-declared',
         `the \`${module}\` module's manifest declares no secret \`${this.secret}\` (it declares ${listed}), so the ` +
           `node would not accept ${this.what} as one of its secrets: add "${this.secret}" to \`secrets\` in its ` +
           'manifest.json. Nothing has been registered',
@@ -64,14 +52,11 @@ export class Handover {
     this.#credential();
   }
 
-  /**
-   * For `adopt`, as the provider sequence's before-push step: carries the credential in and
-   * accepts it, then says so.
-   */
+  /** For `adopt`, as the provider sequence's before-push step: carries the credential in and accepts it. */
   deliver() {
     const handle = this.#credential();
     const accept = this.command();
-    carrySecret(handle, accept[accept.length - 1]);
+    carrySecret(handle, accept.val.source);
     tell(accept);
     say(`accepted ${this.secret}: ${this.what}, as genesis made it`);
   }
@@ -83,6 +68,7 @@ export class Handover {
     } catch (e) {
       if (!(e instanceof HostCallError)) throw e;
       throw refuse(
+        'credential-unavailable',
         `${this.what} (genesis credential \`${this.credential}\`) cannot be had (${e.reason}), so the \`${this.ctx.module}\` module would have nothing ` +
           'to open its server with, and the mesh cannot make up the one the server already has',
       );

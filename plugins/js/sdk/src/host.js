@@ -4,8 +4,9 @@
  *
  * Plugins call these rather than the raw imports. A failed call throws a `HostCallError`,
  * which keeps the host's kind of "no" for a caller that decides on it and, being a
- * {@link Refusal}, reads `failed to <call>: <kind>: <the host's text>` when it is left to end
- * `check` or `adopt`: quoting the call the way an operator would type it.
+ * {@link Refusal}, refuses with `call-denied`, `call-failed`, `call-timed-out` or
+ * `call-unavailable` and reads `failed to <call>: <kind>: <the host's text>` when it is left
+ * to end `check` or `adopt`.
  *
  * @module
  */
@@ -13,36 +14,12 @@
 import { clock, control, log, machine } from './bindings.js';
 import { Refusal } from './refusal.js';
 
-/**
- * The host's kinds of "no", as the WIT `host-error` variant tags them, for a caller that treats
- * some as an answer (a health probe that cannot connect) and others as a reason to stop.
- */
-export const ErrorKind = Object.freeze({
-  /** The host's grants do not allow the call. */
-  Denied: 'denied',
-  /** The mesh was asked and said no. */
-  Failed: 'failed',
-  /** No answer came within the call's timeout. */
-  TimedOut: 'timed-out',
-  /** What was asked for is not there to be asked. */
-  Unavailable: 'unavailable',
-});
+/** The host's kinds of "no", as the WIT `host-error` variant tags them. */
+export const ErrorKind = Object.freeze({ Denied: 'denied', Failed: 'failed', TimedOut: 'timed-out', Unavailable: 'unavailable' });
 
-const KIND_WORDS = {
-  [ErrorKind.Denied]: 'denied',
-  [ErrorKind.Failed]: 'the mesh said no',
-  [ErrorKind.TimedOut]: 'timed out',
-  [ErrorKind.Unavailable]: 'unavailable',
-};
+const KIND_WORDS = { denied: 'denied', failed: 'the mesh said no', 'timed-out': 'timed out', unavailable: 'unavailable' };
 
-/**
- * A host error in words, its kind first (`denied: …`, `the mesh said no: …`, `timed out: …`,
- * `unavailable: …`): what {@link HostCallError#reason} says, for a message that names the call
- * its own way.
- *
- * @param {{tag: string, val: string}} error a WIT `host-error`
- * @returns {string}
- */
+/** A WIT `host-error` in words, its kind first: `denied: …`, `the mesh said no: …`, `timed out: …`, `unavailable: …`. */
 export function describe(error) {
   const words = KIND_WORDS[error.tag];
   if (words === undefined) throw new TypeError(`not a host error: ${JSON.stringify(error)}`);
@@ -50,21 +27,15 @@ export function describe(error) {
 }
 
 /**
- * A host call that did not do what the plugin asked: which call it was and what the host
- * answered. Its message is `failed to <call>: <reason>`, so, left uncaught, it refuses with
- * the words the operator needs.
+ * A host call that did not do what the plugin asked: `call` as a refusal names it (``tell `push
+ * node-1` ``) and the WIT `host-error` the host gave. Its message is `failed to <call>: <reason>`
+ * and its code `call-<kind>`.
  */
 export class HostCallError extends Refusal {
-  /**
-   * @param {string} call the call as a refusal names it, e.g. ``tell `push node-1` ``
-   * @param {{tag: string, val: string}} hostError the WIT `host-error` the host gave
-   */
   constructor(call, hostError) {
-    super(`failed to ${call}: ${describe(hostError)}`);
+    super(`call-${hostError.tag}`, `failed to ${call}: ${describe(hostError)}`);
     this.name = 'HostCallError';
-    /** The call as a refusal names it. */
     this.call = call;
-    /** The error exactly as the host gave it. */
     this.hostError = hostError;
   }
 
@@ -79,20 +50,13 @@ export class HostCallError extends Refusal {
   }
 }
 
-/**
- * Calls an import, turning the `err` side of its result (thrown by the bindings with the
- * host-error as `payload`) into a HostCallError naming `call`. Anything else thrown is a
- * fault in the plugin or the toolchain, and stays what it is.
- */
+/** Calls an import, turning the `err` side of its result (thrown with the host-error as `payload`) into a HostCallError. */
 function calling(call, f) {
   try {
     return f();
   } catch (e) {
-    if (e !== null && typeof e === 'object' && Object.prototype.hasOwnProperty.call(e, 'payload')) {
-      const payload = e.payload;
-      if (payload !== null && typeof payload === 'object' && payload.tag in KIND_WORDS) {
-        throw new HostCallError(call(), payload);
-      }
+    if (typeof e === 'object' && e !== null && Object.hasOwn(e, 'payload') && e.payload?.tag in KIND_WORDS) {
+      throw new HostCallError(call(), e.payload);
     }
     throw e;
   }
@@ -101,95 +65,67 @@ function calling(call, f) {
 /** How long an ordinary control-plane command may take before the host gives up on it. */
 export const TELL_TIMEOUT_SECONDS = 60;
 
-/** How many characters of a command a refusal quotes before it cuts the rest. */
+/** The build's own wait, as the control plane is told it. */
+export const BUILD_WAIT = '1200s';
+
+/**
+ * A WIT `command` as the operator would type it, for messages only: the host turns the
+ * command into the vocabulary's words, and checks them, itself.
+ */
+export function words({ tag, val: v }) {
+  switch (tag) {
+    case 'module-add': return `module add ${v}`;
+    case 'build': return `build ${v.repository} --path modules/${v.module} --ref ${v.ref} --wait ${BUILD_WAIT}`;
+    case 'module-issue': return `module issue ${v.module} --node ${v.node}`;
+    case 'secret-accept': return `secret accept ${v.node} ${v.module} ${v.secret} --from ${v.source}`;
+    case 'push': return `push ${v}`;
+    default: return `${tag} ${v.node} ${v.module}`; // assign, prepare
+  }
+}
+
 const SHOWN = 200;
 const encoder = new TextEncoder();
 
-/**
- * A command as a refusal quotes it: in full when short, cut after 200 characters (with its
- * length in bytes) when a plugin built it huge, so a refusal stays readable.
- *
- * @param {readonly string[]} args
- * @returns {string}
- */
-export function quoted(args) {
-  const command = args.join(' ');
-  const chars = Array.from(command);
-  if (chars.length <= SHOWN) return command;
-  return `${chars.slice(0, SHOWN).join('')} … (${encoder.encode(command).length} bytes)`;
+/** A command as a refusal quotes it: in full, or cut after 200 characters (with its length in bytes). */
+export function quoted(command) {
+  const text = words(command);
+  const chars = Array.from(text);
+  if (chars.length <= SHOWN) return text;
+  return `${chars.slice(0, SHOWN).join('')} … (${encoder.encode(text).length} bytes)`;
 }
 
-/**
- * Shows a line to the operator, prefixed by the host with the module's name.
- *
- * @param {string} line
- */
+/** Shows a line to the operator, prefixed by the host with the module's name. */
 export function say(line) {
   log.say(String(line));
 }
 
-/**
- * Milliseconds since the run began, on the host's clock (virtual in the simulator). A number:
- * a run is far shorter than the 2^53 ms a number holds exactly.
- *
- * @returns {number}
- */
+/** Milliseconds since the run began, on the host's clock (virtual in the simulator). */
 export function nowMillis() {
   return Number(clock.now());
 }
 
-/**
- * Waits on the host's clock, never past the call's deadline.
- *
- * @param {number} millis whole milliseconds (a fraction is dropped)
- */
+/** Waits on the host's clock, never past the call's deadline; a fraction is dropped. */
 export function sleepMillis(millis) {
   clock.sleep(BigInt(Math.max(0, Math.trunc(millis))));
 }
 
-/**
- * Tells the control plane one command with the ordinary timeout and returns its output.
- *
- * @param {readonly string[]} args
- * @returns {string}
- */
-export function tell(args) {
-  return tellWithin(args, TELL_TIMEOUT_SECONDS);
+/** Tells one command (a WIT `command`: `{ tag: 'push', val: 'node-1' }`) with the ordinary timeout; returns its output. */
+export function tell(command) {
+  return tellWithin(command, TELL_TIMEOUT_SECONDS);
 }
 
-/**
- * Tells the control plane one command, allowing it `timeoutSeconds` (the host may lower it,
- * never raise it), and returns its output.
- *
- * @param {readonly string[]} args
- * @param {number} timeoutSeconds
- * @returns {string}
- */
-export function tellWithin(args, timeoutSeconds) {
-  const words = Array.from(args, String);
-  return calling(() => `tell \`${quoted(words)}\``, () => control.tell(words, timeoutSeconds));
+/** Tells one command, allowing it `timeoutSeconds` (the host may lower it, never raise it). */
+export function tellWithin(command, timeoutSeconds) {
+  return calling(() => `tell \`${quoted(command)}\``, () => control.tell(command, timeoutSeconds));
 }
 
-/**
- * Carries bytes the plugin has into the control plane at `remote`, so a later `tell` can name
- * it; `name` labels it in the host's records.
- *
- * @param {string} name
- * @param {Uint8Array | string} bytes a string is carried as its UTF-8
- * @param {string} remote
- */
+/** Carries bytes (a string as its UTF-8) into the control plane at `remote`; `name` labels it in the host's records. */
 export function carryBytes(name, bytes, remote) {
   const val = typeof bytes === 'string' ? encoder.encode(bytes) : bytes;
   calling(() => `carry \`${name}\` to \`${remote}\``, () => control.carry(name, { tag: 'bytes', val }, remote));
 }
 
-/**
- * Carries a secret into the control plane at `remote`; the plugin never sees its bytes, and
- * the host records it by name only.
- *
- * @param {{name(): string}} secret a handle from {@link credential}
- * @param {string} remote
- */
+/** Carries a secret (a handle from {@link credential}) into the control plane at `remote`. */
 export function carrySecret(secret, remote) {
   const name = secret.name();
   calling(
@@ -198,39 +134,19 @@ export function carrySecret(secret, remote) {
   );
 }
 
-/**
- * Asks the host for a genesis credential by name: a handle the plugin can carry but never
- * read. It works in `check` as in `adopt`; a caller that can say what the missing credential
- * means for its module words the refusal from {@link HostCallError#reason}.
- *
- * @param {string} name
- * @returns {{name(): string}}
- */
+/** A genesis credential by name: a handle the plugin can carry but never read. */
 export function credential(name) {
   return calling(() => `get credential \`${name}\``, () => control.credential(name));
 }
 
-/**
- * Asks the node what a container runs: `undefined` when there is no such container. A node
- * that cannot be asked right now (`failed`, `timed-out`) is often worth asking again. Only
- * containers the manifest grants in `adopt.grants.inspect` can be asked about; {@link Reads}
- * checks that in `check`.
- *
- * @param {string} container
- * @returns {{image: string, running: boolean} | undefined}
- */
+/** What a container runs, `undefined` when there is none; only containers granted in `adopt.grants.inspect`. */
 export function inspect(container) {
-  const state = calling(() => `inspect container \`${container}\``, () => machine.inspect(container));
-  return state ?? undefined;
+  return calling(() => `inspect container \`${container}\``, () => machine.inspect(container)) ?? undefined;
 }
 
 /**
- * An HTTP GET. A health probe that cannot connect has an answer, not a reason to stop: catch
- * the HostCallError and look at its `kind`. Only URLs the manifest grants in
- * `adopt.grants.fetch` can be fetched; {@link Reads} checks that in `check`.
- *
- * @param {string} url
- * @returns {{status: number, body: string}}
+ * An HTTP GET of a URL granted in `adopt.grants.fetch`. A probe that cannot connect has an
+ * answer, not a reason to stop: catch the HostCallError and look at its `kind`.
  */
 export function fetch(url) {
   return calling(() => `fetch \`${url}\``, () => machine.fetch(url));

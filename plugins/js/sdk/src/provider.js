@@ -4,90 +4,69 @@
  * module's own step, push.
  *
  * The plan `check` shows and the calls `adopt` makes come from the same {@link Provider}, so
- * the plan an operator reviews is the sequence that runs.
+ * the plan an operator reviews is the sequence that runs. Commands are WIT `command` values.
  *
  * @module
  */
 
-import { BUILD_TIMEOUT_SECONDS, Command, DEFAULT_REF, acceptingRemote, manifestRemote } from './command.js';
 import { HostCallError, carryBytes, say, tell, tellWithin } from './host.js';
 import { refuse } from './refusal.js';
 
+/** The ref built when the operator names none. */
+export const DEFAULT_REF = 'main';
+
+/** How long a plugin lets the build take: longer than its own wait, so the control plane reports its own timeout. */
+export const BUILD_TIMEOUT_SECONDS = 1500;
+
 /** One module's provider sequence. */
 export class Provider {
-  /**
-   * @param {import('../index.js').Context} ctx
-   * @param {string} [buildNote] tells the operator what the build is for, e.g. that the
-   *   server is adopted, not built
-   */
+  /** `buildNote` tells the operator what the build is for, e.g. that the server is adopted, not built. */
   constructor(ctx, buildNote = '') {
     this.ctx = ctx;
     this.buildNote = buildNote;
   }
 
-  /** The module the sequence installs. */
-  get module() {
-    return this.ctx.module;
-  }
-
-  /** The node it is installed on. */
-  get node() {
-    return this.ctx.options.node;
-  }
-
   /** Where the manifest is carried to in the control plane. */
   manifestRemote() {
-    return manifestRemote(this.module);
+    return `/${this.ctx.module}-module.json`;
   }
 
-  /** The build command, refused when there is nothing to build from. */
-  buildCommand() {
-    const source = this.ctx.options.catalogSource;
+  /** The sequence's commands before the module's own step, in order; refused when there is nothing to build from. */
+  beforeOwnStep() {
+    const { module } = this.ctx;
+    const { node, catalogSource: source } = this.ctx.options;
     if (source == null) {
       throw refuse(
-        `the \`${this.module}\` module must be built, and no catalogue source was given to build it from ` +
+        'no-catalogue-source',
+        `the \`${module}\` module must be built, and no catalogue source was given to build it from ` +
           '(--catalog-source REPO[@REF]): the catalogue checkout is only where its manifest ' +
           'is read; a builder clones the catalogue repository',
       );
     }
-    return Command.build(source.repository, this.module, source.ref ?? DEFAULT_REF);
-  }
-
-  /** The sequence's commands before the module's own step, in order. */
-  beforeOwnStep() {
-    const { module, node } = this;
+    const placement = { node, module };
     return [
-      Command.moduleAdd(this.manifestRemote()),
-      this.buildCommand(),
-      Command.moduleIssue(module, node),
-      Command.assign(node, module),
-      Command.prepare(node, module),
+      { tag: 'module-add', val: this.manifestRemote() },
+      { tag: 'build', val: { repository: source.repository, module, ref: source.ref ?? DEFAULT_REF } },
+      { tag: 'module-issue', val: placement },
+      { tag: 'assign', val: placement },
+      { tag: 'prepare', val: placement },
     ];
   }
 
-  /**
-   * The commands the sequence tells, in order, with `beforePush` where the module's own step
-   * goes: the plan's `commands`. Refuses as {@link Provider#install} would when there is
-   * nothing to build from.
-   *
-   * @param {string[][]} [beforePush]
-   * @returns {string[][]}
-   */
+  /** The commands the sequence tells, in order, with `beforePush` (commands) where the module's own step goes. */
   commands(beforePush = []) {
-    return [...this.beforeOwnStep(), ...beforePush, Command.push(this.node)];
+    return [...this.beforeOwnStep(), ...beforePush, { tag: 'push', val: this.ctx.options.node }];
   }
 
   /**
-   * Runs the sequence; `beforePush` is the module's own step, run just before the push. A
-   * failed call refuses naming it; a module refused its bus account goes on, since one that
-   * declares nothing to say on the bus is given none.
-   *
-   * @param {() => void} [beforePush]
+   * Runs the sequence; `beforePush()` is the module's own step. A failed call refuses naming
+   * it; a module refused its bus account goes on, since one with nothing to say there gets none.
    */
   install(beforePush = () => {}) {
-    const { module: m, node: n } = this;
+    const m = this.ctx.module;
+    const n = this.ctx.options.node;
     const [add, build, issue, assign, prepare] = this.beforeOwnStep();
-    carryBytes(`${m}-module.json`, this.ctx.manifest, this.manifestRemote());
+    carryBytes(`${m}-module.json`, this.ctx.manifestBytes, this.manifestRemote());
     tell(add);
     say(`registered ${m}`);
 
@@ -107,19 +86,13 @@ export class Provider {
     tell(prepare);
     say(`prepared ${m} on ${n}`);
     beforePush();
-    tell(Command.push(n));
+    tell({ tag: 'push', val: n });
     say(`pushed ${n}`);
   }
 }
 
-/**
- * The command that accepts `secret` into the module from where it was carried: what a plan
- * lists before the push and what {@link Handover#deliver} tells.
- *
- * @param {import('../index.js').Context} ctx
- * @param {string} secret
- * @returns {string[]}
- */
+/** The command that accepts `secret` into the module from where it was carried, `/accepting-<secret>`. */
 export function acceptCommand(ctx, secret) {
-  return Command.secretAccept(ctx.options.node, ctx.module, secret, acceptingRemote(secret));
+  const val = { node: ctx.options.node, module: ctx.module, secret, source: `/accepting-${secret}` };
+  return { tag: 'secret-accept', val };
 }

@@ -12,50 +12,34 @@
 import { ErrorKind, HostCallError, inspect, nowMillis, sleepMillis } from './host.js';
 import { Refusal } from './refusal.js';
 
-/**
- * A duration as a refusal says it: whole seconds as `120s`, anything else in milliseconds.
- *
- * @param {number} millis
- * @returns {string}
- */
+/** A duration as a refusal says it: whole seconds as `120s`, anything else in milliseconds. */
 export function seconds(millis) {
   return millis % 1000 === 0 ? `${millis / 1000}s` : `${Math.trunc(millis)}ms`;
 }
 
 /**
- * A wait whose bound passed before its condition held. Left uncaught it refuses with
- * `gave up waiting for <what> after <bound>[: <seen>]`; a caller that words its own timeout
- * catches it.
+ * A wait whose bound passed before its condition held. Left uncaught it refuses
+ * (`wait-timed-out`) with `gave up waiting for <what> after <bound>[: <seen>]`; a caller that
+ * words its own timeout catches it.
  */
 export class WaitTimedOut extends Refusal {
-  /**
-   * @param {string} what what was waited for, as {@link waitUntil} was given it
-   * @param {number} timeoutMillis the bound
-   * @param {string} [seen] what was seen last, in words, when the waiting helper knows
-   */
+  /** `seen` is what was seen last, in words, when the waiting helper knows. */
   constructor(what, timeoutMillis, seen = '') {
-    super(`gave up waiting for ${what} after ${seconds(timeoutMillis)}${seen === '' ? '' : `: ${seen}`}`);
+    super('wait-timed-out', `gave up waiting for ${what} after ${seconds(timeoutMillis)}${seen === '' ? '' : `: ${seen}`}`);
     this.name = 'WaitTimedOut';
-    /** What was waited for. */
     this.what = what;
-    /** The bound, in milliseconds. */
     this.timeoutMillis = timeoutMillis;
-    /** What was seen last, or "". */
     this.seen = seen;
   }
 }
 
 /**
  * Asks `condition` until it gives something other than `undefined` or `null`, sleeping
- * `pollMillis` on the host's clock between asks, for at most `timeoutMillis` (`--wait`,
- * usually): once at once, then again after each poll until the bound has passed. Throws a
+ * `pollMillis` on the host's clock between asks, for at most `timeoutMillis`; throws a
  * {@link WaitTimedOut} naming `what` ("container `mesh-bus` to run …") otherwise. A refusal
  * the condition throws stops the wait and is thrown as it is.
  *
  * @template T
- * @param {string} what
- * @param {number} timeoutMillis
- * @param {number} pollMillis
  * @param {() => T | undefined | null} condition
  * @returns {T}
  */
@@ -71,11 +55,7 @@ export function waitUntil(what, timeoutMillis, pollMillis, condition) {
 
 /**
  * What a container is, as a wait asks: `undefined` when it is not there or the node cannot
- * say right now (asking again may tell). Only a denied inspect is thrown: waiting on would end
- * in a misleading "gone".
- *
- * @param {string} container
- * @returns {{image: string, running: boolean} | undefined}
+ * say right now. Only a denied inspect is thrown: waiting on would end in a misleading "gone".
  */
 export function containerState(container) {
   try {
@@ -87,15 +67,9 @@ export function containerState(container) {
 }
 
 /**
- * Waits, as {@link waitUntil} does, until `container` is up on `image`, asking with
- * {@link containerState}; the {@link WaitTimedOut} says what it ran last. The container must
- * be granted in `adopt.grants.inspect` ({@link Reads} checks that in `check`).
- *
- * @param {string} container
- * @param {string} image
- * @param {number} timeoutMillis
- * @param {number} pollMillis
- * @returns {{image: string, running: boolean}}
+ * Waits, as {@link waitUntil} does, until `container` is up on `image`; the
+ * {@link WaitTimedOut} says what it ran last. The container must be granted in
+ * `adopt.grants.inspect` ({@link Reads} checks that in `check`).
  */
 export function waitForImage(container, image, timeoutMillis, pollMillis) {
   let seen = '';

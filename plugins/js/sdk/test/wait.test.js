@@ -8,6 +8,7 @@ beforeEach(() => host.reset());
 
 test('a timeout says what was awaited, for how long and what was seen', () => {
   assert.equal(new WaitTimedOut('the bus', 120_000).message, 'gave up waiting for the bus after 120s');
+  assert.equal(new WaitTimedOut('the bus', 120_000).code, 'wait-timed-out');
   assert.equal(new WaitTimedOut('the bus', 1500, 'it runs `nats:2`').message, 'gave up waiting for the bus after 1500ms: it runs `nats:2`');
   assert.equal(seconds(1500.7), '1500ms');
 });
@@ -21,7 +22,7 @@ test('the condition is asked at once, then after each poll until the bound', () 
 });
 
 test('a refusal from the condition stops the wait as itself', () => {
-  assert.throws(() => waitUntil('x', 10_000, 1_000, () => { throw refuse('denied'); }), { message: 'denied' });
+  assert.throws(() => waitUntil('x', 10_000, 1_000, () => { throw refuse('call-denied', 'denied'); }), { message: 'denied', code: 'call-denied' });
   assert.equal(host.clock, 0n);
 });
 

@@ -4,4 +4,5 @@ export const credential = (name) => call('credential', name) ?? new Secret(name)
 export const carry = (name, payload, remote) => {
   call('carry', name, payload, remote);
 };
-export const tell = (args, timeoutSeconds) => call('tell', args.join(' '), timeoutSeconds) ?? '';
+// The command is recorded as the WIT variant the plugin gave.
+export const tell = (command, timeoutSeconds) => call('tell', command, timeoutSeconds) ?? '';

@@ -1,5 +1,5 @@
-// A module resolve hook: `mesh:adopt/<interface>@0.1.0` → ./fake-<interface>.js.
-const IMPORT = /^mesh:adopt\/(control|machine|log|clock)@0\.1\.0$/;
+// A module resolve hook: `mesh:adopt/<interface>@0.2.0` → ./fake-<interface>.js.
+const IMPORT = /^mesh:adopt\/(control|machine|log|clock)@0\.2\.0$/;
 
 export async function resolve(specifier, context, next) {
   const match = IMPORT.exec(specifier);

@@ -1,19 +1,28 @@
-// world mesh:adopt/adopter@0.1.0
+// world mesh:adopt/adopter@0.2.0
 export type Context = import('./interfaces/mesh-adopt-types.js').Context;
 export type Plan = import('./interfaces/mesh-adopt-types.js').Plan;
 export type Report = import('./interfaces/mesh-adopt-types.js').Report;
 export type Refusal = import('./interfaces/mesh-adopt-types.js').Refusal;
-export type * as MeshAdoptClock010 from './interfaces/mesh-adopt-clock.js'; // import mesh:adopt/clock@0.1.0
-export type * as MeshAdoptControl010 from './interfaces/mesh-adopt-control.js'; // import mesh:adopt/control@0.1.0
-export type * as MeshAdoptLog010 from './interfaces/mesh-adopt-log.js'; // import mesh:adopt/log@0.1.0
-export type * as MeshAdoptMachine010 from './interfaces/mesh-adopt-machine.js'; // import mesh:adopt/machine@0.1.0
-export type * as MeshAdoptTypes010 from './interfaces/mesh-adopt-types.js'; // import mesh:adopt/types@0.1.0
+export type * as MeshAdoptClock020 from './interfaces/mesh-adopt-clock.js'; // import mesh:adopt/clock@0.2.0
+export type * as MeshAdoptControl020 from './interfaces/mesh-adopt-control.js'; // import mesh:adopt/control@0.2.0
+export type * as MeshAdoptLog020 from './interfaces/mesh-adopt-log.js'; // import mesh:adopt/log@0.2.0
+export type * as MeshAdoptMachine020 from './interfaces/mesh-adopt-machine.js'; // import mesh:adopt/machine@0.2.0
+export type * as MeshAdoptTypes020 from './interfaces/mesh-adopt-types.js'; // import mesh:adopt/types@0.2.0
+/**
+* Hands the plugin what it decides from, once per instance and before `check` or
+* `adopt`: one value for both, so `adopt` works from exactly what `check` planned with.
+* The host denies every effect during this call.
+*/
+export function init(ctx: Context): void;
 /**
 * Decides, without changing anything, whether the module can be adopted, and how. The
 * host denies every effect during this call.
 */
-export function check(ctx: Context): Plan;
+export function check(): Plan;
 /**
-* Adopts the module.
+* Adopts the module: tells exactly the plan `check` made, in order. A call the host
+* denies, or a planned command that fails (other than `module issue`, which the provider
+* sequence may go without), means the module is not adopted, whatever this returns: go on
+* past one and the host reports the module refused, naming it.
 */
-export function adopt(ctx: Context): Report;
+export function adopt(): Report;

@@ -1,4 +1,4 @@
-/** @module Interface mesh:adopt/clock@0.1.0 **/
+/** @module Interface mesh:adopt/clock@0.2.0 **/
 /**
  * Milliseconds since the run began.
  */

@@ -1,4 +1,4 @@
-/** @module Interface mesh:adopt/control@0.1.0 **/
+/** @module Interface mesh:adopt/control@0.2.0 **/
 /**
  * Asks the host for a genesis credential by name; it is read from the host's
  * credentials directory and never leaves the host except through `carry`.
@@ -10,11 +10,12 @@ export function credential(name: string): Secret;
  */
 export function carry(name: string, payload: Payload, remote: string): void;
 /**
- * Runs one control-plane command (`module add …`, `build …`, `push …`) and returns its
- * output. The host may lower `timeout-seconds` but never raises it.
+ * Runs one control-plane command and returns its output. The host may lower
+ * `timeout-seconds` but never raises it.
  */
-export function tell(args: Array<string>, timeoutSeconds: number): string;
+export function tell(command: Command, timeoutSeconds: number): string;
 export type HostError = import('./mesh-adopt-types.js').HostError;
+export type Command = import('./mesh-adopt-types.js').Command;
 /**
  * What to carry: bytes the plugin has, or a secret it holds a handle to.
  */

@@ -1,4 +1,4 @@
-/** @module Interface mesh:adopt/log@0.1.0 **/
+/** @module Interface mesh:adopt/log@0.2.0 **/
 /**
  * One line for the operator, shown prefixed with the module's name.
  */

@@ -1,4 +1,4 @@
-/** @module Interface mesh:adopt/types@0.1.0 **/
+/** @module Interface mesh:adopt/types@0.2.0 **/
 /**
  * Why a host call did not do what the plugin asked; the plugin decides whether that is
  * fatal, so the host never aborts a plugin for an ordinary "no".
@@ -34,11 +34,11 @@ export interface HostErrorUnavailable {
   val: string,
 }
 /**
- * A container the foundation bundle declares, as genesis raised it.
+ * A container as the foundation bundle or a manifest declares it.
  */
 export interface Container {
   /**
-   * The bundle's identity for it, e.g. `store` or `broker`.
+   * Its declarer's identity for it: the bundle's (`store`) or the manifest's (`server`).
    */
   id: string,
   /**
@@ -46,11 +46,11 @@ export interface Container {
    */
   name: string,
   /**
-   * The image it was raised from.
+   * The image it runs, or is pinned to.
    */
   image: string,
   /**
-   * Its mounts, each `host:inside[:opts]`.
+   * Its mounts, each `host:inside[:opts]`; a manifest's with `${access:<id>}` resolved.
    */
   volumes: Array<string>,
 }
@@ -97,6 +97,96 @@ export interface BundleResourceOther {
   val: Other,
 }
 /**
+ * How a module's push treats a container it takes over from genesis.
+ * # Variants
+ * 
+ * ## `"kept"`
+ * 
+ * Left running as genesis raised it: same image, same volumes.
+ * ## `"recreated"`
+ * 
+ * Recreated once onto another image, on exactly the volumes genesis gave it.
+ */
+export type AdoptedAs = 'kept' | 'recreated';
+/**
+ * One container genesis raised that the module takes over, as its manifest's `adopts`
+ * declares it: what the host holds the module's push to.
+ */
+export interface Adoption {
+  /**
+   * The foundation bundle's id for the container taken over, e.g. `store`.
+   */
+  foundation: string,
+  /**
+   * The id of the manifest's own container that takes its place, e.g. `server`.
+   */
+  container: string,
+  /**
+   * Whether the push keeps it or recreates it.
+   */
+  how: AdoptedAs,
+  /**
+   * The genesis credential the running container was created with, if it needs one.
+   */
+  credential?: string,
+  /**
+   * The module secret that carries `credential` in.
+   */
+  secret?: string,
+}
+/**
+ * What the catalogue grants the plugin to read beyond the host's defaults.
+ */
+export interface Grants {
+  /**
+   * Genesis credentials it may carry in, by name.
+   */
+  credentials: Array<string>,
+  /**
+   * Containers it may inspect, by name.
+   */
+  inspect: Array<string>,
+  /**
+   * URLs it may fetch: exact, or a prefix ending in `*`.
+   */
+  fetch: Array<string>,
+}
+/**
+ * The module's manifest as the host read it, so no plugin carries a JSON parser or can
+ * read the manifest differently from the host.
+ */
+export interface Manifest {
+  /**
+   * The module's name.
+   */
+  name: string,
+  /**
+   * The containers it declares, in order, each volume's `${access:<id>}` replaced by
+   * that access's path, as a node would raise them.
+   */
+  containers: Array<Container>,
+  /**
+   * The secrets it declares; the node seals any not accepted before its push.
+   */
+  secrets: Array<string>,
+  /**
+   * Subjects it speaks on the bus; a module with none is issued no account.
+   */
+  busSubjects: Array<string>,
+  /**
+   * For a bus: the file its user list lives in; empty for any other module.
+   */
+  busUsers: string,
+  /**
+   * The containers genesis raised that it takes over, and how.
+   */
+  adopts: Array<Adoption>,
+  /**
+   * What its `adopt.grants` grant the plugin.
+   */
+  grants: Grants,
+}
+/**
  * Where a builder clones the catalogue from; distinct from the local checkout the host
  * reads manifests out of.
  */
@@ -128,7 +218,7 @@ export interface Options {
   waitSeconds: number,
 }
 /**
- * Everything a plugin decides from; the same value reaches `check` and `adopt`.
+ * Everything a plugin decides from, handed once to `init`.
  */
 export interface Context {
   /**
@@ -136,10 +226,14 @@ export interface Context {
    */
   module: string,
   /**
-   * The module's `manifest.json`, byte for byte, so the plugin carries exactly what
-   * the catalogue ships.
+   * The module's manifest, parsed.
    */
-  manifest: Uint8Array,
+  manifest: Manifest,
+  /**
+   * The same manifest byte for byte, so the plugin carries exactly what the catalogue
+   * ships when it registers the module.
+   */
+  manifestBytes: Uint8Array,
   /**
    * The foundation bundle genesis produced.
    */
@@ -148,6 +242,114 @@ export interface Context {
    * The operator's options.
    */
   options: Options,
+}
+/**
+ * A module and the node a command places it on.
+ */
+export interface Placement {
+  /**
+   * The node, e.g. `node-1`.
+   */
+  node: string,
+  /**
+   * The module, e.g. `postgres`.
+   */
+  module: string,
+}
+/**
+ * What `build` builds: the module's directory of a catalogue repository at a ref.
+ */
+export interface Build {
+  /**
+   * The repository a builder clones.
+   */
+  repository: string,
+  /**
+   * The module, built from `modules/<module>`.
+   */
+  module: string,
+  /**
+   * The ref to build.
+   */
+  ref: string,
+}
+/**
+ * A secret accepted into a module from where it was carried.
+ */
+export interface SecretAccept {
+  /**
+   * The node the module is assigned to.
+   */
+  node: string,
+  /**
+   * The module accepting it.
+   */
+  module: string,
+  /**
+   * The module's secret, one its manifest declares.
+   */
+  secret: string,
+  /**
+   * The control-plane path it was carried to: `/accepting-<secret>`.
+   */
+  source: string,
+}
+/**
+ * One control-plane command, typed so the plugin, the host's grants and the control
+ * plane cannot read it differently. Every name in it must be a plain word: not empty,
+ * not starting with `-`, no `..`, no whitespace or control characters.
+ */
+export type Command = CommandModuleAdd | CommandBuild | CommandModuleIssue | CommandAssign | CommandPrepare | CommandSecretAccept | CommandPush;
+/**
+ * `module add <remote>`: registers the manifest carried to `remote`
+ * (`/<module>-module.json`).
+ */
+export interface CommandModuleAdd {
+  tag: 'module-add',
+  val: string,
+}
+/**
+ * `build <repository> --path modules/<module> --ref <ref> --wait 1200s`.
+ */
+export interface CommandBuild {
+  tag: 'build',
+  val: Build,
+}
+/**
+ * `module issue <module> --node <node>`: a bus account; refused for a module with
+ * no bus subjects, which the provider sequence goes on without.
+ */
+export interface CommandModuleIssue {
+  tag: 'module-issue',
+  val: Placement,
+}
+/**
+ * `assign <node> <module>`.
+ */
+export interface CommandAssign {
+  tag: 'assign',
+  val: Placement,
+}
+/**
+ * `prepare <node> <module>`.
+ */
+export interface CommandPrepare {
+  tag: 'prepare',
+  val: Placement,
+}
+/**
+ * `secret accept <node> <module> <secret> --from <source>`.
+ */
+export interface CommandSecretAccept {
+  tag: 'secret-accept',
+  val: SecretAccept,
+}
+/**
+ * `push <node>`.
+ */
+export interface CommandPush {
+  tag: 'push',
+  val: string,
 }
 /**
  * What `adopt` would do, for an operator to review before anything happens.
@@ -160,7 +362,7 @@ export interface Plan {
   /**
    * The control-plane commands `adopt` will tell, in order.
    */
-  commands: Array<Array<string>>,
+  commands: Array<Command>,
 }
 /**
  * What `adopt` did.
@@ -172,9 +374,18 @@ export interface Report {
   summary: string,
 }
 /**
- * Why a plugin will not (or could not) adopt its module. The message names both sides
- * of any difference and says what was and was not done.
+ * Why a plugin will not (or could not) adopt its module.
  */
 export interface Refusal {
+  /**
+   * The refusal's kind, stable across releases so an installer or a scenario can act
+   * on it: kebab-case (`image-differs`, `no-catalogue-source`), documented by the
+   * plugin. The host refuses a code that is not kebab-case.
+   */
+  code: string,
+  /**
+   * For the operator: names both sides of any difference and says what was and was
+   * not done.
+   */
   message: string,
 }
