@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import abc
 import importlib
+import importlib.machinery
 import linecache
 import sys
 
@@ -158,6 +159,47 @@ _PLAN = {
 }
 _REPORT = {"summary": (lambda s: isinstance(s, str), "one line (str)")}
 
+#: What the sandbox stops, as Python's audit events name it.
+_SANDBOXED = frozenset(
+    "open os.listdir os.scandir os.chdir os.mkdir os.remove os.rename os.rmdir os.chmod os.truncate "
+    "os.utime os.link os.symlink shutil.copyfile shutil.rmtree tempfile.mkstemp tempfile.mkdtemp "
+    "socket.connect socket.bind socket.getaddrinfo urllib.Request".split()
+)
+_watching = [False]
+
+
+def _sandbox_call(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook: while an export runs, a call the sandbox will stop (a file opened, a
+    directory listed, a module imported from disk) first prints where the plugin made it, so
+    the host's stop report, which shows stderr, names the Python file and line."""
+    if not _watching[0] or not (event in _SANDBOXED or event == "import"):
+        return
+    if event == "import" and (args[0] in sys.builtin_module_names or importlib.machinery.FrozenImporter.find_spec(args[0])):
+        return
+    _watching[0] = False
+    try:
+        shown = ", ".join(repr(a) for a in args[:2]) if event != "import" else repr(args[0])
+        what = f"imported {shown} at run time" if event == "import" else f"called {event}({shown})"
+        frames = [f for f in traceback.extract_stack(sys._getframe(1)) if f.filename != __file__]
+        stack = "".join(traceback.format_list(frames))
+        print(f"mesh_adopt: the plugin {what}, which the sandbox stops; from (most recent call last):\n{stack}",
+              end="", file=sys.stderr, flush=True)
+    finally:
+        _watching[0] = True
+
+
+def _watched(method: Any, *args: Any) -> Any:
+    """Runs one export's work with the sandbox watch on (installed once, on first use)."""
+    if not getattr(_watched, "hooked", False):
+        sys.addaudithook(_sandbox_call)
+        _watched.hooked = True  # type: ignore[attr-defined]
+    _watching[0] = True
+    try:
+        return method(*args)
+    finally:
+        _watching[0] = False
+
+
 def _tracebacks_without_source() -> None:
     """Makes a traceback print without reading source files: an exception that escapes an
     export is printed (to stderr, which the host shows) before the plugin traps, and reading
@@ -205,11 +247,11 @@ def export(plugin: Union[type[Plugin], Plugin]) -> type:
 
         def check(self) -> Any:
             """The contract's ``check``."""
-            return run("check", _PLAN, "Plan")
+            return _watched(run, "check", _PLAN, "Plan")
 
         def adopt(self) -> Any:
             """The contract's ``adopt``."""
-            return run("adopt", _REPORT, "Report")
+            return _watched(run, "adopt", _REPORT, "Report")
 
     WitWorld.plugin = instance  # type: ignore[attr-defined]
     return WitWorld

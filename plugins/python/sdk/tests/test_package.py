@@ -1,5 +1,7 @@
 """The package as a whole: its contract, its version and its export."""
 
+import contextlib
+import io
 import tomllib
 import unittest
 from pathlib import Path
@@ -132,6 +134,42 @@ class Bugs(unittest.TestCase):
         finally:
             linecache.checkcache, linecache.updatecache = saved
             linecache.clearcache()
+
+
+class ReadsAFile(Plugin):
+    """A plugin that asks the filesystem at run time, as the sandbox stops."""
+
+    def check(self, ctx):
+        try:
+            open(Path(__file__).with_name("no-such-file"))
+        except OSError:
+            pass
+        try:
+            import mesh_adopt_no_such_module  # noqa: F401
+        except ImportError:
+            pass
+        return Plan(summary=[], commands=[])
+
+    def adopt(self, ctx):
+        return Report(summary="")
+
+
+class Sandbox(unittest.TestCase):
+    def test_a_filesystem_call_in_an_export_prints_its_python_file_and_line_first(self) -> None:
+        fake()
+        world = export(ReadsAFile)()
+        world.init(given("postgres"))
+        printed = io.StringIO()
+        with contextlib.redirect_stderr(printed):
+            world.check()
+            open(__file__).close()  # outside an export: not watched
+        said = printed.getvalue()
+        self.assertIn("mesh_adopt: the plugin called open(", said)
+        self.assertIn("no-such-file", said)
+        self.assertIn(f'File "{__file__}", line ', said)
+        self.assertIn(", in check", said)
+        self.assertIn("mesh_adopt: the plugin imported 'mesh_adopt_no_such_module' at run time", said)
+        self.assertEqual(said.count("mesh_adopt: the plugin"), 2, said)
 
 
 if __name__ == "__main__":
