@@ -17,23 +17,9 @@ from typing import Any, Callable, Optional, TypeVar
 from . import Refusal, case, generated
 
 __all__ = [
-    "BUILD_WAIT",
-    "TELL_TIMEOUT_SECONDS",
-    "ErrorKind",
-    "HostCallError",
-    "carry_bytes",
-    "carry_secret",
-    "credential",
-    "describe",
-    "fetch",
-    "inspect",
-    "now_millis",
-    "say",
-    "sleep_millis",
-    "tell",
-    "tell_within",
-    "ungranted",
-    "words",
+    "BUILD_WAIT", "TELL_TIMEOUT_SECONDS", "ErrorKind", "HostCallError", "carry_bytes",
+    "carry_secret", "credential", "describe", "fetch", "inspect", "now_millis", "say",
+    "sleep_millis", "tell", "tell_within", "ungranted", "words"
 ]
 
 #: How long an ordinary control-plane command may take before the host gives up on it.
