@@ -24,12 +24,11 @@ impl Language {
     pub const ALL: [Language; 3] = [Language::Rust, Language::JavaScript, Language::Python];
 
     /// The contract version this language's SDK targets: what `new` writes in a manifest's
-    /// `adopt.world` and which SDK version it asks for. The Python SDK still speaks 0.1.0,
-    /// which this host loads beside 0.2.0.
+    /// `adopt.world` and which SDK version it asks for. Every SDK targets the newest today;
+    /// a language whose SDK lags would name its version here.
     pub fn contract(self) -> mesh_adopt_runtime::Contract {
         match self {
-            Language::Rust | Language::JavaScript => mesh_adopt_runtime::Contract::V0_2,
-            Language::Python => mesh_adopt_runtime::Contract::V0_1,
+            Language::Rust | Language::JavaScript | Language::Python => mesh_adopt_runtime::Contract::NEWEST,
         }
     }
 

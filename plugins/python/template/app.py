@@ -1,7 +1,7 @@
 """The `{{module}}` module: installed by the shared provider sequence. Add its own rules here:
-read `ctx.manifest` (`mesh_adopt.manifest.read`) and `ctx.foundation`, raise `refuse(...)`
-before anything is registered, and do the module's own step in the function passed to
-`install`."""
+read `ctx.manifest` (parsed by the host: its containers, secrets, adopts and grants) and
+`ctx.foundation`, raise `refuse("a-code", "…")` before anything is registered, and do the
+module's own step in the function passed to `install`."""
 
 from mesh_adopt import Context, Plan, Plugin, Report, export
 from mesh_adopt.host import say

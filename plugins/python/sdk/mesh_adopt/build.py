@@ -41,18 +41,8 @@ from . import __version__ as SDK_VERSION
 from . import wit_path
 
 __all__ = [
-    "DEFAULT_MODULE",
-    "DEFAULT_OUT",
-    "SOURCE_SECTION",
-    "BuildError",
-    "app_module",
-    "bundled_files",
-    "componentize_command",
-    "custom_section",
-    "main",
-    "mark_component",
-    "source_identity",
-    "uleb128",
+    "DEFAULT_MODULE", "DEFAULT_OUT", "SOURCE_SECTION", "BuildError", "app_module", "bundled_files",
+    "componentize_command", "custom_section", "main", "mark_component", "source_identity", "uleb128"
 ]
 
 #: The app module a plugin's ``pyproject.toml`` names when it names none.

@@ -1,52 +1,54 @@
 """The foundation bundle genesis produced: finding the servers a module adopts in it, and
-refusing, in the operator's words, when the bundle or the manifest does not line up."""
+refusing, in the operator's words, when the bundle or the manifest does not line up.
+
+A bundle resource is the generated ``bundle-resource`` variant: ``BundleResource_Container``,
+``BundleResource_File`` or ``BundleResource_Other``, its record in ``.value``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from . import manifest
-from .types import BundleResource, Container, Context, File, Refusal
+from . import case, refuse
 
 __all__ = ["adopt_in_place", "container", "file_path", "identity", "kind"]
 
 
-def identity(resource: BundleResource) -> str:
+def identity(resource: Any) -> str:
     """The bundle's identity for a resource."""
-    return resource.id
+    return resource.value.id
 
 
-def kind(resource: BundleResource) -> str:
+def kind(resource: Any) -> str:
     """The bundle's kind for a resource, as a refusal would name it."""
-    if isinstance(resource, Container):
-        return "container"
-    if isinstance(resource, File):
-        return "file"
-    return resource.kind
+    return {"Container": "container", "File": "file"}.get(case(resource)) or resource.value.kind
 
 
-def container(foundation: Sequence[BundleResource], id: str, what: str, module: str) -> Container:
-    """Finds the container the bundle calls ``id``, refusing when it is absent (listing what
-    the bundle does declare) or is not a container. ``what`` names the server for the
-    operator."""
+def container(foundation: Sequence[Any], id: str, what: str, module: str) -> Any:
+    """The ``Container`` the bundle calls ``id``, refusing when it is absent
+    (``foundation-missing``, listing what the bundle does declare) or is not a container
+    (``foundation-not-a-container``). ``what`` names the server for the operator."""
     found = next((r for r in foundation if identity(r) == id), None)
-    if isinstance(found, Container):
-        return found
+    if found is not None and case(found) == "Container":
+        return found.value
     if found is not None:
-        raise Refusal(
+        raise refuse(
+            "foundation-not-a-container",
             f"the foundation bundle's `{id}` is a {kind(found)}, not a container: "
-            f"the `{module}` module has no {what} to adopt"
+            f"the `{module}` module has no {what} to adopt",
         )
     listed = ", ".join(identity(r) for r in foundation) or "nothing"
-    raise Refusal(
+    raise refuse(
+        "foundation-missing",
         f"the foundation bundle has no `{id}`, so there is no {what} for the `{module}` module to adopt; "
-        f"the bundle declares: {listed}"
+        f"the bundle declares: {listed}",
     )
 
 
-def adopt_in_place(ctx: Context, id: str, what: str, different_image: str) -> Container:
+def adopt_in_place(ctx: Any, id: str, what: str, different_image: str) -> Any:
     """The container the bundle calls ``id``, once the module's manifest is known to adopt it
-    in place: it declares a container of the same name, pinned to the same image.
+    in place: it declares a container of the same name (else ``container-not-declared``),
+    pinned to the same image (else ``image-differs``).
 
     The node-engine keys containers on their name and compares a spec digest, so any other
     name raises a second server beside the bundle's and any other image replaces it. Refuses
@@ -56,25 +58,25 @@ def adopt_in_place(ctx: Context, id: str, what: str, different_image: str) -> Co
     to one postgres image".
     """
     module = ctx.module
-    declared = manifest.read(module, ctx.manifest)
     raised = container(ctx.foundation, id, what, module)
-    server = next((c for c in declared.containers() if c.name == raised.name), None)
+    server = next((c for c in ctx.manifest.containers if c.name == raised.name), None)
     if server is None:
-        raise Refusal(
+        raise refuse(
+            "container-not-declared",
             f"the `{module}` module declares no container named `{raised.name}`, so nothing in it adopts the "
-            f"foundation's {what}; its server container must carry the name genesis raised"
+            f"foundation's {what}; its server container must carry the name genesis raised",
         )
     if server.image != raised.image:
-        raise Refusal(
+        raise refuse(
+            "image-differs",
             f"the `{module}` module's container `{raised.name}` is pinned to image `{server.image}`, but the "
             f"foundation's {what} runs `{raised.image}`. Adopting in place needs the same image: "
-            f"{different_image}. Nothing has been registered"
+            f"{different_image}. Nothing has been registered",
         )
     return raised
 
 
-def file_path(foundation: Sequence[BundleResource], id: str) -> str:
+def file_path(foundation: Sequence[Any], id: str) -> str:
     """The path of the file the bundle calls ``id``, or ``""`` when it declares none, so a
     comparison with the manifest's path names both sides either way."""
-    return next((r.path for r in foundation if isinstance(r, File) and r.id == id), "")
-
+    return next((r.value.path for r in foundation if case(r) == "File" and r.value.id == id), "")

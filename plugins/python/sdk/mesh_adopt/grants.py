@@ -12,10 +12,9 @@ before anything is registered, naming the grant to add::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from . import manifest
-from .manifest import Grants
-from .types import Context, Refusal
+from . import host, refuse
 
 __all__ = ["Reads"]
 
@@ -37,27 +36,18 @@ class Reads:
         self.fetches.append(url)
         return self
 
-    def ungranted(self, grants: Grants) -> list[str]:
-        """What ``grants`` lacks for these reads, one line each: the read and the grant to add."""
-        lines = [
-            f'inspect container `{name}`: add "{name}" to `adopt.grants.inspect` in manifest.json'
-            for name in self.inspects
-            if not grants.allows_inspect(name)
-        ]
-        lines += [
-            f'fetch `{url}`: add "{url}" to `adopt.grants.fetch` in manifest.json'
-            for url in self.fetches
-            if not grants.allows_fetch(url)
-        ]
-        return lines
+    def ungranted(self) -> list[str]:
+        """What the manifest's grants lack for these reads, one line each: the read and the
+        grant to add. The host answers, by the rules it will hold ``adopt``'s reads to."""
+        return host.ungranted(self.inspects, self.fetches)
 
-    def check(self, ctx: Context) -> None:
-        """For ``check``: refuses, listing every read the module's manifest does not grant and
-        the grant that would allow it."""
-        module = ctx.module
-        ungranted = self.ungranted(manifest.read(module, ctx.manifest).adopt.grants)
+    def check(self, ctx: Any) -> None:
+        """For ``check``: refuses (``not-granted``), listing every read the module's manifest
+        does not grant and the grant that would allow it."""
+        ungranted = self.ungranted()
         if ungranted:
-            raise Refusal(
-                f"the `{module}` module's adopt step reads what its manifest does not grant, so the host "
-                "would deny it mid-adoption:\n - " + "\n - ".join(ungranted) + "\nNothing has been registered"
+            raise refuse(
+                "not-granted",
+                f"the `{ctx.module}` module's adopt step reads what its manifest does not grant, so the host "
+                "would deny it mid-adoption:\n - " + "\n - ".join(ungranted) + "\nNothing has been registered",
             )

@@ -25,10 +25,10 @@ before-push step, so what the operator reviews is what runs::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from . import host, manifest
-from .provider import accept_command, tell_command
-from .types import Context, Refusal
+from . import Refusal, host, refuse
+from .provider import accept_command
 
 __all__ = ["Handover"]
 
@@ -42,14 +42,14 @@ class Handover:
     ``secrets``); ``what`` names it for the operator, e.g. "the store's superuser".
     """
 
-    ctx: Context
+    ctx: Any
     secret: str
     credential: str
     what: str
 
-    def command(self) -> list[str]:
+    def command(self) -> Any:
         """The ``secret accept …`` command, as the plan lists it before the push."""
-        return accept_command(self.ctx, self.secret).words()
+        return accept_command(self.ctx, self.secret)
 
     def summary(self) -> str:
         """The plan's line for it."""
@@ -61,10 +61,11 @@ class Handover:
         asked for, which ``check`` may do, so a credential the manifest does not grant is
         refused here with the host's words on how to grant it."""
         module = self.ctx.module
-        declared = manifest.read(module, self.ctx.manifest)
-        if self.secret not in declared.secrets:
-            listed = ", ".join(f"`{s}`" for s in declared.secrets) or "none"
-            raise Refusal(
+        declared = self.ctx.manifest.secrets
+        if self.secret not in declared:
+            listed = ", ".join(f"`{s}`" for s in declared) or "none"
+            raise refuse(
+                "secret-not-declared",
                 f"the `{module}` module's manifest declares no secret `{self.secret}` (it declares {listed}), so "
                 f"the node would not accept {self.what} as one of its secrets: add \"{self.secret}\" to "
                 "`secrets` in its manifest.json. Nothing has been registered"
@@ -77,11 +78,11 @@ class Handover:
         in and accepts it, then says so."""
         with self._credential() as handle:
             accept = accept_command(self.ctx, self.secret)
-            host.carry_secret(handle, accept.source)
-            tell_command(accept)
+            host.carry_secret(handle, accept.value.source)
+            host.tell(accept)
             host.say(f"accepted {self.secret}: {self.what}, as genesis made it")
 
-    def _credential(self) -> host.Secret:
+    def _credential(self) -> Any:
         try:
             return host.credential(self.credential)
         except host.HostCallError as error:
@@ -89,7 +90,8 @@ class Handover:
 
     def _missing(self, error: host.HostCallError) -> Refusal:
         """The refusal for a credential the host cannot hand over."""
-        return Refusal(
+        return refuse(
+            "credential-unavailable",
             f"{self.what} (genesis credential `{self.credential}`) cannot be had ({error.reason()}), so the "
             f"`{self.ctx.module}` module would have nothing to open its server with, and the mesh cannot make "
             "up the one the server already has"

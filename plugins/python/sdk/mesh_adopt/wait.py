@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Optional, TypeVar, Union
+from typing import Any, Optional, TypeVar, Union
 
-from . import host
-from .host import ContainerState, ErrorKind, HostCallError
-from .types import Refusal
+from . import Refusal, host
+from .host import ErrorKind, HostCallError
 
 __all__ = ["Duration", "WaitTimedOut", "container_state", "wait_for_image", "wait_until"]
 
@@ -42,8 +41,8 @@ def _seconds(duration: timedelta) -> str:
 
 
 class WaitTimedOut(Refusal):
-    """A wait whose bound passed before its condition held. Being a refusal, it ends
-    ``adopt`` with ``gave up waiting for <what> after <bound>[: <seen>]`` unless the caller
+    """A wait whose bound passed before its condition held. Being a refusal
+    (``wait-timed-out``), it ends ``adopt`` with ``gave up waiting for <what> after <bound>[: <seen>]`` unless the caller
     catches it to word its own timeout."""
 
     def __init__(self, what: str, timeout: Duration, seen: str = "") -> None:
@@ -54,7 +53,7 @@ class WaitTimedOut(Refusal):
         #: What was seen last, in words, when the waiting helper knows; else empty.
         self.seen = seen
         message = f"gave up waiting for {what} after {_seconds(self.timeout)}"
-        super().__init__(f"{message}: {seen}" if seen else message)
+        super().__init__("wait-timed-out", f"{message}: {seen}" if seen else message)
 
 
 def wait_until(what: str, timeout: Duration, poll: Duration, condition: Callable[[], Optional[T]]) -> T:
@@ -79,7 +78,7 @@ def wait_until(what: str, timeout: Duration, poll: Duration, condition: Callable
         host.sleep_millis(pause)
 
 
-def container_state(container: str) -> Optional[ContainerState]:
+def container_state(container: str) -> Optional[Any]:
     """What a container is, as a wait asks: ``None`` when it is not there or the node cannot
     say right now (asking again may tell). Only a denied inspect raises: waiting on would end
     in a misleading "gone"."""
@@ -91,14 +90,14 @@ def container_state(container: str) -> Optional[ContainerState]:
         return None
 
 
-def wait_for_image(container: str, image: str, timeout: Duration, poll: Duration) -> ContainerState:
+def wait_for_image(container: str, image: str, timeout: Duration, poll: Duration) -> Any:
     """Waits, as :func:`wait_until` does, until ``container`` is up on ``image``, asking with
     :func:`container_state`; the :class:`WaitTimedOut` says what it ran last. The container
     must be granted in ``adopt.grants.inspect`` (:meth:`mesh_adopt.grants.Reads.inspect`
     checks that in ``check``)."""
     seen = ""
 
-    def up() -> Optional[ContainerState]:
+    def up() -> Optional[Any]:
         nonlocal seen
         state = container_state(container)
         if state is None:

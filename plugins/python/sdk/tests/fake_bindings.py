@@ -1,5 +1,7 @@
-"""A stand-in for the modules componentize-py generates (``wit_world``,
-``componentize_py_types``), so the SDK runs under plain ``python3 -m unittest``.
+"""componentize-py's generated bindings for the SDK's WIT, made once per test run with the
+componentize-py of this environment (``componentize-py bindings``), with a scripted host
+behind their imports, so the SDK runs under plain ``python -m unittest`` on the very types a
+component hands it.
 
 :class:`FakeHost` answers the imports the way a test scripts it and records every call; a
 host error is given as ``("timed-out", "text")`` and raised as the bindings raise it,
@@ -8,55 +10,44 @@ host error is given as ``("timed-out", "text")`` and raised as the bindings rais
 
 from __future__ import annotations
 
+import atexit
+import importlib
+import shutil
+import subprocess
 import sys
-import types
-from dataclasses import dataclass
+import tempfile
 from typing import Any, Callable, Optional
 
-
-@dataclass(frozen=True)
-class Err(Exception):
-    value: Any
+import mesh_adopt
+import mesh_adopt.host
 
 
-def _case(variant: str, case: str) -> type:
-    return dataclass(type(f"{variant}_{case}", (), {"__annotations__": {"value": Any}}))
+def _generate() -> None:
+    """Generates the bindings into a temporary directory on ``sys.path``, once."""
+    if "wit_world" in sys.modules:
+        return
+    out = tempfile.mkdtemp(prefix="mesh-adopt-bindings-")
+    atexit.register(shutil.rmtree, out, True)
+    runner = "import sys; from componentize_py import script; sys.argv[0] = 'componentize-py'; sys.exit(script())"
+    command = [sys.executable, "-c", runner, "-d", mesh_adopt.wit_path(), "-w", "adopter", "bindings", out]
+    made = subprocess.run(command, capture_output=True, text=True)
+    if made.returncode != 0:
+        raise RuntimeError(f"componentize-py could not generate the bindings: {made.stderr}")
+    sys.path.insert(0, out)
 
 
-_HOST_ERROR = {kind: _case("HostError", case) for kind, case in (
-    ("denied", "Denied"),
-    ("failed", "Failed"),
-    ("timed-out", "TimedOut"),
-    ("unavailable", "Unavailable"),
-)}
+_generate()
+types = importlib.import_module("wit_world.imports.types")
+control = importlib.import_module("wit_world.imports.control")
+machine = importlib.import_module("wit_world.imports.machine")
+Err = importlib.import_module("componentize_py_types").Err
 
-
-@dataclass
-class Plan:
-    summary: list
-    commands: list
-
-
-@dataclass
-class Report:
-    summary: str
-
-
-@dataclass
-class Refusal:
-    message: str
-
-
-@dataclass
-class ContainerState:
-    image: str
-    running: bool
-
-
-@dataclass
-class Response:
-    status: int
-    body: str
+_HOST_ERROR = {
+    "denied": types.HostError_Denied,
+    "failed": types.HostError_Failed,
+    "timed-out": types.HostError_TimedOut,
+    "unavailable": types.HostError_Unavailable,
+}
 
 
 class Secret:
@@ -76,24 +67,22 @@ class Secret:
         self.released = True
 
 
-Payload_Bytes = _case("Payload", "Bytes")
-Payload_Secret = _case("Payload", "Secret")
-
 Fault = Optional[tuple[str, str]]
 
 
 class FakeHost:
-    """The host a test scripts: ``tell_fault(args)`` (and the others) give a fault or None."""
+    """The host a test scripts: ``tell_fault(words)`` (and the others) give a fault or None."""
 
     def __init__(self) -> None:
         self.calls: list[tuple] = []
         self.said: list[str] = []
         self.clock = 0
-        self.tell_fault: Callable[[list[str]], Fault] = lambda args: None
+        self.tell_fault: Callable[[list[str]], Fault] = lambda words: None
         self.carry_fault: Callable[[str], Fault] = lambda remote: None
         self.credential_fault: Callable[[str], Fault] = lambda name: None
         self.inspect_answer: Callable[[str], Any] = lambda container: None
-        self.fetch_answer: Callable[[str], Any] = lambda url: Response(200, "ok")
+        self.fetch_answer: Callable[[str], Any] = lambda url: machine.Response(200, "ok")
+        self.ungranted_answer: Callable[[list[str], list[str]], list[str]] = lambda inspect, fetch: []
 
     @staticmethod
     def _raise(fault: Fault) -> None:
@@ -102,13 +91,14 @@ class FakeHost:
             raise Err(_HOST_ERROR[kind](text))
 
     # control
-    def tell(self, args: list[str], timeout_seconds: int) -> str:
-        self.calls.append(("tell", " ".join(args), timeout_seconds))
-        self._raise(self.tell_fault(args))
+    def tell(self, command: Any, timeout_seconds: int) -> str:
+        words = mesh_adopt.host.words(command)
+        self.calls.append(("tell", words, timeout_seconds))
+        self._raise(self.tell_fault(words.split(" ")))
         return ""
 
     def carry(self, name: str, payload: Any, remote: str) -> None:
-        what = payload.value.name() if isinstance(payload, Payload_Secret) else bytes(payload.value)
+        what = payload.value.name() if isinstance(payload, control.Payload_Secret) else bytes(payload.value)
         self.calls.append(("carry", name, what, remote))
         self._raise(self.carry_fault(remote))
 
@@ -132,6 +122,10 @@ class FakeHost:
             self._raise(answer)
         return answer
 
+    def ungranted(self, inspect: list[str], fetch: list[str]) -> list[str]:
+        self.calls.append(("ungranted", inspect, fetch))
+        return self.ungranted_answer(inspect, fetch)
+
     # log
     def say(self, line: str) -> None:
         self.said.append(line)
@@ -151,48 +145,22 @@ class FakeHost:
 _current = FakeHost()
 
 
+def _forward(method: str) -> Callable[..., Any]:
+    return lambda *args: getattr(_current, method)(*args)
+
+
+for _module, _names in (
+    ("control", ("tell", "carry", "credential")),
+    ("machine", ("inspect", "fetch", "ungranted")),
+    ("log", ("say",)),
+    ("clock", ("now", "sleep")),
+):
+    for _name in _names:
+        setattr(importlib.import_module(f"wit_world.imports.{_module}"), _name, _forward(_name))
+
+
 def install() -> FakeHost:
-    """Puts the fake modules in ``sys.modules`` (once) and a fresh host behind them."""
+    """A fresh host behind the generated imports."""
     global _current
     _current = FakeHost()
-    if "wit_world" in sys.modules and getattr(sys.modules["wit_world"], "FAKE", False):
-        return _current
-
-    def mod(name: str, **attrs: Any) -> types.ModuleType:
-        m = types.ModuleType(name)
-        m.__dict__.update(attrs)
-        sys.modules[name] = m
-        return m
-
-    def forward(method: str) -> Callable[..., Any]:
-        return lambda *args: getattr(_current, method)(*args)
-
-    mod("componentize_py_types", Err=Err)
-    mod("wit_world", FAKE=True)
-    mod("wit_world.imports")
-    mod(
-        "wit_world.imports.types",
-        Plan=Plan,
-        Report=Report,
-        Refusal=Refusal,
-        **{cls.__name__: cls for cls in _HOST_ERROR.values()},
-    )
-    mod(
-        "wit_world.imports.control",
-        Secret=Secret,
-        Payload_Bytes=Payload_Bytes,
-        Payload_Secret=Payload_Secret,
-        tell=forward("tell"),
-        carry=forward("carry"),
-        credential=forward("credential"),
-    )
-    mod(
-        "wit_world.imports.machine",
-        ContainerState=ContainerState,
-        Response=Response,
-        inspect=forward("inspect"),
-        fetch=forward("fetch"),
-    )
-    mod("wit_world.imports.log", say=forward("say"))
-    mod("wit_world.imports.clock", now=forward("now"), sleep=forward("sleep"))
     return _current

@@ -2,9 +2,10 @@ import unittest
 
 from mesh_adopt import Refusal
 from mesh_adopt.handover import Handover
+from mesh_adopt.host import words
 from mesh_adopt.provider import Provider
 
-from .support import context, host as fake
+from .support import context, host as fake, manifest
 
 
 def superuser(ctx):
@@ -18,7 +19,7 @@ class HandoverTests(unittest.TestCase):
     def test_the_plan_and_the_step_name_one_accept(self) -> None:
         handover = superuser(context())
         self.assertEqual(
-            " ".join(handover.command()), "secret accept node-1 postgres superuser --from /accepting-superuser"
+            words(handover.command()), "secret accept node-1 postgres superuser --from /accepting-superuser"
         )
         self.assertEqual(
             handover.summary(), "carry genesis credential `store-superuser` in as secret `superuser` before the push"
@@ -27,7 +28,8 @@ class HandoverTests(unittest.TestCase):
     def test_a_secret_the_manifest_does_not_declare_is_refused_before_the_credential_is_asked_for(self) -> None:
         for secrets, declared in (([], "none"), (["a", "b"], "`a`, `b`")):
             with self.assertRaises(Refusal) as caught:
-                superuser(context(manifest={"secrets": secrets})).check()
+                superuser(context(manifest_=manifest(secrets=secrets))).check()
+            self.assertEqual(caught.exception.code, "secret-not-declared")
             self.assertEqual(
                 caught.exception.message,
                 f"the `postgres` module's manifest declares no secret `superuser` (it declares {declared}), so "
@@ -46,7 +48,7 @@ class HandoverTests(unittest.TestCase):
         for step in (superuser(context()).check, superuser(context()).deliver):
             with self.assertRaises(Refusal) as caught:
                 step()
-            self.assertEqual(caught.exception.message, message)
+            self.assertEqual((caught.exception.code, caught.exception.message), ("credential-unavailable", message))
 
     def test_deliver_carries_the_secret_in_and_accepts_it(self) -> None:
         ctx = context()

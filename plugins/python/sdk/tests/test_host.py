@@ -3,7 +3,7 @@ import unittest
 from mesh_adopt import host
 from mesh_adopt.host import ErrorKind, HostCallError
 
-from .support import host as fake
+from .support import host as fake, t
 
 
 class HostErrorWording(unittest.TestCase):
@@ -19,31 +19,30 @@ class HostErrorWording(unittest.TestCase):
         ):
             self.host.tell_fault = lambda args, kind=kind: (kind, "not granted")
             with self.assertRaises(HostCallError) as caught:
-                host.tell(["push", "node-1"])
+                host.tell(t.Command_Push("node-1"))
+            self.assertEqual(caught.exception.code, f"call-{kind}")
             self.assertEqual(caught.exception.message, f"failed to tell `push node-1`: {words}")
             self.assertEqual(caught.exception.kind, error_kind)
             self.assertEqual(caught.exception.reason(), words)
             self.assertEqual(caught.exception.call, "tell `push node-1`")
 
     def test_a_tell_asks_for_the_ordinary_timeout(self) -> None:
-        host.tell(["push", "node-1"])
-        host.tell_within(["build", "x"], 1500)
-        self.assertEqual(self.host.calls, [("tell", "push node-1", 60), ("tell", "build x", 1500)])
+        host.tell(t.Command_Push("node-1"))
+        host.tell_within(t.Command_ModuleAdd("/x"), 1500)
+        self.assertEqual(self.host.calls, [("tell", "push node-1", 60), ("tell", "module add /x", 1500)])
 
     def test_a_long_command_is_cut_at_200_characters_with_its_byte_length(self) -> None:
         self.host.tell_fault = lambda args: ("timed-out", "after 60s")
-        args = ["module", "add", "é" * 300]
         with self.assertRaises(HostCallError) as caught:
-            host.tell(args)
-        command = " ".join(args)
+            host.tell(t.Command_ModuleAdd("é" * 300))
+        command = "module add " + "é" * 300
         self.assertEqual(
             caught.exception.message,
             f"failed to tell `{command[:200]} … ({len(command.encode())} bytes)`: timed out: after 60s",
         )
-        exactly = ["x" * 200]
         with self.assertRaises(HostCallError) as caught:
-            host.tell(exactly)
-        self.assertEqual(caught.exception.call, f"tell `{'x' * 200}`")
+            host.tell(t.Command_Push("x" * 195))
+        self.assertEqual(caught.exception.call, f"tell `push {'x' * 195}`")
 
     def test_every_call_is_named_its_own_way(self) -> None:
         self.host.carry_fault = lambda remote: ("failed", "full")

@@ -1,10 +1,10 @@
 import unittest
 
-from mesh_adopt import CatalogSource, Refusal
-from mesh_adopt.host import HostCallError
+from mesh_adopt import Refusal
+from mesh_adopt.host import HostCallError, words
 from mesh_adopt.provider import Provider, accept_command
 
-from .support import CATALOGUE, context, host as fake
+from .support import CATALOGUE, context, host as fake, t
 
 SEQUENCE = [
     "module add /postgres-module.json",
@@ -18,17 +18,17 @@ SEQUENCE = [
 class Commands(unittest.TestCase):
     def test_the_plan_lists_the_sequence_with_the_own_step_before_the_push(self) -> None:
         ctx = context()
-        accept = accept_command(ctx, "superuser").words()
+        accept = accept_command(ctx, "superuser")
         self.assertEqual(
-            [" ".join(c) for c in Provider(ctx).commands([accept])],
+            [words(c) for c in Provider(ctx).commands([accept])],
             SEQUENCE + ["secret accept node-1 postgres superuser --from /accepting-superuser", "push node-1"],
         )
-        self.assertEqual([" ".join(c) for c in Provider(ctx).commands()], SEQUENCE + ["push node-1"])
+        self.assertEqual([words(c) for c in Provider(ctx).commands()], SEQUENCE + ["push node-1"])
 
     def test_a_named_ref_is_built(self) -> None:
         ctx = context()
-        ctx.options.catalog_source = CatalogSource(CATALOGUE, "v2")
-        self.assertEqual(Provider(ctx).commands()[1][5], "v2")
+        ctx.options.catalog_source = t.CatalogSource(repository=CATALOGUE, ref="v2")
+        self.assertEqual(Provider(ctx).commands()[1], t.Command_Build(t.Build(CATALOGUE, "postgres", "v2")))
 
     def test_no_catalogue_source_is_refused_in_the_plan_and_the_install(self) -> None:
         ctx = context(source=False)
@@ -39,7 +39,7 @@ class Commands(unittest.TestCase):
         )
         with self.assertRaises(Refusal) as caught:
             Provider(ctx).commands()
-        self.assertEqual(caught.exception.message, message)
+        self.assertEqual((caught.exception.code, caught.exception.message), ("no-catalogue-source", message))
         host = fake()
         with self.assertRaises(Refusal) as caught:
             Provider(ctx).install()
@@ -55,7 +55,7 @@ class Install(unittest.TestCase):
     def test_the_calls_are_the_plans_commands_with_its_lines_and_timeouts(self) -> None:
         steps = []
         Provider(self.ctx, "(the provisioner)").install(lambda: steps.append("own"))
-        self.assertEqual(self.host.calls[0], ("carry", "postgres-module.json", self.ctx.manifest, "/postgres-module.json"))
+        self.assertEqual(self.host.calls[0], ("carry", "postgres-module.json", self.ctx.manifest_bytes, "/postgres-module.json"))
         tells = [c for c in self.host.calls if c[0] == "tell"]
         self.assertEqual([c[1] for c in tells], SEQUENCE + ["push node-1"])
         self.assertEqual([c[2] for c in tells], [60, 1500, 60, 60, 60, 60])
@@ -90,6 +90,7 @@ class Install(unittest.TestCase):
             f"failed to tell `build {CATALOGUE} --path modules/postgres --ref main --wait 1200s`: "
             "timed out: no answer within 1500s",
         )
+        self.assertEqual(caught.exception.code, "call-timed-out")
         self.assertEqual(self.host.tells(), SEQUENCE[:2])
 
 

@@ -2,10 +2,13 @@ import unittest
 from datetime import timedelta
 
 from mesh_adopt import Refusal
-from mesh_adopt.host import ContainerState, HostCallError
+from mesh_adopt.host import HostCallError
 from mesh_adopt.wait import WaitTimedOut, container_state, wait_for_image, wait_until
 
 from .support import host as fake
+from .fake_bindings import machine
+
+ContainerState = machine.ContainerState
 
 
 class Waits(unittest.TestCase):
@@ -26,11 +29,12 @@ class Waits(unittest.TestCase):
             wait_until("the bus", 10, 4, lambda: asked.append(self.host.clock))
         self.assertEqual(asked, [0, 4000, 8000, 12000])
         self.assertEqual(caught.exception.message, "gave up waiting for the bus after 10s")
+        self.assertEqual(caught.exception.code, "wait-timed-out")
         self.assertEqual(wait_until("one", 10, 4, lambda: "done"), "done")
 
     def test_a_refusal_from_the_condition_stays_itself(self) -> None:
         def refuse():
-            raise Refusal("denied")
+            raise Refusal("call-denied", "denied")
 
         with self.assertRaises(Refusal) as caught:
             wait_until("x", 10, 1, refuse)
