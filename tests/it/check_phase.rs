@@ -28,3 +28,19 @@ async fn check_of_the_catalogue_plans_without_changing_anything() {
     assert!(ran.commands().is_empty());
     assert!(ran.mesh.carried().is_empty());
 }
+
+#[tokio::test]
+async fn a_check_that_plans_past_a_denied_call_is_not_used_and_nothing_moves() {
+    let ran = TestMesh::new()
+        .with_plugin("postgres", "plans_past_a_denial")
+        .handover_undeclared()
+        .run_modules(&["postgres"], Mode::Adopt)
+        .await;
+    assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::Input::Plan);
+    assert_mentions(
+        ran.failure("postgres"),
+        &["was denied `tell module add /postgres-module.json`", "planned anyway", "Nothing of `postgres`"],
+    );
+    assert!(ran.commands().is_empty(), "{:?}", ran.commands());
+    assert!(ran.mesh.carried().is_empty());
+}

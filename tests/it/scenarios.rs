@@ -458,3 +458,20 @@ fn test_warns_when_the_plugin_in_place_is_older_than_its_source() {
     let quiet = test();
     assert!(!quiet.contains("warning"), "{quiet}");
 }
+
+/// A scenario file reached by two of the searched paths (a module's directory and its source
+/// inside it, or a link) is run once.
+#[test]
+fn a_scenario_reached_by_two_paths_is_found_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenarios = dir.path().join("modules/postgres/plugin/scenarios");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    std::fs::copy(root().join("plugins/postgres/scenarios/image-drift.toml"), scenarios.join("image-drift.toml"))
+        .unwrap();
+    let module = dir.path().join("modules/postgres");
+    std::fs::copy(root().join("catalogue/modules/postgres/manifest.json"), module.join("manifest.json")).unwrap();
+    let found =
+        mesh_adopt_testkit::discover(&[module.clone(), module.join("./plugin"), module.join("plugin")]).unwrap();
+    assert_eq!(found.len(), 1, "{:?}", found.iter().map(|f| &f.path).collect::<Vec<_>>());
+    assert_eq!(found[0].label, "postgres/image-drift");
+}

@@ -1,4 +1,4 @@
-// An adoption plugin in JavaScript, built with componentize-js against wit/adopter.wit.
+// An adoption plugin in JavaScript, built with componentize-js against wit/0.1.0/adopter.wit.
 //
 // It shows that a component from another toolchain fits the sandbox: it loads (it imports
 // wasi:http and wasi:filesystem, as componentize-js components do by default), its logs are

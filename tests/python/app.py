@@ -1,4 +1,4 @@
-"""An adoption plugin in Python, built with componentize-py against wit/adopter.wit.
+"""An adoption plugin in Python, built with componentize-py against wit/0.1.0/adopter.wit.
 
 It shows that a component from another toolchain fits the sandbox: it loads (14 core
 instances, wasi:filesystem and wasi:sockets imported but unused), its prints are kept for

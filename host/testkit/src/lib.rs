@@ -197,8 +197,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<ScenarioFile>> {
         }
     }
     files.sort();
-    // A module's source may sit inside its directory: both are searched, each file is run once.
-    files.dedup();
+    // A module's source may sit inside its directory: both are searched, and the same file
+    // reached by two paths (`modules/m/plugin` and `modules/m/./plugin`, a link) runs once.
+    let mut seen = std::collections::BTreeSet::new();
+    files.retain(|path| seen.insert(path.canonicalize().unwrap_or_else(|_| path.clone())));
     files.iter().map(|p| read(p)).collect()
 }
 
@@ -239,12 +241,19 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
         .with_context(|| format!("failed to read the scenario `{}`", path.display()))?;
     let mut scenario: Scenario =
         toml::from_str(&text).with_context(|| format!("the scenario `{}` is malformed", path.display()))?;
-    let holder = path.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+    // Without `.` components, whose file name is none.
+    let holder: PathBuf = path
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."))
+        .components()
+        .filter(|c| *c != std::path::Component::CurDir)
+        .collect();
     let owner = holder
         .ancestors()
         .take(2)
         .find(|dir| dir.join(mesh_adopt_runtime::MANIFEST_FILE).is_file())
-        .unwrap_or(holder)
+        .unwrap_or(&holder)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -589,7 +598,7 @@ pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
 }
 
 /// The code of the refusal that ended a run, if one did and it has a code.
-fn refusal_code(report: &RunReport) -> Option<&str> {
+pub fn refusal_code(report: &RunReport) -> Option<&str> {
     let last = report.modules.iter().rev().find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }));
     match last.map(|(_, o)| o) {
         Some(ModuleOutcome::Refused { code, .. }) => code.as_deref(),

@@ -646,17 +646,24 @@ fn within_ceiling(grants: &mesh_adopt_manifest::Grants) -> Result<()> {
             bail!("credential grant `{name}` is not a plain name inside the credentials directory");
         }
     }
-    for name in &grants.inspect {
-        if !is_plain_name(name) {
-            bail!("inspect grant `{name}` is not a container name");
-        }
+    let inspects = grants.inspect.iter().map(|name| inspect_grant_fault(name));
+    let fetches = grants.fetch.iter().map(|url| fetch_grant_fault(url));
+    match inspects.chain(fetches).flatten().next() {
+        Some(fault) => bail!("{fault}"),
+        None => Ok(()),
     }
-    for url in &grants.fetch {
-        if !(url.starts_with("http://") || url.starts_with("https://")) || url == "http://*" || url == "https://*" {
-            bail!("fetch grant `{url}` is not an http(s) URL or a prefix of one with a host");
-        }
-    }
-    Ok(())
+}
+
+/// Why no manifest may grant inspecting `name`, if none may.
+pub(crate) fn inspect_grant_fault(name: &str) -> Option<String> {
+    (!is_plain_name(name)).then(|| format!("inspect grant `{name}` is not a container name"))
+}
+
+/// Why no manifest may grant fetching `url`, if none may.
+pub(crate) fn fetch_grant_fault(url: &str) -> Option<String> {
+    let http = url.starts_with("http://") || url.starts_with("https://");
+    (!http || url == "http://*" || url == "https://*")
+        .then(|| format!("fetch grant `{url}` is not an http(s) URL or a prefix of one with a host"))
 }
 
 /// A name that is one file or container, nothing a path or a command could misread.

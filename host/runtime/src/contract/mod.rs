@@ -380,7 +380,7 @@ impl Adopter {
 /// naming the code, so no installer acts on a code that is not one.
 fn coded(refusal: Refusal) -> wasmtime::Result<Refusal> {
     if let Some(code) = &refusal.code
-        && let Some(fault) = Refusal::code_fault(code)
+        && let Some(fault) = Refusal::plugin_code_fault(code)
     {
         let shown: String = code.chars().take(64).collect();
         wasmtime::bail!("it refused with the code {shown:?}, which {fault}");

@@ -190,6 +190,25 @@ pub struct Refusal {
 }
 
 impl Refusal {
+    /// The host's code for the refusal of a module whose plan changed between preflight and
+    /// its turn.
+    pub const PLAN_CHANGED: &'static str = "plan-changed";
+    /// The host's code for the refusal of a module whose plugin reported success after a call
+    /// was denied or failed.
+    pub const WENT_ON_PAST_A_FAILURE: &'static str = "went-on-past-a-failure";
+    /// The code a refusal whose code would show a secret's value is reported with.
+    pub const REDACTED: &'static str = "redacted";
+
+    /// Why `code` cannot be a plugin's refusal code, if it cannot: it must be a code
+    /// ([`Refusal::code_fault`]), and not one of the host's own, so an installer can trust
+    /// where a host's code came from.
+    pub fn plugin_code_fault(code: &str) -> Option<String> {
+        if [Self::PLAN_CHANGED, Self::WENT_ON_PAST_A_FAILURE, Self::REDACTED].contains(&code) {
+            return Some("is one of the host's own codes; a plugin's refusal takes a code of its own".into());
+        }
+        Self::code_fault(code)
+    }
+
     /// Why `code` cannot be a refusal's code, if it cannot: codes are kebab-case words
     /// (`image-differs`), so they read the same in every language and record.
     pub fn code_fault(code: &str) -> Option<String> {
@@ -282,3 +301,25 @@ impl fmt::Display for Stopped {
 }
 
 impl std::error::Error for Stopped {}
+
+#[cfg(test)]
+mod tests {
+    use super::Refusal;
+
+    #[test]
+    fn a_code_is_kebab_case_and_a_plugins_is_not_the_hosts() {
+        for good in ["image-differs", "1image", "a", &"a".repeat(64)] {
+            assert_eq!(Refusal::code_fault(good), None, "{good}");
+            assert_eq!(Refusal::plugin_code_fault(good), None, "{good}");
+        }
+        for bad in
+            ["", "Image-Differs", "image-", "-image", "image--differs", "image differs", "imäge", &"a".repeat(65)]
+        {
+            assert!(Refusal::code_fault(bad).is_some(), "{bad:?}");
+        }
+        for host in [Refusal::PLAN_CHANGED, Refusal::WENT_ON_PAST_A_FAILURE, Refusal::REDACTED] {
+            assert_eq!(Refusal::code_fault(host), None, "a scenario may expect {host}");
+            assert!(Refusal::plugin_code_fault(host).unwrap().contains("the host's own"), "{host}");
+        }
+    }
+}

@@ -208,6 +208,22 @@ impl Transcript {
         })
     }
 
+    /// The first call `module`'s plugin was denied while it was being checked, in words: a
+    /// check that goes on past one and plans anyway has not checked what it claims to.
+    pub fn denied_while_checking(&self, module: &str) -> Option<String> {
+        use crate::events::ErrorKind;
+        self.with_events(|events| {
+            events.iter().find_map(|e| match e {
+                Event::Call { module: m, phase: crate::model::Phase::Check, request, outcome: Err(error), .. }
+                    if m == module && error.kind == ErrorKind::Denied =>
+                {
+                    Some(format!("`{} {}` ({})", request.op.name(), request.words(), error.message))
+                }
+                _ => None,
+            })
+        })
+    }
+
     /// Whether `module`'s plugin told a `push` that the control plane took: a push whose
     /// effect the node should now show.
     pub fn pushed(&self, module: &str) -> bool {

@@ -854,6 +854,20 @@ impl Run<'_> {
                     })
                 }
                 Ok(Err(refusal)) => self.refused(module, Phase::Check, refusal),
+                // A check that was denied a call and planned anyway went past what it was
+                // told: its plan is not used, before anything moves.
+                Ok(Ok(_)) if let Some(denied) = self.transcript.denied_while_checking(module) => {
+                    let message = self.scrub_in(
+                        module,
+                        format!(
+                            "its `check` was denied {denied} and planned anyway: a check that goes on past a denied \
+                             call has not checked what its plan claims, so the plan is not used. Nothing of `{module}` \
+                             has been done"
+                        ),
+                        "its plan",
+                    );
+                    ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause: None })
+                }
                 Ok(Ok(plan)) => match self.bounded_plan(module, plan, &ready.env) {
                     // What the manifest declares it adopts is held to the foundation once its
                     // own plugin has nothing to refuse, so a plugin's refusal, in the module's
@@ -947,7 +961,7 @@ impl Run<'_> {
             Ok((Err(refusal), _)) => self.refused(module, Phase::Check, refusal),
             Ok((Ok(_), None)) => ModuleOutcome::Refused {
                 during: Phase::Check,
-                code: Some("plan-changed".into()),
+                code: Some(crate::model::Refusal::PLAN_CHANGED.into()),
                 message: format!(
                     "its plan changed since preflight ({}), so it was not adopted: the mesh moved between the \
                      check an operator reviewed and this one. Nothing of `{module}` has been done",
@@ -961,7 +975,7 @@ impl Run<'_> {
                 Ok(report) => match self.transcript.trouble_passed_over(module) {
                     Some(trouble) => ModuleOutcome::Refused {
                         during: Phase::Adopt,
-                        code: Some("went-on-past-a-failure".into()),
+                        code: Some(crate::model::Refusal::WENT_ON_PAST_A_FAILURE.into()),
                         message: self.scrub_in(
                             module,
                             format!(
@@ -986,7 +1000,12 @@ impl Run<'_> {
 
     /// A plugin's refusal as the run reports it, scrubbed of secrets.
     fn refused(&self, module: &str, during: Phase, refusal: crate::model::Refusal) -> ModuleOutcome {
-        let code = refusal.code.map(|code| self.scrub(module, code));
+        // A code is a word of the plugin's, and could be a secret's value: shown redacted, it
+        // would be no code, so it reads `redacted` (the secret shown is a violation as anywhere).
+        let code = refusal.code.map(|code| {
+            let scrubbed = self.scrub(module, code.clone());
+            if scrubbed == code { code } else { crate::model::Refusal::REDACTED.to_string() }
+        });
         ModuleOutcome::Refused { during, code, message: self.scrub(module, refusal.message) }
     }
 

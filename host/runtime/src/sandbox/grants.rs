@@ -71,15 +71,22 @@ pub struct Permissions {
 
 impl Permissions {
     /// Which of these reads the manifest's grants would deny, one line each: the read and the
-    /// grant that would allow it, in the words of `machine.ungranted`.
+    /// grant that would allow it, or why no grant can, in the words of `machine.ungranted`.
     pub(crate) fn ungranted(&self, inspect: &[String], fetch: &[String]) -> Vec<String> {
+        use crate::catalogue::{fetch_grant_fault, inspect_grant_fault};
         let inspects = inspect.iter().filter(|name| !self.granted.allows_inspect(name)).map(|name| {
-            format!("inspect container `{name}`: add \"{name}\" to `adopt.grants.inspect` in manifest.json")
+            match inspect_grant_fault(name) {
+                Some(fault) => format!("inspect container `{name}`: no manifest can grant it ({fault})"),
+                None => {
+                    format!("inspect container `{name}`: add \"{name}\" to `adopt.grants.inspect` in manifest.json")
+                }
+            }
         });
-        let fetches = fetch
-            .iter()
-            .filter(|url| !self.granted.allows_fetch(url))
-            .map(|url| format!("fetch `{url}`: add \"{url}\" to `adopt.grants.fetch` in manifest.json"));
+        let fetches =
+            fetch.iter().filter(|url| !self.granted.allows_fetch(url)).map(|url| match fetch_grant_fault(url) {
+                Some(fault) => format!("fetch `{url}`: no manifest can grant it ({fault})"),
+                None => format!("fetch `{url}`: add \"{url}\" to `adopt.grants.fetch` in manifest.json"),
+            });
         inspects.chain(fetches).collect()
     }
 
@@ -359,11 +366,16 @@ mod tests {
         let owned = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
         assert!(p.ungranted(&owned(&["mesh-bus"]), &owned(&["http://127.0.0.1:8222/healthz"])).is_empty());
         assert_eq!(
-            p.ungranted(&owned(&["mesh-store"]), &owned(&["http://127.0.0.1:8222/../admin", "http://other/"])),
+            p.ungranted(
+                &owned(&["mesh-store", ""]),
+                &owned(&["http://127.0.0.1:8222/../admin", "http://other/", "file:///etc/passwd"])
+            ),
             [
                 "inspect container `mesh-store`: add \"mesh-store\" to `adopt.grants.inspect` in manifest.json",
+                "inspect container ``: no manifest can grant it (inspect grant `` is not a container name)",
                 "fetch `http://127.0.0.1:8222/../admin`: add \"http://127.0.0.1:8222/../admin\" to `adopt.grants.fetch` in manifest.json",
                 "fetch `http://other/`: add \"http://other/\" to `adopt.grants.fetch` in manifest.json",
+                "fetch `file:///etc/passwd`: no manifest can grant it (fetch grant `file:///etc/passwd` is not an http(s) URL or a prefix of one with a host)",
             ]
         );
     }
