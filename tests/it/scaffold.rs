@@ -514,3 +514,163 @@ fn a_shipped_module_brought_into_another_catalogue_builds_and_passes_its_scenari
     assert!(tested.contains(&format!("{scenarios} passed, 0 failed")), "{tested}");
     assert!(tested.contains("ok    nats/"), "{tested}");
 }
+
+/// The three SDKs, packaged as they would be published, served from registries on this
+/// machine: a cargo directory source of the packaged crates and their dependencies, an npm
+/// registry for the `@mesh-adopt` scope over HTTP (a real process), and a pip find-links
+/// directory of the wheel.
+struct LocalRegistries {
+    dir: tempfile::TempDir,
+    npm: std::process::Child,
+    npm_url: String,
+}
+
+impl LocalRegistries {
+    fn new() -> LocalRegistries {
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path();
+        let run = |command: &mut Command, what: &str| {
+            let out = command.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        // Rust: the SDK and the manifest crate as `cargo package` makes them, and every crate
+        // they depend on, in a directory that stands in for crates.io.
+        let plugins = root().join("plugins/Cargo.toml");
+        run(
+            Command::new("cargo")
+                .args(["package", "--quiet", "--offline", "--no-verify", "--allow-dirty", "--manifest-path"])
+                .arg(&plugins)
+                .args(["-p", "mesh-adopt-manifest", "-p", "mesh-adopt-sdk", "--target-dir"])
+                .arg(at.join("package")),
+            "cargo package",
+        );
+        let crates = at.join("crates");
+        run(
+            Command::new("cargo")
+                .args(["vendor", "--quiet", "--offline", "--versioned-dirs", "--manifest-path"])
+                .arg(&plugins)
+                .arg(&crates),
+            "cargo vendor",
+        );
+        for name in ["mesh-adopt-manifest-0.1.0", "mesh-adopt-sdk-0.2.0"] {
+            let packed = at.join("package/package").join(format!("{name}.crate"));
+            run(Command::new("tar").arg("xzf").arg(&packed).arg("-C").arg(&crates), "tar");
+            let sum = hex(&sha2::Sha256::digest(std::fs::read(&packed).unwrap()));
+            std::fs::write(
+                crates.join(name).join(".cargo-checksum.json"),
+                format!(r#"{{"files":{{}},"package":"{sum}"}}"#),
+            )
+            .unwrap();
+        }
+        // JavaScript: the package `npm pack` makes, served by a registry process.
+        let npm_dir = at.join("npm");
+        std::fs::create_dir_all(&npm_dir).unwrap();
+        run(
+            Command::new("npm")
+                .args(["pack", "--silent", "--pack-destination"])
+                .arg(&npm_dir)
+                .arg(root().join("plugins/js/sdk")),
+            "npm pack",
+        );
+        let mut npm = Command::new("python3")
+            .arg(root().join("tests/registry/npm-registry.py"))
+            .arg(&npm_dir)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut npm_url = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(npm.stdout.take().unwrap()), &mut npm_url).unwrap();
+        // Python: the wheel, built from a copy with its contract's link resolved.
+        let sdk = at.join("python-sdk");
+        run(Command::new("cp").arg("-rL").arg(root().join("plugins/python/sdk")).arg(&sdk), "cp");
+        let _ = std::fs::remove_dir_all(sdk.join("build"));
+        run(
+            Command::new(root().join("plugins/python/.venv/bin/pip"))
+                .args(["wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "-w"])
+                .arg(at.join("wheels"))
+                .arg(&sdk),
+            "pip wheel",
+        );
+        LocalRegistries { dir, npm, npm_url: npm_url.trim().to_string() }
+    }
+
+    /// Points the catalogue's builds at these registries for the SDKs: cargo's config at the
+    /// catalogue's top, and the plugin's own `.npmrc` for a JavaScript module.
+    fn serve(&self, repo: &CatalogueRepo) {
+        std::fs::create_dir_all(repo.path().join(".cargo")).unwrap();
+        std::fs::write(
+            repo.path().join(".cargo/config.toml"),
+            format!(
+                "[source.crates-io]\nreplace-with = \"local\"\n[source.local]\ndirectory = {:?}\n",
+                self.dir.path().join("crates").display().to_string()
+            ),
+        )
+        .unwrap();
+    }
+}
+
+impl Drop for LocalRegistries {
+    fn drop(&mut self) {
+        let _ = self.npm.kill();
+        let _ = self.npm.wait();
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `new --sdk 0.2.0` in each language writes a dependency on the SDK by version, and the
+/// module builds against the SDK packaged as it would be published, taken from a registry
+/// by that version, and passes its first scenario: the three packages are publishable.
+#[test]
+fn a_module_made_with_sdk_version_builds_from_the_sdk_packaged_in_a_registry() {
+    let registries = LocalRegistries::new();
+    let repo = CatalogueRepo::new().sharing_compiles();
+    registries.serve(&repo);
+    for (language, module) in [("rust", "demo-rs"), ("js", "demo-js"), ("python", "demo-py")] {
+        let made = exited(&repo.mesh_adopt().args(["new", module, "--lang", language, "--sdk", "0.2.0"]).output(), 0);
+        assert!(made.contains(&format!("created modules/{module}/plugin/")), "{made}");
+        let plugin = repo.path().join("modules").join(module).join("plugin");
+        if language == "js" {
+            std::fs::write(plugin.join(".npmrc"), format!("@mesh-adopt:registry={}\n", registries.npm_url)).unwrap();
+        }
+        let built = exited(
+            &repo
+                .mesh_adopt()
+                .env("PIP_FIND_LINKS", registries.dir.path().join("wheels"))
+                .args(["build", "--no-pin", "--code", "baseline", module])
+                .output(),
+            0,
+        );
+        assert!(built.contains(&format!("placed {module}")), "{built}");
+        // Taken from the registry by version, not from a checkout by path.
+        match language {
+            "rust" => {
+                let lock = std::fs::read_to_string(plugin.join("Cargo.lock")).unwrap();
+                let from_registry = "name = \"mesh-adopt-sdk\"\nversion = \"0.2.0\"\nsource = \"registry+";
+                assert!(lock.contains(from_registry), "{lock}");
+            }
+            "js" => {
+                let installed = plugin.join("node_modules/@mesh-adopt/sdk");
+                assert!(std::fs::symlink_metadata(&installed).unwrap().is_dir(), "a link, not a package");
+                let lock: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(plugin.join("package-lock.json")).unwrap()).unwrap();
+                let entry = &lock["packages"]["node_modules/@mesh-adopt/sdk"];
+                // A package fetched from a registry is locked by its digest; a linked one is not.
+                assert!(entry["integrity"].as_str().is_some_and(|i| i.starts_with("sha512-")), "{entry}");
+                assert!(entry["link"].is_null() && entry["version"] == "0.2.0", "{entry}");
+            }
+            _ => {
+                // pip records where a package came from only when it was installed from a path
+                // or URL rather than by name and version from an index.
+                let site = std::fs::read_dir(plugin.join(".venv/lib")).unwrap().next().unwrap().unwrap().path();
+                let info = site.join("site-packages/mesh_adopt_sdk-0.2.0.dist-info");
+                assert!(info.is_dir(), "{} is missing", info.display());
+                assert!(!info.join("direct_url.json").exists(), "installed from a path, not the index");
+            }
+        }
+        let tested = exited(&repo.mesh_adopt().args(["test", &format!("modules/{module}")]).output(), 0);
+        assert!(tested.contains("1 passed, 0 failed"), "{tested}");
+    }
+}
