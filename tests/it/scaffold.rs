@@ -396,6 +396,20 @@ fn a_new_module_in(language: &str, module: &str, sdk: &str, check_again: bool) {
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains("unusable") && said.contains("its stderr:") && said.contains(printed), "{said}");
     assert!(!said.contains("filesystem"), "{said}");
+    if language == "python" {
+        // A filesystem call the sandbox stops is shown where in the plugin's code it was made.
+        let reads = "        raise KeyError(\"a bug in check\")\n";
+        let source = std::fs::read_to_string(&app).unwrap();
+        let line = source.lines().position(|l| l.contains("raise KeyError")).unwrap() + 1;
+        std::fs::write(&app, source.replacen(reads, "        open(\"/etc/hostname\").read()\n", 1)).unwrap();
+        exited(&repo.mesh_adopt().args(["build", module]).output(), 0);
+        let out =
+            repo.mesh_adopt().args(["check", module, "--catalog-source", "https://git.example/catalogue.git"]).output();
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(said.contains("no filesystem access"), "{said}");
+        assert!(said.contains(&format!("app.py\", line {line}, in check")), "{said}");
+    }
 }
 
 #[test]
