@@ -201,13 +201,18 @@ pub struct LoadedEvent {
 }
 
 impl LoadedEvent {
-    /// The event for `module`'s `plugin`.
-    pub fn of(module: &str, plugin: &crate::plugin::Plugin) -> LoadedEvent {
-        let code = plugin.code;
+    /// The event for `module`'s plugin with `digest`, loaded as `code` says, built for
+    /// `contract`.
+    pub fn of(
+        module: &str,
+        digest: &str,
+        code: crate::model::code::CodeOrigin,
+        contract: crate::model::contract::Contract,
+    ) -> LoadedEvent {
         LoadedEvent {
             module: module.to_string(),
-            sha256: plugin.digest.clone(),
-            contract: plugin.contract().version().to_string(),
+            sha256: digest.to_string(),
+            contract: contract.version().to_string(),
             code: code.kind,
             compiler: code.kind.compiler().to_string(),
             compiled: code.compiled.is_some(),

@@ -90,10 +90,10 @@ pub use catalogue::plan_key::PlanKey;
 pub use catalogue::{
     Catalogue, CatalogueModule, FOUNDATION_BYTES, Foundation, MANIFEST_BYTES, MANIFEST_FILE, ModuleFiles, sha256_hex,
 };
-pub use contract::{Contract, WORLD};
 pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
 pub use model::Phase;
 pub use model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};
+pub use model::contract::{Contract, WORLD};
 pub use model::options::{
     DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,
     parse_duration,

@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::bindings::mesh::adopt::{clock, control, log, machine, types::HostError};
-use crate::provider::Command;
+use crate::command::{Command, typed};
 use crate::{Refusal, refuse};
 
 pub use control::Secret;
@@ -121,8 +121,7 @@ pub fn tell(command: &Command) -> Result<String, Error> {
 
 /// Tells the control plane one command, allowing it `timeout_seconds`.
 pub fn tell_within(command: &Command, timeout_seconds: u32) -> Result<String, Error> {
-    control::tell(&crate::provider::typed(command), timeout_seconds)
-        .map_err(|e| Error::new(format!("tell `{}`", quoted(command)), e))
+    control::tell(&typed(command), timeout_seconds).map_err(|e| Error::new(format!("tell `{}`", quoted(command)), e))
 }
 
 /// A command as a refusal quotes it: in full when short, cut when a plugin built it huge.

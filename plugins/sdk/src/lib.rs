@@ -40,6 +40,7 @@ pub mod bindings {
     });
 }
 
+pub mod command;
 pub mod foundation;
 pub mod grants;
 pub mod handover;

@@ -5,12 +5,12 @@
 //! The plan `check` shows and the calls `adopt` makes come from the same [`Provider`], so the
 //! plan an operator reviews is the sequence that runs.
 
-use crate::bindings::mesh::adopt::types::{self as wit, Placement};
+use crate::bindings::mesh::adopt::types as wit;
 use crate::host::{say, tell, tell_within};
 use crate::{Context, Error, Refusal, refuse};
 
-pub use mesh_adopt_manifest::command::{
-    BUILD_TIMEOUT_SECONDS, BUILD_WAIT, Command, DEFAULT_REF, accepting_remote, manifest_remote,
+pub use crate::command::{
+    BUILD_TIMEOUT_SECONDS, BUILD_WAIT, Command, DEFAULT_REF, accepting_remote, manifest_remote, typed,
 };
 
 /// One module's provider sequence.
@@ -122,27 +122,4 @@ pub fn accept_command(ctx: &Context, secret: &str) -> Command {
 /// Tells one command of the vocabulary with the ordinary timeout.
 pub(crate) fn tell_command(command: &Command) -> Result<String, Error> {
     tell(command)
-}
-
-/// A command of the vocabulary as the contract carries it.
-pub fn typed(command: &Command) -> wit::Command {
-    let place = |node: &String, module: &String| Placement { node: node.clone(), module: module.clone() };
-    match command {
-        Command::ModuleAdd { remote } => wit::Command::ModuleAdd(remote.clone()),
-        Command::Build { repository, module, reference } => wit::Command::Build(wit::Build {
-            repository: repository.clone(),
-            module: module.clone(),
-            ref_: reference.clone(),
-        }),
-        Command::ModuleIssue { module, node } => wit::Command::ModuleIssue(place(node, module)),
-        Command::Assign { node, module } => wit::Command::Assign(place(node, module)),
-        Command::Prepare { node, module } => wit::Command::Prepare(place(node, module)),
-        Command::SecretAccept { node, module, secret, from } => wit::Command::SecretAccept(wit::SecretAccept {
-            node: node.clone(),
-            module: module.clone(),
-            secret: secret.clone(),
-            source: from.clone(),
-        }),
-        Command::Push { node } => wit::Command::Push(node.clone()),
-    }
 }

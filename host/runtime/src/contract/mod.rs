@@ -6,105 +6,38 @@
 //! Every version of this major one loads for good: a plugin built for 0.1.0 runs beside one
 //! built for 0.2.0, in the same run.
 
-use std::fmt;
-
 use wasmtime::component::{Component, InstancePre, Linker};
 use wasmtime::{Engine, Store};
 
 use crate::model::{Context, Phase, Plan, Refusal, Report};
 use crate::sandbox::state::RunState;
 
-/// The contract's package, as plugins name it in their imports.
-pub const PACKAGE: &str = "mesh:adopt";
+pub use crate::model::contract::{Contract, PACKAGE};
 
-/// The world a manifest's `adopt.world` names for the newest version.
-pub const WORLD: &str = Contract::NEWEST.world();
-
-/// A version of the contract this host speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Contract {
-    /// `mesh:adopt@0.1.0`: commands as words, the manifest as bytes, the context handed to
-    /// each export, refusals without a code.
-    V0_1,
-    /// `mesh:adopt@0.2.0`: typed commands, the manifest parsed, the context handed once to
-    /// `init`, refusals with a code.
-    V0_2,
-}
-
-impl Contract {
-    /// Every version this host loads, oldest first.
-    pub const ALL: [Contract; 2] = [Contract::V0_1, Contract::V0_2];
-
-    /// The version new plugins are written for.
-    pub const NEWEST: Contract = Contract::V0_2;
-
-    /// The version number, e.g. `0.2.0`.
-    pub const fn version(self) -> &'static str {
-        match self {
-            Contract::V0_1 => "0.1.0",
-            Contract::V0_2 => "0.2.0",
+/// The version a component was built for, read from the contract interfaces it imports
+/// (every version's world imports `control`). `Err` names a version this host does not
+/// speak; `Ok(None)` means it imports none of the contract.
+pub(crate) fn of_component(engine: &Engine, component: &Component) -> Result<Option<Contract>, String> {
+    let mut found = None;
+    for (name, _) in component.component_type().imports(engine) {
+        let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else { continue };
+        let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)");
+        let Some(contract) = Contract::of_version(version) else {
+            return Err(format!(
+                "it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{}",
+                Contract::spoken()
+            ));
+        };
+        if found.is_some_and(|f| f != contract) {
+            return Err(format!(
+                "it imports two versions of {PACKAGE} ({} and {}); a plugin is built for one",
+                found.map_or("", Contract::version),
+                contract.version()
+            ));
         }
+        found = Some(contract);
     }
-
-    /// The world a manifest's `adopt.world` names for this version.
-    pub const fn world(self) -> &'static str {
-        match self {
-            Contract::V0_1 => "mesh:adopt/adopter@0.1.0",
-            Contract::V0_2 => "mesh:adopt/adopter@0.2.0",
-        }
-    }
-
-    /// The version whose number is `version`, if this host speaks it.
-    pub fn of_version(version: &str) -> Option<Contract> {
-        Contract::ALL.into_iter().find(|c| c.version() == version)
-    }
-
-    /// The version whose world is `world`, if this host speaks it.
-    pub fn of_world(world: &str) -> Option<Contract> {
-        Contract::ALL.into_iter().find(|c| c.world() == world)
-    }
-
-    /// The versions this host speaks, in words: `0.1.0 and 0.2.0`.
-    pub fn spoken() -> String {
-        let versions: Vec<&str> = Contract::ALL.iter().map(|c| c.version()).collect();
-        match versions.split_last() {
-            Some((last, [])) => last.to_string(),
-            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-            None => String::new(),
-        }
-    }
-
-    /// The version a component was built for, read from the contract interfaces it imports
-    /// (every version's world imports `control`). `Err` names a version this host does not
-    /// speak; `Ok(None)` means it imports none of the contract.
-    pub(crate) fn of_component(engine: &Engine, component: &Component) -> Result<Option<Contract>, String> {
-        let mut found = None;
-        for (name, _) in component.component_type().imports(engine) {
-            let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else { continue };
-            let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)");
-            let Some(contract) = Contract::of_version(version) else {
-                return Err(format!(
-                    "it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{}",
-                    Contract::spoken()
-                ));
-            };
-            if found.is_some_and(|f| f != contract) {
-                return Err(format!(
-                    "it imports two versions of {PACKAGE} ({} and {}); a plugin is built for one",
-                    found.map_or("", Contract::version),
-                    contract.version()
-                ));
-            }
-            found = Some(contract);
-        }
-        Ok(found)
-    }
-}
-
-impl fmt::Display for Contract {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{PACKAGE}@{}", self.version())
-    }
+    Ok(found)
 }
 
 /// Serves a version's imports from the sandbox's one implementation of them: the same grants,
@@ -401,6 +334,6 @@ mod tests {
         }
         assert_eq!(Contract::of_version("0.3.0"), None);
         assert_eq!(Contract::spoken(), "0.1.0 and 0.2.0");
-        assert_eq!(WORLD, "mesh:adopt/adopter@0.2.0");
+        assert_eq!(crate::model::contract::WORLD, "mesh:adopt/adopter@0.2.0");
     }
 }

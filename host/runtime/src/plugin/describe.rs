@@ -8,8 +8,8 @@ use anyhow::Context as _;
 
 use super::{PluginHost, looks_like_a_component, read_plugin};
 use crate::catalogue::sha256_hex;
-use crate::contract::PACKAGE;
 use crate::model::code::{CodeKind, CodeOrigin};
+use crate::model::contract::PACKAGE;
 
 /// A plugin file as `mesh-adopt inspect` shows it.
 #[derive(Debug, Clone)]

@@ -521,7 +521,7 @@ impl PluginHost {
     /// imports name, or, for a component that imports nothing of the contract, each version
     /// from the newest. One this host does not speak is refused naming both sides.
     fn contract_of(&self, engine: &Engine, component: &Component) -> Result<Vec<Contract>> {
-        match Contract::of_component(engine, component) {
+        match crate::contract::of_component(engine, component) {
             Ok(Some(found)) => Ok(vec![found]),
             Ok(None) => Ok(Contract::ALL.into_iter().rev().collect()),
             Err(why) => bail!("{why}"),

@@ -19,7 +19,6 @@ use crate::catalogue::credentials::Credentials;
 use crate::catalogue::plan_key::PlanKey;
 use crate::catalogue::sha256_hex;
 use crate::catalogue::{Catalogue, Foundation, FoundationResource};
-use crate::contract::Contract;
 use crate::effect::Violation;
 use crate::effect::{ContainerSpec, Declarations, MeshView, Prediction, PushEffect, SecretEffect, predict, rules};
 use crate::effect::{Planned, Seen};
@@ -27,6 +26,7 @@ use crate::error::LimitName;
 use crate::events::{self, OutcomeWord};
 use crate::mesh::{ContainerChange, Mesh};
 use crate::model::Phase;
+use crate::model::contract::Contract;
 pub use crate::model::options::RunOptions;
 use crate::model::{Context, Plan};
 use crate::model::{Input, Stopped, Unusable};
@@ -843,7 +843,9 @@ impl Run<'_> {
                     continue;
                 }
             };
-            self.stream(&events::Event::Loaded(events::LoadedEvent::of(module, &ready.plugin)));
+            let plugin = &ready.plugin;
+            let event = events::LoadedEvent::of(module, &plugin.digest, plugin.code, plugin.contract());
+            self.stream(&events::Event::Loaded(event));
             let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
                 Err(error) => {
                     let stopped = self.stopped(module, Phase::Check, error);

@@ -99,7 +99,7 @@ fn classify(name: &str, is_interface: bool) -> Fit {
         return Fit::Refused(format!("`{name}` is not an interface"));
     }
     let (base, version) = split_version(name);
-    if let Some(rest) = base.strip_prefix(&format!("{}/", crate::contract::PACKAGE)) {
+    if let Some(rest) = base.strip_prefix(&format!("{}/", crate::model::contract::PACKAGE)) {
         return if CONTRACT_INTERFACES.contains(&rest) {
             Fit::Offered
         } else {
@@ -132,8 +132,8 @@ pub fn offered_in_words() -> String {
     format!(
         "a plugin may import the contract ({}@{}) and these WASI {WASI_VERSION}.x interfaces: {}; it may also import {}, \
          which load but stop the plugin when called",
-        crate::contract::PACKAGE,
-        crate::contract::Contract::spoken(),
+        crate::model::contract::PACKAGE,
+        crate::model::contract::Contract::spoken(),
         offered.join(", "),
         stubbed.join(", ")
     )
