@@ -144,7 +144,10 @@ async fn a_refusal_code_that_is_not_kebab_case_stops_the_plugin_naming_it() {
         .with_plugin("postgres", "refuses_with_a_bad_code")
         .run_modules(&["postgres"], Mode::Adopt)
         .await;
-    assert_mentions(ran.failure("postgres"), &["\"Image Differs!\"", "is not kebab-case"]);
+    assert_mentions(
+        ran.failure("postgres"),
+        &["\"Image Differs!\"", "is not kebab-case", "its refusal said: the store's image differs"],
+    );
     assert!(ran.commands().is_empty());
 }
 

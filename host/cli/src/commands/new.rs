@@ -61,5 +61,7 @@ pub fn new(args: NewArgs) -> Result<ExitStatus> {
     crate::outln!("  mesh-adopt build {}{catalogue}", args.module);
     crate::outln!("  mesh-adopt test {}{catalogue}", made.module_dir.display());
     crate::outln!("  mesh-adopt test --sweep {}{catalogue}", made.module_dir.display());
+    // A module is built from the catalogue's repository, which only the operator can name.
+    crate::outln!("  mesh-adopt run {} --catalog-source REPO[@REF]{catalogue}", args.module);
     Ok(ExitStatus::Success)
 }

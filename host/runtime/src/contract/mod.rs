@@ -315,8 +315,14 @@ fn coded(refusal: Refusal) -> wasmtime::Result<Refusal> {
     if let Some(code) = &refusal.code
         && let Some(fault) = Refusal::plugin_code_fault(code)
     {
+        // What the plugin meant to say is kept, cut, so the author sees which refusal it was.
+        const MESSAGE_SHOWN: usize = 500;
         let shown: String = code.chars().take(64).collect();
-        wasmtime::bail!("it refused with the code {shown:?}, which {fault}");
+        let mut message: String = refusal.message.chars().take(MESSAGE_SHOWN).collect();
+        if refusal.message.chars().nth(MESSAGE_SHOWN).is_some() {
+            message.push_str(" … (cut)");
+        }
+        wasmtime::bail!("it refused with the code {shown:?}, which {fault}; its refusal said: {message}");
     }
     Ok(refusal)
 }

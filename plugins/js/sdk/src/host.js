@@ -151,3 +151,9 @@ export function inspect(container) {
 export function fetch(url) {
   return calling(() => `fetch \`${url}\``, () => machine.fetch(url));
 }
+
+// The engine's own `fetch` global has no network under it (the build leaves StarlingMonkey's
+// `http` out): a plugin that reaches for it by mistake is told where the network is.
+globalThis.fetch = () => {
+  throw new TypeError("the global `fetch` reaches no network in a plugin: use `fetch` from '@mesh-adopt/sdk'");
+};

@@ -68,3 +68,7 @@ test('timeouts go to the host as given', () => {
   tellWithin(build, 1500);
   assert.deepEqual(host.calls, [['tell', PUSH, 60], ['tell', build, 1500]]);
 });
+
+test('the global fetch says to use the contract\'s', () => {
+  assert.throws(() => globalThis.fetch('http://127.0.0.1:8222/healthz'), /use `fetch` from '@mesh-adopt\/sdk'/);
+});

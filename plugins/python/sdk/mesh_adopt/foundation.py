@@ -11,7 +11,7 @@ from typing import Any
 
 from . import case, refuse
 
-__all__ = ["adopt_in_place", "container", "file_path", "identity", "kind"]
+__all__ = ["adopt_in_place", "container", "file_path", "identity", "kind", "mounts"]
 
 
 def identity(resource: Any) -> str:
@@ -80,3 +80,8 @@ def file_path(foundation: Sequence[Any], id: str) -> str:
     """The path of the file the bundle calls ``id``, or ``""`` when it declares none, so a
     comparison with the manifest's path names both sides either way."""
     return next((r.value.path for r in foundation if case(r) == "File" and r.value.id == id), "")
+
+
+def mounts(volumes: Sequence[str]) -> dict:
+    """Volumes (``host:inside[:opts]``) as a map from each inside path to its host path."""
+    return {parts[1]: parts[0] for parts in (v.split(":", 2) for v in volumes) if len(parts) > 1}

@@ -3,7 +3,7 @@
 import unittest
 
 from mesh_adopt import Refusal
-from mesh_adopt.foundation import adopt_in_place, container, file_path
+from mesh_adopt.foundation import adopt_in_place, container, file_path, mounts
 from mesh_adopt.grants import Reads
 from mesh_adopt.host import words
 from mesh_adopt.provider import Provider, accept_command
@@ -74,6 +74,10 @@ class Foundation(unittest.TestCase):
         self.assertTrue(caught.exception.message.endswith("the bundle declares: nothing"))
         self.assertEqual(file_path(bundle, "bus-accounts"), "/etc/b")
         self.assertEqual(file_path(bundle, "store"), "")
+
+    def test_mounts_map_each_inside_path_to_its_host_path(self) -> None:
+        at = mounts(["/var/s:/data", "/etc/b:/etc/nats:ro", "no-colon"])
+        self.assertEqual(at, {"/data": "/var/s", "/etc/nats": "/etc/b"})
 
 
 class Grants(unittest.TestCase):
