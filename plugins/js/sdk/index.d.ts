@@ -123,8 +123,6 @@ export function fetch(url: string): Response;
 
 /** The ref built when the operator names none. */
 export const DEFAULT_REF: string;
-/** The build's own wait (`1200s`). */
-export const BUILD_WAIT: string;
 /** How long a plugin lets the build command take, in seconds (1500). */
 export const BUILD_TIMEOUT_SECONDS: number;
 

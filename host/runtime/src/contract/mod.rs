@@ -42,10 +42,15 @@ pub(crate) fn of_component(engine: &Engine, component: &Component) -> Result<Opt
 
 /// Serves a version's imports from the sandbox's one implementation of them: the same grants,
 /// limits, scrubbing and record whichever version a plugin speaks. `$words` turns the
-/// version's `tell` argument into the command's words; `machine` adds what a version's
-/// `machine` has beyond 0.1.0's.
+/// version's `tell` argument into the command's words; `control` and `machine` add what a
+/// version's interfaces have beyond 0.1.0's.
 macro_rules! serve_imports {
-    ($version:ident, |$command:ident: $command_type:ty| $words:expr $(, machine: { $($machine:item)* })?) => {
+    (
+        $version:ident,
+        |$command:ident: $command_type:ty| $words:expr
+        $(, control: { $($control:item)* })?
+        $(, machine: { $($machine:item)* })?
+    ) => {
         mod served {
             use wasmtime::component::Resource;
 
@@ -91,6 +96,8 @@ macro_rules! serve_imports {
                 ) -> Result<String, types::HostError> {
                     self.serve_tell($words, timeout_seconds).await.map_err(super::host_error)
                 }
+
+                $($($control)*)?
             }
 
             impl machine::Host for RunState {

@@ -10,6 +10,7 @@ wasmtime::component::bindgen!({
         "mesh:adopt/log.say": trappable,
         "mesh:adopt/clock.now": exact,
         "mesh:adopt/machine.ungranted": exact,
+        "mesh:adopt/control.words": exact,
         "mesh:adopt/control.[method]secret.name": exact,
         "mesh:adopt/control.[drop]secret": exact,
         default: async,
@@ -23,7 +24,11 @@ use mesh_adopt_manifest::command::Command as Vocabulary;
 
 use crate::model;
 
-super::serve_imports!(v0_2, |command: super::Command| super::words(command), machine: {
+super::serve_imports!(v0_2, |command: super::Command| super::words(command), control: {
+    fn words(&mut self, command: super::Command) -> String {
+        super::words(command).join(" ")
+    }
+}, machine: {
     fn ungranted(&mut self, inspect: Vec<String>, fetch: Vec<String>) -> Vec<String> {
         self.env.permissions.ungranted(&inspect, &fetch)
     }

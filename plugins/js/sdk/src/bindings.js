@@ -6,12 +6,12 @@
  * @module
  */
 
-import { carry, credential, tell } from 'mesh:adopt/control@0.2.0';
+import { carry, credential, tell, words } from 'mesh:adopt/control@0.2.0';
 import { fetch, inspect, ungranted } from 'mesh:adopt/machine@0.2.0';
 import { say } from 'mesh:adopt/log@0.2.0';
 import { now, sleep } from 'mesh:adopt/clock@0.2.0';
 
-export const control = { carry, credential, tell };
+export const control = { carry, credential, tell, words };
 export const machine = { fetch, inspect, ungranted };
 export const log = { say };
 export const clock = { now, sleep };

@@ -65,22 +65,9 @@ function calling(call, f) {
 /** How long an ordinary control-plane command may take before the host gives up on it. */
 export const TELL_TIMEOUT_SECONDS = 60;
 
-/** The build's own wait, as the control plane is told it. */
-export const BUILD_WAIT = '1200s';
-
-/**
- * A WIT `command` as the operator would type it, for messages only: the host turns the
- * command into the vocabulary's words, and checks them, itself.
- */
-export function words({ tag, val: v }) {
-  switch (tag) {
-    case 'module-add': return `module add ${v}`;
-    case 'build': return `build ${v.repository} --path modules/${v.module} --ref ${v.ref} --wait ${BUILD_WAIT}`;
-    case 'module-issue': return `module issue ${v.module} --node ${v.node}`;
-    case 'secret-accept': return `secret accept ${v.node} ${v.module} ${v.secret} --from ${v.source}`;
-    case 'push': return `push ${v}`;
-    default: return `${tag} ${v.node} ${v.module}`; // assign, prepare
-  }
+/** A WIT `command` as the control plane reads it (`push node-1`), for messages: the host says. */
+export function words(command) {
+  return control.words(command);
 }
 
 const SHOWN = 200;

@@ -11,7 +11,7 @@
 export { exportPlugin, WIT_PACKAGE, WORLD } from './plugin.js';
 export { Refusal, refuse } from './refusal.js';
 export {
-  BUILD_WAIT, ErrorKind, HostCallError, TELL_TIMEOUT_SECONDS, carryBytes, carrySecret, credential, describe, fetch,
+  ErrorKind, HostCallError, TELL_TIMEOUT_SECONDS, carryBytes, carrySecret, credential, describe, fetch,
   inspect, nowMillis, quoted, say, sleepMillis, tell, tellWithin, words,
 } from './host.js';
 export { BUILD_TIMEOUT_SECONDS, DEFAULT_REF, Provider, acceptCommand } from './provider.js';

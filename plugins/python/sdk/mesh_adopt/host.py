@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, TypeVar
 from . import Refusal, case, generated
 
 __all__ = [
-    "BUILD_WAIT", "TELL_TIMEOUT_SECONDS", "ErrorKind", "HostCallError", "carry_bytes",
+    "TELL_TIMEOUT_SECONDS", "ErrorKind", "HostCallError", "carry_bytes",
     "carry_secret", "credential", "describe", "fetch", "inspect", "now_millis", "say",
     "sleep_millis", "tell", "tell_within", "ungranted", "words"
 ]
@@ -26,7 +26,6 @@ __all__ = [
 TELL_TIMEOUT_SECONDS = 60
 
 #: The build's own wait, which the control plane is given with every build.
-BUILD_WAIT = "1200s"
 
 #: How many characters of a command a refusal quotes before cutting it.
 _SHOWN = 200
@@ -91,18 +90,9 @@ def _calling(call: Callable[[], str], do: Callable[[], T]) -> T:
 
 
 def words(command: Any) -> str:
-    """A command (a generated ``Command_*`` value) as the operator reads it, e.g.
-    ``push node-1``: for messages only; the host checks what it tells."""
-    v = command.value
-    return {
-        "ModuleAdd": lambda: f"module add {v}",
-        "Build": lambda: f"build {v.repository} --path modules/{v.module} --ref {v.ref} --wait {BUILD_WAIT}",
-        "ModuleIssue": lambda: f"module issue {v.module} --node {v.node}",
-        "Assign": lambda: f"assign {v.node} {v.module}",
-        "Prepare": lambda: f"prepare {v.node} {v.module}",
-        "SecretAccept": lambda: f"secret accept {v.node} {v.module} {v.secret} --from {v.source}",
-        "Push": lambda: f"push {v}",
-    }[case(command)]()
+    """A command (a generated ``Command_*`` value) as the control plane reads it, e.g.
+    ``push node-1``, for messages: the host says, so no SDK spells the vocabulary."""
+    return generated("control").words(command)
 
 
 def _quoted(command: Any) -> str:

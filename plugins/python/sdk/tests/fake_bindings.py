@@ -91,6 +91,19 @@ class FakeHost:
             raise Err(_HOST_ERROR[kind](text))
 
     # control
+    def words(self, command: Any) -> str:
+        """How the host reads a command, as the fake host answers (the real one is the host's)."""
+        v = command.value
+        return {
+            "ModuleAdd": lambda: f"module add {v}",
+            "Build": lambda: f"build {v.repository} --path modules/{v.module} --ref {v.ref} --wait 1200s",
+            "ModuleIssue": lambda: f"module issue {v.module} --node {v.node}",
+            "Assign": lambda: f"assign {v.node} {v.module}",
+            "Prepare": lambda: f"prepare {v.node} {v.module}",
+            "SecretAccept": lambda: f"secret accept {v.node} {v.module} {v.secret} --from {v.source}",
+            "Push": lambda: f"push {v}",
+        }[mesh_adopt.case(command)]()
+
     def tell(self, command: Any, timeout_seconds: int) -> str:
         words = mesh_adopt.host.words(command)
         self.calls.append(("tell", words, timeout_seconds))
@@ -150,7 +163,7 @@ def _forward(method: str) -> Callable[..., Any]:
 
 
 for _module, _names in (
-    ("control", ("tell", "carry", "credential")),
+    ("control", ("tell", "carry", "credential", "words")),
     ("machine", ("inspect", "fetch", "ungranted")),
     ("log", ("say",)),
     ("clock", ("now", "sleep")),
