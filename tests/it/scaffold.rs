@@ -409,6 +409,16 @@ fn a_new_module_in(language: &str, module: &str, sdk: &str, check_again: bool) {
         assert_eq!(out.status.code(), Some(2), "{said}");
         assert!(said.contains("no filesystem access"), "{said}");
         assert!(said.contains(&format!("app.py\", line {line}, in check")), "{said}");
+        // A call Python raises no audit event for (`os.path.exists` asks `os.stat`) too.
+        let source = std::fs::read_to_string(&app).unwrap();
+        let asks = "        __import__(\"os\").path.exists(\"/etc/hostname\")\n";
+        std::fs::write(&app, source.replacen("        open(\"/etc/hostname\").read()\n", asks, 1)).unwrap();
+        exited(&repo.mesh_adopt().args(["build", module]).output(), 0);
+        let out =
+            repo.mesh_adopt().args(["check", module, "--catalog-source", "https://git.example/catalogue.git"]).output();
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(said.contains("called os.stat('/etc/hostname')"), "{said}");
+        assert!(said.contains(&format!("app.py\", line {line}, in check")), "{said}");
     }
 }
 

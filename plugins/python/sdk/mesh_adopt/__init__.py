@@ -24,6 +24,7 @@ import abc
 import importlib
 import importlib.machinery
 import linecache
+import os
 import sys
 
 # Imported here so they are in the component's snapshot: an import at run time would ask
@@ -163,8 +164,11 @@ _REPORT = {"summary": (lambda s: isinstance(s, str), "one line (str)")}
 _SANDBOXED = frozenset(
     "open os.listdir os.scandir os.chdir os.mkdir os.remove os.rename os.rmdir os.chmod os.truncate "
     "os.utime os.link os.symlink shutil.copyfile shutil.rmtree tempfile.mkstemp tempfile.mkdtemp "
-    "socket.connect socket.bind socket.getaddrinfo urllib.Request".split()
+    "socket.connect socket.bind socket.getaddrinfo urllib.Request os.stat os.lstat os.access".split()
 )
+
+#: Calls the sandbox stops that Python raises no audit event for: wrapped to raise one.
+_UNAUDITED = ("stat", "lstat", "access")
 _watching = [False]
 
 
@@ -188,10 +192,23 @@ def _sandbox_call(event: str, args: tuple[Any, ...]) -> None:
         _watching[0] = True
 
 
+def _audited(event: str, call: Any) -> Any:
+    """`call`, raising the audit event `event` first (`os.path.exists` and the like go
+    through `os.stat`)."""
+
+    def audited(path: Any, *args: Any, **kwargs: Any) -> Any:
+        sys.audit(event, path)
+        return call(path, *args, **kwargs)
+
+    return audited
+
+
 def _watched(method: Any, *args: Any) -> Any:
     """Runs one export's work with the sandbox watch on (installed once, on first use)."""
     if not getattr(_watched, "hooked", False):
         sys.addaudithook(_sandbox_call)
+        for name in _UNAUDITED:
+            setattr(os, name, _audited(f"os.{name}", getattr(os, name)))
         _watched.hooked = True  # type: ignore[attr-defined]
     _watching[0] = True
     try:
