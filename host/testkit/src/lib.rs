@@ -575,12 +575,16 @@ pub async fn run(
     Ok(prepared.run(host, fail_call).await)
 }
 
+/// The outcome of the last module the run got to: what a scenario's outcome is of.
+fn last_run(report: &RunReport) -> Option<&ModuleOutcome> {
+    report.modules.iter().rev().map(|(_, o)| o).find(|o| !matches!(o, ModuleOutcome::NotRun { .. }))
+}
+
 /// How a run ended, as a scenario names it, with the message that goes with it: `adopted`
 /// when every module was, else what became of the last module run, or `not run` when
 /// preflight stopped the run before any.
 pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
-    let last = report.modules.iter().rev().find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }));
-    match last.map(|(_, o)| o) {
+    match last_run(report) {
         Some(ModuleOutcome::Adopted(s)) if report.modules.iter().all(|(_, o)| o.succeeded()) => {
             (OutcomeWord::Adopted.words(), s.clone())
         }
@@ -599,8 +603,7 @@ pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
 
 /// The code of the refusal that ended a run, if one did and it has a code.
 pub fn refusal_code(report: &RunReport) -> Option<&str> {
-    let last = report.modules.iter().rev().find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }));
-    match last.map(|(_, o)| o) {
+    match last_run(report) {
         Some(ModuleOutcome::Refused { code, .. }) => code.as_deref(),
         _ => None,
     }

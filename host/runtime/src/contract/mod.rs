@@ -325,8 +325,8 @@ fn coded(refusal: Refusal) -> wasmtime::Result<Refusal> {
         // What the plugin meant to say is kept, cut, so the author sees which refusal it was.
         const MESSAGE_SHOWN: usize = 500;
         let shown: String = code.chars().take(64).collect();
-        let mut message: String = refusal.message.chars().take(MESSAGE_SHOWN).collect();
-        if refusal.message.chars().nth(MESSAGE_SHOWN).is_some() {
+        let mut message = refusal.message.clone();
+        if crate::sandbox::limits::cut_to(&mut message, MESSAGE_SHOWN) {
             message.push_str(" … (cut)");
         }
         wasmtime::bail!("it refused with the code {shown:?}, which {fault}; its refusal said: {message}");
