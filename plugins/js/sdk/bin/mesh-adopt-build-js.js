@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 import {
   BundleError,
+  PLUGIN_FILE,
   bundle,
   markComponent,
   packageVersion,
@@ -41,7 +42,7 @@ function parseArgs(argv) {
     if (arg === '-h' || arg === '--help') {
       process.stdout.write(
         `${USAGE}\n\nBuilds the plugin in PLUGIN_DIR (default: the current directory) into a component for\n` +
-          `mesh:adopt/${WORLD}@0.2.0, written to PATH (default: PLUGIN_DIR/adopt.wasm). The entry is\n` +
+          `mesh:adopt/${WORLD}@0.2.0, written to PATH (default: PLUGIN_DIR/${PLUGIN_FILE}). The entry is\n` +
           'package.json `main`, else app.js.\n',
       );
       process.exit(0);
@@ -59,7 +60,7 @@ function parseArgs(argv) {
     }
   }
   dir = resolve(dir ?? '.');
-  return { dir, out: resolve(out ?? join(dir, 'adopt.wasm')) };
+  return { dir, out: resolve(out ?? join(dir, PLUGIN_FILE)) };
 }
 
 /** The plugin's entry: package.json `main` if it names one, else `app.js`. */

@@ -8,6 +8,12 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The file a module's plugin ships as, beside its manifest (`PLUGIN_FILE` in the manifest
+ * crate): where the build writes the component when `--out` names no other.
+ */
+export const PLUGIN_FILE = 'adopt.wasm';
+
 /** The custom section's name, which the host looks for (`SOURCE_SECTION` in its build). */
 export const SOURCE_SECTION = 'mesh-adopt:source';
 

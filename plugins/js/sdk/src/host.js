@@ -70,7 +70,9 @@ export function words(command) {
   return control.words(command);
 }
 
-const SHOWN = 200;
+/** How many characters of a command a refusal quotes before cutting it (the Rust SDK's `quoted` cuts at as many). */
+export const SHOWN = 200;
+
 const encoder = new TextEncoder();
 
 /** A command as a refusal quotes it: in full, or cut after 200 characters (with its length in bytes). */

@@ -48,7 +48,8 @@ __all__ = [
 #: The app module a plugin's ``pyproject.toml`` names when it names none.
 DEFAULT_MODULE = "app"
 
-#: Where the component is written when ``--out`` is not given.
+#: Where the component is written when ``--out`` is not given: the file a module's plugin
+#: ships as, beside its manifest (``PLUGIN_FILE`` in the manifest crate).
 DEFAULT_OUT = "adopt.wasm"
 
 #: The world of the contract a plugin exports.

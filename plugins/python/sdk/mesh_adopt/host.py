@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional, TypeVar
 from . import Refusal, case, generated
 
 __all__ = [
-    "TELL_TIMEOUT_SECONDS", "ErrorKind", "HostCallError", "carry_bytes",
+    "SHOWN", "TELL_TIMEOUT_SECONDS", "ErrorKind", "HostCallError", "carry_bytes",
     "carry_secret", "credential", "describe", "fetch", "inspect", "now_millis", "say",
     "sleep_millis", "tell", "tell_within", "ungranted", "words"
 ]
@@ -25,10 +25,9 @@ __all__ = [
 #: How long an ordinary control-plane command may take before the host gives up on it.
 TELL_TIMEOUT_SECONDS = 60
 
-#: The build's own wait, which the control plane is given with every build.
-
-#: How many characters of a command a refusal quotes before cutting it.
-_SHOWN = 200
+#: How many characters of a command a refusal quotes before cutting it (the Rust SDK's
+#: ``quoted`` cuts at as many).
+SHOWN = 200
 
 T = TypeVar("T")
 
@@ -98,8 +97,8 @@ def words(command: Any) -> str:
 def _quoted(command: Any) -> str:
     """A command as a refusal quotes it: in full when short, cut when a plugin built it huge."""
     said = words(command)
-    if len(said) > _SHOWN:
-        return f"{said[:_SHOWN]} … ({len(said.encode('utf-8'))} bytes)"
+    if len(said) > SHOWN:
+        return f"{said[:SHOWN]} … ({len(said.encode('utf-8'))} bytes)"
     return said
 
 
