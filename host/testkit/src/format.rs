@@ -1,0 +1,147 @@
+//! The scenario file format: the TOML a plugin author writes beside the plugin, as serde reads
+//! it. Each field's meaning is here; what the fields must say together (a module to run, a
+//! code only with a refusal) is checked where a file is read ([`crate::read`]).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use mesh_adopt_runtime::events::OutcomeWord;
+
+/// One scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What it shows, in a sentence.
+    pub name: String,
+    /// The modules to run, in order [default: the module whose plugin the file sits beside].
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// The mesh's starting state and behaviour.
+    #[serde(default)]
+    pub mesh: MeshSpec,
+    /// Changes to the catalogue's manifests and foundation bundle.
+    #[serde(default, rename = "edit")]
+    pub edits: Vec<Edit>,
+    /// What must happen.
+    pub expect: Expect,
+}
+
+/// The simulated mesh a scenario runs on.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MeshSpec {
+    /// The node modules are assigned to [default: `node-1`].
+    pub node: Option<String>,
+    /// `--wait`, e.g. `120s`.
+    pub wait: Option<String>,
+    /// `REPO[@REF]`, or `""` for none [default: a test repository].
+    pub catalog_source: Option<String>,
+    /// `normally`, `never`, or `losing NAME`.
+    pub applies: Option<String>,
+    /// How long after a push the node applies it, e.g. `90s` for a node applying late.
+    pub apply_delay: Option<String>,
+    /// How long a recreated bus takes to answer, or `never`.
+    pub bus_recovery: Option<String>,
+    /// How long a build takes.
+    pub build_time: Option<String>,
+    /// Containers already running another image than the bundle's.
+    pub running_images: BTreeMap<String, String>,
+    /// Credentials to use instead of the catalogue's genesis ones (name → value).
+    pub credentials: Option<BTreeMap<String, String>>,
+    /// Faults to inject.
+    pub faults: Vec<FaultSpec>,
+}
+
+/// A fault: the next `times` calls of `op` whose words contain `matching` fail with `fail`
+/// (the mesh's answer) or, with `timeout = true`, time out.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    /// The import: `carry`, `tell`, `inspect` or `fetch`.
+    pub op: String,
+    /// Words the call's arguments must contain.
+    pub matching: String,
+    /// How many matching calls it fails [default: 1].
+    #[serde(default = "one")]
+    pub times: u32,
+    /// The mesh's answer to each: what a failing command prints.
+    #[serde(default)]
+    pub fail: Option<String>,
+    /// Whether each times out instead.
+    #[serde(default)]
+    pub timeout: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One change to a document: `file` is `foundation` or `manifest:<module>`; then either
+/// `set` a JSON pointer `to` a value, `remove` a JSON pointer, or `remove_resource` by id.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Edit {
+    /// The document: `foundation` or `manifest:<module>`.
+    pub file: String,
+    /// A JSON pointer (RFC 6901) to set, or to append to with a last token of `-`.
+    pub set: Option<String>,
+    /// The value `set` gives.
+    pub to: Option<toml::Value>,
+    /// A JSON pointer to remove.
+    pub remove: Option<String>,
+    /// A foundation resource to remove, by its id.
+    pub remove_resource: Option<String>,
+}
+
+/// What a scenario expects.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// `adopted` (every module), or `refused`, `unusable`, `incomplete` or `failed` (the last
+    /// module run).
+    pub outcome: String,
+    /// The refusal's code, with `outcome = "refused"`: the kind an installer acts on. A plugin
+    /// of contract 0.1.0 refuses without a code, so its refusal is not held to one.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// Fragments that must appear in the refusal or failure, or in a line said.
+    #[serde(default)]
+    pub messages: Vec<String>,
+    /// Fragments that must appear neither in the refusal or failure nor in a line said.
+    #[serde(default)]
+    pub absent: Vec<String>,
+    /// Every control-plane command, in order; required unless `strict = false`.
+    pub commands: Option<Vec<String>>,
+    /// Whether `commands` must be given and match exactly [default: true].
+    #[serde(default = "yes")]
+    pub strict: bool,
+    /// Containers left running as they were.
+    #[serde(default)]
+    pub kept: Vec<String>,
+    /// Containers recreated onto another image.
+    #[serde(default)]
+    pub recreated: Vec<String>,
+    /// Containers raised where there were none.
+    #[serde(default)]
+    pub created: Vec<String>,
+    /// Secrets accepted, as `module/secret`.
+    #[serde(default)]
+    pub accepted: Vec<String>,
+    /// The files carried into the control plane, by remote path, each `file` or `secret`;
+    /// compared only when given.
+    #[serde(default)]
+    pub carried: Option<BTreeMap<String, String>>,
+    /// Invariants that must break (a scenario of a misbehaving plugin); none by default.
+    #[serde(default)]
+    pub broken: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The outcomes a scenario can expect: any but `ready`, since a scenario adopts.
+pub(crate) fn scenario_outcomes() -> impl Iterator<Item = OutcomeWord> {
+    OutcomeWord::ALL.into_iter().filter(|word| *word != OutcomeWord::Ready)
+}

@@ -1,0 +1,254 @@
+//! Running a scenario and comparing the run with what the scenario expects: a [`Prepared`]
+//! scenario run on a simulated mesh as `mesh-adopt run` would run it, the [`ScenarioRun`] it
+//! makes, and each way that run differs from the file, a line each.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result};
+
+use mesh_adopt_runtime::Credentials;
+use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::events::OutcomeWord;
+use mesh_adopt_runtime::mesh::ContainerChange;
+use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimulatedMesh};
+use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunReport};
+
+use crate::documents::{Documents, Prepared, prepare};
+use crate::files::ScenarioFile;
+use crate::format::Scenario;
+
+/// What one run of a scenario did.
+pub struct ScenarioRun {
+    /// The run's outcomes, changes and invariants.
+    pub report: RunReport,
+    /// The mesh as the run left it, to run again on.
+    pub mesh: Arc<SimulatedMesh>,
+    /// Every call and line of the run.
+    pub transcript: Arc<Transcript>,
+}
+
+impl Prepared {
+    /// Runs the scenario on a fresh mesh; `fail_call` fails one call by its number.
+    pub async fn run(&self, host: &PluginHost, fail_call: Option<(usize, FaultEffect)>) -> ScenarioRun {
+        let mut setup = self.setup.clone();
+        setup.fail_call = fail_call;
+        self.run_on(host, Arc::new(SimulatedMesh::new(setup))).await
+    }
+
+    /// Runs the scenario again, without faults (its own included), on the mesh `ran` left.
+    pub async fn run_again(&self, host: &PluginHost, ran: &ScenarioRun) -> ScenarioRun {
+        ran.mesh.clear_faults();
+        self.run_on(host, ran.mesh.clone()).await
+    }
+
+    /// Runs the scenario's modules on `mesh` as `mesh-adopt run` would: the same preflight and
+    /// checks, against the catalogue in memory, with credentials nothing has handed out yet.
+    async fn run_on(&self, host: &PluginHost, mesh: Arc<SimulatedMesh>) -> ScenarioRun {
+        let transcript = Arc::new(Transcript::default());
+        let run = Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
+            .credentials(Arc::new(Credentials::in_memory(self.credentials.clone())))
+            .record(transcript.clone())
+            .options(self.options.clone())
+            .build();
+        let report = run.run(&self.modules, Mode::Adopt).await;
+        ScenarioRun { report, mesh, transcript }
+    }
+}
+
+/// Runs `file`'s scenario against the catalogue at `catalogue` on a fresh mesh; `fail_call`
+/// fails one call by its number. Any error names the scenario file.
+pub async fn run(
+    host: &PluginHost,
+    catalogue: &Path,
+    file: &ScenarioFile,
+    fail_call: Option<(usize, FaultEffect)>,
+) -> Result<ScenarioRun> {
+    let prepared = Documents::read(catalogue)
+        .and_then(|documents| prepare(&documents, file))
+        .with_context(|| format!("failed to run the scenario `{}`", file.path.display()))?;
+    Ok(prepared.run(host, fail_call).await)
+}
+
+/// The outcome of the last module the run got to: what a scenario's outcome is of.
+fn last_run(report: &RunReport) -> Option<&ModuleOutcome> {
+    report.modules.iter().rev().map(|(_, o)| o).find(|o| !matches!(o, ModuleOutcome::NotRun { .. }))
+}
+
+/// How a run ended, as a scenario names it, with the message that goes with it: `adopted`
+/// when every module was, else what became of the last module run, or `not run` when
+/// preflight stopped the run before any.
+pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
+    match last_run(report) {
+        Some(ModuleOutcome::Adopted(s)) if report.modules.iter().all(|(_, o)| o.succeeded()) => {
+            (OutcomeWord::Adopted.words(), s.clone())
+        }
+        Some(ModuleOutcome::Refused { message, .. }) => (OutcomeWord::Refused.words(), message.clone()),
+        Some(ModuleOutcome::Failed(stopped)) => (OutcomeWord::Failed.words(), stopped.report.clone()),
+        Some(ModuleOutcome::Unusable(unusable)) => (OutcomeWord::Unusable.words(), unusable.message.clone()),
+        Some(ModuleOutcome::Incomplete { summary, .. }) => (OutcomeWord::Incomplete.words(), summary.clone()),
+        Some(other) => (other.word().words(), other.shown()),
+        // Preflight stopped the run before any module adopted: why, as every module says it.
+        None => match report.modules.first() {
+            Some((_, ModuleOutcome::NotRun { because })) => (OutcomeWord::NotRun.words(), because.clone()),
+            _ => ("nothing run", String::new()),
+        },
+    }
+}
+
+/// The code of the refusal that ended a run, if one did and it has a code.
+pub fn refusal_code(report: &RunReport) -> Option<&str> {
+    match last_run(report) {
+        Some(ModuleOutcome::Refused { code, .. }) => code.as_deref(),
+        _ => None,
+    }
+}
+
+/// Compares a run with what the scenario expects; each difference is one line (several
+/// for a command list, shown as a diff).
+pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
+    let expect = &scenario.expect;
+    let mut found = Vec::new();
+    let (outcome, message) = outcome_of(&ran.report);
+    if outcome != expect.outcome {
+        found.push(format!("outcome: expected {}, got {outcome}: {message}", expect.outcome));
+    }
+    if let Some(expected) = &expect.code
+        && outcome == expect.outcome
+    {
+        match refusal_code(&ran.report) {
+            Some(code) if code == expected => {}
+            Some(code) => found.push(format!("code: expected {expected}, got {code}: {message}")),
+            // A refusal of contract 0.1.0, which has no codes.
+            None => {}
+        }
+    }
+    let said: Vec<String> = scenario.modules.iter().flat_map(|m| ran.transcript.said(m)).collect();
+    let missing: Vec<&String> = expect
+        .messages
+        .iter()
+        .filter(|fragment| !message.contains(fragment.as_str()) && !said.iter().any(|l| l.contains(fragment.as_str())))
+        .collect();
+    if !missing.is_empty() {
+        // What was said instead is what the author needs to mend either the plugin or the
+        // expectation.
+        let fragments: Vec<String> = missing.iter().map(|f| format!("{f:?}")).collect();
+        let mut text = format!("message: no {} in the {outcome} message or the lines said", fragments.join(", no "));
+        // A wrong outcome has already shown its message.
+        let shown = if outcome != expect.outcome {
+            "(above)"
+        } else if message.is_empty() {
+            "(no message)"
+        } else {
+            &message
+        };
+        text.push_str(&format!("\n  {outcome}: {shown}"));
+        match said.as_slice() {
+            [] => text.push_str("\n  said: (nothing)"),
+            lines => text.push_str(&format!("\n  said: {}", lines.join("\n        "))),
+        }
+        found.push(text);
+    }
+    let shown: Vec<String> = expect
+        .absent
+        .iter()
+        .filter(|fragment| message.contains(fragment.as_str()) || said.iter().any(|l| l.contains(fragment.as_str())))
+        .map(|fragment| format!("{fragment:?}"))
+        .collect();
+    if !shown.is_empty() {
+        let said = if said.is_empty() { "(nothing)".to_string() } else { said.join("\n        ") };
+        found.push(format!(
+            "message: {} in the {outcome} message or the lines said, where the scenario expects none\n  {outcome}: \
+             {message}\n  said: {said}",
+            shown.join(", ")
+        ));
+    }
+    // A fault no call matched did nothing: most often a typo in `matching`.
+    let left = ran.mesh.faults_left();
+    for (index, fault) in scenario.mesh.faults.iter().enumerate() {
+        if left.iter().any(|f| f.op.name() == fault.op && f.matching == fault.matching && f.times == fault.times) {
+            found.push(format!(
+                "fault {} (`{}` matching {:?}) was never applied: no call matched it",
+                index + 1,
+                fault.op,
+                fault.matching
+            ));
+        }
+    }
+    let commands: Vec<String> = ran.mesh.commands().iter().map(|c| c.join(" ")).collect();
+    if let Some(expected) = &expect.commands
+        && expected != &commands
+    {
+        found.push(format!("commands (- expected, + actual):\n{}", diff(expected, &commands)));
+    }
+    let changed = |want: &dyn Fn(&ContainerChange) -> Option<String>| -> Vec<String> {
+        ran.report.changes.iter().filter_map(want).collect()
+    };
+    let kept = changed(&|c| matches!(c, ContainerChange::Kept { .. }).then(|| c.name().to_string()));
+    let recreated = changed(&|c| matches!(c, ContainerChange::Recreated { .. }).then(|| c.name().to_string()));
+    let created = changed(&|c| matches!(c, ContainerChange::Created { .. }).then(|| c.name().to_string()));
+    for (what, want, got) in [
+        ("kept", &expect.kept, kept),
+        ("recreated", &expect.recreated, recreated),
+        ("created", &expect.created, created),
+    ] {
+        if want != &got {
+            found.push(format!("{what}: expected {want:?}, got {got:?}"));
+        }
+    }
+    let accepted: Vec<String> = ran.mesh.accepted().iter().map(|(m, s)| format!("{m}/{s}")).collect();
+    if expect.accepted != accepted {
+        found.push(format!("accepted: expected {:?}, got {accepted:?}", expect.accepted));
+    }
+    if let Some(expected) = &expect.carried {
+        let carried: BTreeMap<String, String> = ran
+            .mesh
+            .carried()
+            .into_iter()
+            .map(|(remote, secret)| (remote, if secret { "secret" } else { "file" }.to_string()))
+            .collect();
+        if expected != &carried {
+            found.push(format!("carried: expected {expected:?}, got {carried:?}"));
+        }
+    }
+    // Which invariants broke, each once: a plugin that breaks one twice (in preflight and
+    // again in adopt) broke it.
+    let mut broken: Vec<&str> = Vec::new();
+    for violation in &ran.report.violations {
+        if !broken.contains(&violation.invariant) {
+            broken.push(violation.invariant);
+        }
+    }
+    if expect.broken != broken {
+        let how: Vec<String> = ran.report.violations.iter().map(|v| format!("\n  {v}")).collect();
+        found.push(format!("invariants broken: expected {:?}, got {broken:?}{}", expect.broken, how.concat()));
+    }
+    found
+}
+
+/// A line diff of two command lists: unchanged lines indented, others marked - or +.
+pub(crate) fn diff(expected: &[String], actual: &[String]) -> String {
+    let (n, m) = (expected.len(), actual.len());
+    let mut lcs = vec![vec![0usize; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if expected[i] == actual[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j, mut lines) = (0, 0, Vec::new());
+    while i < n || j < m {
+        if i < n && j < m && expected[i] == actual[j] {
+            lines.push(format!("      {}", expected[i]));
+            (i, j) = (i + 1, j + 1);
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            lines.push(format!("    + {}", actual[j]));
+            j += 1;
+        } else {
+            lines.push(format!("    - {}", expected[i]));
+            i += 1;
+        }
+    }
+    lines.join("\n")
+}
