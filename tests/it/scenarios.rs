@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::mesh::simulated::FaultEffect;
 
 use crate::support::{example_catalogue, host, plugin, root};
@@ -42,7 +43,7 @@ async fn a_scenario_that_does_not_hold_says_how_with_a_diff() {
 async fn a_wrong_outcome_and_a_missing_message_show_the_message_once() {
     let catalogue = example_catalogue(&plugin("adopt_postgres"));
     let mut file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
-    file.scenario.expect.outcome = "refused".into();
+    file.scenario.expect.outcome = OutcomeWord::Refused;
     file.scenario.expect.messages = vec!["a line no plugin says".into()];
     let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
     let differences = mesh_adopt_testkit::differences(&file.scenario, &ran).join("\n");
@@ -158,7 +159,7 @@ async fn the_sweep_fails_a_plugin_whose_every_second_run_refuses() {
     let file = mesh_adopt_testkit::read(&root().join("plugins/mesh-vault/scenarios/installs.toml")).unwrap();
     // Its own run adopts, as the scenario expects: only running it again shows the flaw.
     let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, None).await.unwrap();
-    assert_eq!(mesh_adopt_testkit::outcome_of(&ran.report).0, "adopted");
+    assert_eq!(mesh_adopt_testkit::outcome_of(&ran.report).0, Some(OutcomeWord::Adopted));
     let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
     assert_eq!(swept.survived, 0, "every step's rerun refuses: {:?}", swept.problems);
     let problems = swept.problems.join("\n");
@@ -374,7 +375,7 @@ async fn the_sweep_catches_a_plugin_that_reports_success_over_a_failed_call() {
     let failed = FaultEffect::Fail("node-1 is cordoned".into());
     let ran = mesh_adopt_testkit::run(host(), catalogue.path(), &file, Some((push, failed))).await.unwrap();
     let (outcome, message) = mesh_adopt_testkit::outcome_of(&ran.report);
-    assert_eq!(outcome, "refused", "{message}");
+    assert_eq!(outcome, Some(OutcomeWord::Refused), "{message}");
     assert!(message.contains("not adopted: `tell push node-1` failed (node-1 is cordoned)"), "{message}");
     // And where it pushes past a failed step, the node is not what was predicted.
     let swept = mesh_adopt_testkit::sweep(host(), catalogue.path(), &file).unwrap();
@@ -399,7 +400,7 @@ async fn a_fault_no_call_matches_is_reported_and_an_unknown_outcome_refused() {
 
     let path = dir.path().join("postgres/scenarios/exploded.toml");
     std::fs::write(&path, "name = \"x\"\n[expect]\noutcome = \"exploded\"\nstrict = false\n").unwrap();
-    let err = mesh_adopt_testkit::read(&path).unwrap_err().to_string();
+    let err = format!("{:#}", mesh_adopt_testkit::read(&path).unwrap_err());
     assert!(err.contains("expects the outcome `exploded`: say one of adopted, refused"), "{err}");
 }
 

@@ -12,7 +12,7 @@ use anyhow::{Context as _, Result, bail};
 
 use mesh_adopt_runtime::CredentialValues;
 use mesh_adopt_runtime::RunOptions;
-use mesh_adopt_runtime::events::Op;
+use mesh_adopt_runtime::events::{Op, OutcomeWord};
 use mesh_adopt_runtime::files::read_bounded;
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, SimSetup};
 use mesh_adopt_runtime::parse_duration;
@@ -64,7 +64,7 @@ pub struct Prepared {
     pub(crate) setup: SimSetup,
     /// The outcome the scenario expects: what a sweep's rerun must end with when it is
     /// `adopted`.
-    pub(crate) expected: String,
+    pub(crate) expected: OutcomeWord,
 }
 
 /// Makes `file`'s scenario ready to run from `documents`: the catalogue, foundation and
@@ -85,7 +85,7 @@ pub fn prepare(documents: &Documents, file: &ScenarioFile) -> Result<Prepared> {
         credentials,
         options,
         setup,
-        expected: scenario.expect.outcome.clone(),
+        expected: scenario.expect.outcome,
     })
 }
 

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
 
 use mesh_adopt_runtime::events::OutcomeWord;
 
@@ -99,8 +100,10 @@ pub struct Edit {
 #[serde(deny_unknown_fields)]
 pub struct Expect {
     /// `adopted` (every module), or `refused`, `unusable`, `incomplete` or `failed` (the last
-    /// module run).
-    pub outcome: String,
+    /// module run), or `not run`: the runtime's own word for the outcome, so a scenario and a
+    /// run's summary cannot name outcomes apart; `ready` is refused, since a scenario adopts.
+    #[serde(deserialize_with = "scenario_outcome")]
+    pub outcome: OutcomeWord,
     /// The refusal's code, with `outcome = "refused"`: the kind an installer acts on. A plugin
     /// of contract 0.1.0 refuses without a code, so its refusal is not held to one.
     #[serde(default)]
@@ -142,6 +145,58 @@ fn yes() -> bool {
 }
 
 /// The outcomes a scenario can expect: any but `ready`, since a scenario adopts.
-pub(crate) fn scenario_outcomes() -> impl Iterator<Item = OutcomeWord> {
+fn scenario_outcomes() -> impl Iterator<Item = OutcomeWord> {
     OutcomeWord::ALL.into_iter().filter(|word| *word != OutcomeWord::Ready)
+}
+
+/// Reads `expect.outcome` in the words a person reads an outcome in (`not run`, where the
+/// event stream writes `not_run`), naming every word a scenario may say when it says another.
+fn scenario_outcome<'de, D: Deserializer<'de>>(deserializer: D) -> Result<OutcomeWord, D::Error> {
+    let words = String::deserialize(deserializer)?;
+    scenario_outcomes().find(|word| word.words() == words).ok_or_else(|| {
+        D::Error::custom(format!(
+            "the scenario expects the outcome `{}`: say one of {}",
+            words.escape_debug(),
+            scenario_outcomes().map(OutcomeWord::words).collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(words: &str) -> Result<OutcomeWord, String> {
+        let text = format!("name = \"x\"\n[expect]\noutcome = {words:?}\nstrict = false\n");
+        toml::from_str::<Scenario>(&text).map(|scenario| scenario.expect.outcome).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn an_outcome_is_read_in_the_words_a_person_reads_it_in() {
+        for word in [
+            OutcomeWord::Adopted,
+            OutcomeWord::Refused,
+            OutcomeWord::Incomplete,
+            OutcomeWord::Unusable,
+            OutcomeWord::Failed,
+            OutcomeWord::NotRun,
+        ] {
+            assert_eq!(outcome(word.words()), Ok(word));
+        }
+    }
+
+    #[test]
+    fn an_outcome_a_scenario_cannot_expect_is_refused_naming_those_it_can() {
+        // `ready` is a check's outcome, and `not_run` the stream's spelling, not a person's.
+        for words in ["exploded", "ready", "not_run", "Adopted"] {
+            let err = outcome(words).unwrap_err();
+            assert!(
+                err.contains(&format!(
+                    "the scenario expects the outcome `{words}`: say one of adopted, refused, incomplete, unusable, \
+                     failed, not run"
+                )),
+                "{words}: {err}"
+            );
+        }
+    }
 }

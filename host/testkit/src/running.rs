@@ -79,23 +79,30 @@ fn last_run(report: &RunReport) -> Option<&ModuleOutcome> {
 
 /// How a run ended, as a scenario names it, with the message that goes with it: `adopted`
 /// when every module was, else what became of the last module run, or `not run` when
-/// preflight stopped the run before any.
-pub fn outcome_of(report: &RunReport) -> (&'static str, String) {
+/// preflight stopped the run before any; none when the run was asked to run no module. The
+/// runtime's own word, so what a scenario expects and what a run reports are one type.
+pub fn outcome_of(report: &RunReport) -> (Option<OutcomeWord>, String) {
     match last_run(report) {
         Some(ModuleOutcome::Adopted(s)) if report.modules.iter().all(|(_, o)| o.succeeded()) => {
-            (OutcomeWord::Adopted.words(), s.clone())
+            (Some(OutcomeWord::Adopted), s.clone())
         }
-        Some(ModuleOutcome::Refused { message, .. }) => (OutcomeWord::Refused.words(), message.clone()),
-        Some(ModuleOutcome::Failed(stopped)) => (OutcomeWord::Failed.words(), stopped.report.clone()),
-        Some(ModuleOutcome::Unusable(unusable)) => (OutcomeWord::Unusable.words(), unusable.message.clone()),
-        Some(ModuleOutcome::Incomplete { summary, .. }) => (OutcomeWord::Incomplete.words(), summary.clone()),
-        Some(other) => (other.word().words(), other.shown()),
+        Some(ModuleOutcome::Refused { message, .. }) => (Some(OutcomeWord::Refused), message.clone()),
+        Some(ModuleOutcome::Failed(stopped)) => (Some(OutcomeWord::Failed), stopped.report.clone()),
+        Some(ModuleOutcome::Unusable(unusable)) => (Some(OutcomeWord::Unusable), unusable.message.clone()),
+        Some(ModuleOutcome::Incomplete { summary, .. }) => (Some(OutcomeWord::Incomplete), summary.clone()),
+        Some(other) => (Some(other.word()), other.shown()),
         // Preflight stopped the run before any module adopted: why, as every module says it.
         None => match report.modules.first() {
-            Some((_, ModuleOutcome::NotRun { because })) => (OutcomeWord::NotRun.words(), because.clone()),
-            _ => ("nothing run", String::new()),
+            Some((_, ModuleOutcome::NotRun { because })) => (Some(OutcomeWord::NotRun), because.clone()),
+            _ => (None, String::new()),
         },
     }
+}
+
+/// An outcome as a scenario's lines name it: its words, or `nothing run` for a run asked to
+/// run no module.
+pub(crate) fn named(outcome: Option<OutcomeWord>) -> &'static str {
+    outcome.map_or("nothing run", OutcomeWord::words)
 }
 
 /// The code of the refusal that ended a run, if one did and it has a code.
@@ -111,12 +118,13 @@ pub fn refusal_code(report: &RunReport) -> Option<&str> {
 pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     let expect = &scenario.expect;
     let mut found = Vec::new();
-    let (outcome, message) = outcome_of(&ran.report);
-    if outcome != expect.outcome {
+    let (word, message) = outcome_of(&ran.report);
+    let outcome = named(word);
+    if word != Some(expect.outcome) {
         found.push(format!("outcome: expected {}, got {outcome}: {message}", expect.outcome));
     }
     if let Some(expected) = &expect.code
-        && outcome == expect.outcome
+        && word == Some(expect.outcome)
     {
         match refusal_code(&ran.report) {
             Some(code) if code == expected => {}
@@ -137,7 +145,7 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
         let fragments: Vec<String> = missing.iter().map(|f| format!("{f:?}")).collect();
         let mut text = format!("message: no {} in the {outcome} message or the lines said", fragments.join(", no "));
         // A wrong outcome has already shown its message.
-        let shown = if outcome != expect.outcome {
+        let shown = if word != Some(expect.outcome) {
             "(above)"
         } else if message.is_empty() {
             "(no message)"

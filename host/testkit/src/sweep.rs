@@ -10,11 +10,12 @@ use anyhow::{Context as _, Result};
 
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::RunReport;
+use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::mesh::simulated::FaultEffect;
 
 use crate::documents::{Documents, Prepared, prepare};
 use crate::files::ScenarioFile;
-use crate::running::{diff, outcome_of};
+use crate::running::{diff, named, outcome_of};
 
 /// What the sweep found for one scenario.
 #[derive(Debug, Clone, Default)]
@@ -100,9 +101,9 @@ struct Reference {
     /// Where it ends once run again.
     end: String,
     /// How that second run ends, and why.
-    again: (&'static str, String),
+    again: (Option<OutcomeWord>, String),
     /// The outcome the scenario expects.
-    expected: String,
+    expected: OutcomeWord,
 }
 
 impl Reference {
@@ -119,7 +120,7 @@ impl Reference {
             adopted,
             end: clean.mesh.end_state(),
             again: outcome_of(&again.report),
-            expected: prepared.expected.clone(),
+            expected: prepared.expected,
         }
     }
 }
@@ -218,11 +219,12 @@ fn judge(reference: &Reference, step: &Step, ran: &StepRun) -> Verdict {
     let (again, why) = outcome_of(&ran.again);
     if again != reference.again.0 {
         problems.push(format!(
-            "running again ended {again} where the clean run, run again, ended {}: {why}",
-            reference.again.0
+            "running again ended {} where the clean run, run again, ended {}: {why}",
+            named(again),
+            named(reference.again.0)
         ));
-    } else if reference.expected == "adopted" && again != "adopted" {
-        problems.push(format!("running again ended {again}, and the scenario expects adopted: {why}"));
+    } else if reference.expected == OutcomeWord::Adopted && again != Some(OutcomeWord::Adopted) {
+        problems.push(format!("running again ended {}, and the scenario expects adopted: {why}", named(again)));
     }
     let converged = ran.end == reference.end;
     if !converged {

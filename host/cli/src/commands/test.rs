@@ -11,6 +11,7 @@ use crate::exit::ExitStatus;
 use crate::output::{Output, Style};
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_testkit as scenario;
 
 /// The arguments of `test`.
@@ -102,7 +103,7 @@ pub async fn test(args: TestArgs) -> Result<ExitStatus> {
             crate::outln!("ok    {:<40} {}", file.label, file.scenario.name);
             // Passed on the words alone: say so, so no one takes the code as tested.
             if let Some(code) = &file.scenario.expect.code
-                && scenario::outcome_of(&ran.report).0 == "refused"
+                && scenario::outcome_of(&ran.report).0 == Some(OutcomeWord::Refused)
                 && scenario::refusal_code(&ran.report).is_none()
             {
                 crate::outln!(
