@@ -64,6 +64,7 @@ mod contract;
 pub mod effect;
 mod error;
 pub mod events;
+pub mod files;
 pub mod mesh;
 mod model;
 mod plugin;
@@ -74,22 +75,15 @@ mod wait;
 
 pub use record::{screen, stream, transcript};
 
-/// Reading and writing the files a run touches, so that none can hold it: each is opened
-/// without blocking and checked as opened, and bounded before it is read.
-pub mod files {
-    pub use crate::catalogue::{create_output, open_regular, output_file, read_bounded, within_bound};
-}
-
 /// The shapes of a catalogue module's manifest, as the host reads them.
 pub mod manifest {
     pub use mesh_adopt_manifest::*;
 }
 
 pub use catalogue::credentials::{CredentialValues, Credentials};
+pub use catalogue::foundation::FOUNDATION_BYTES;
 pub use catalogue::plan_key::PlanKey;
-pub use catalogue::{
-    Catalogue, CatalogueModule, FOUNDATION_BYTES, Foundation, MANIFEST_BYTES, MANIFEST_FILE, ModuleFiles, sha256_hex,
-};
+pub use catalogue::{Catalogue, CatalogueModule, Foundation, MANIFEST_BYTES, MANIFEST_FILE, ModuleFiles, sha256_hex};
 pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
 pub use model::Phase;
 pub use model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};

@@ -9,6 +9,8 @@ pub mod command;
 #[cfg(feature = "json")]
 mod document;
 pub mod urls;
+#[cfg(feature = "json")]
+pub mod validity;
 
 use std::collections::BTreeMap;
 

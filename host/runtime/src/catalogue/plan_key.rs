@@ -99,7 +99,7 @@ impl PlanKey {
             );
         }
         let mut bytes = Vec::new();
-        crate::catalogue::open_regular(path)
+        crate::files::open_regular(path)
             .map_err(anyhow::Error::from)
             .and_then(|mut file| Ok(std::io::Read::read_to_end(&mut file, &mut bytes)?))
             .with_context(|| format!("failed to read the plan key `{}`", path.display()))?;

@@ -40,7 +40,7 @@ pub const RECORDING_BYTES: u64 = 64 << 20;
 /// problem names the file and the line.
 pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
     crate::error::at_boundary(crate::error::Error::Recording, || {
-        let text = crate::catalogue::read_bounded(path, RECORDING_BYTES)
+        let text = crate::files::read_bounded(path, RECORDING_BYTES)
             .map_err(anyhow::Error::from)
             .and_then(|bytes| Ok(String::from_utf8(bytes)?))
             .with_context(|| format!("failed to read the recording `{}`", path.display()))?;

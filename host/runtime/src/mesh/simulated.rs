@@ -458,6 +458,10 @@ impl World {
         if manifest.name.is_empty() {
             return Err(MeshError::Failed(format!("the manifest at `{remote}` has no `name`")));
         }
+        // The control plane takes a manifest only as the catalogue would: one rule for both.
+        manifest
+            .check_valid(&carried.bytes)
+            .map_err(|e| MeshError::Failed(format!("the manifest at `{remote}` {}: {}", e.kind(), e.detail())))?;
         let name = manifest.name.clone();
         if !self.registration_order.contains(&name) {
             self.registration_order.push(name.clone());

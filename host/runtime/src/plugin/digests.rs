@@ -84,7 +84,7 @@ impl DigestIndex {
     /// The sha256 `path` had when it last had `identity`, if it was recorded.
     pub(crate) fn recall(&self, path: &Path, identity: &FileIdentity) -> Option<String> {
         let (record, path) = self.record(path)?;
-        let text = String::from_utf8(crate::catalogue::read_bounded(&record, RECORD_BYTES).ok()?).ok()?;
+        let text = String::from_utf8(crate::files::read_bounded(&record, RECORD_BYTES).ok()?).ok()?;
         let (line, recorded_path) = text.split_once('\n')?;
         let (fields, digest) = line.rsplit_once(' ')?;
         let sound = recorded_path.strip_suffix('\n') == Some(path.as_str())

@@ -191,8 +191,7 @@ fn read_packs(dir: &Path, state: &mut State) {
         // SAFETY: packs are written whole under a temporary name and renamed into place, in
         // a directory private to this user, and never written again; what is mapped is
         // checked against its checksum before any of it is used.
-        let mapped =
-            crate::catalogue::open_regular(&path).ok().and_then(|file| unsafe { memmap2::Mmap::map(&file) }.ok());
+        let mapped = crate::files::open_regular(&path).ok().and_then(|file| unsafe { memmap2::Mmap::map(&file) }.ok());
         match mapped.as_ref().and_then(|pack| index_pack(pack)) {
             Some(functions) => {
                 let pack = state.packs.len();

@@ -17,38 +17,31 @@ mod optimise;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::catalogue::sha256_hex;
 use anyhow::{Context as _, Result, anyhow, bail};
-use wasmtime::component::{Component, ResourceTable};
-use wasmtime::{Engine, Store, StoreLimitsBuilder, UpdateDeadline};
-use wasmtime_wasi::WasiCtx;
+use wasmtime::Engine;
+use wasmtime::component::Component;
 
-use crate::contract::{Adopter, AdopterPre, Contract};
-use crate::error::{PinMismatch, StopKind, StopReason};
+use crate::contract::{AdopterPre, Contract};
+use crate::error::PinMismatch;
 use crate::model::Phase;
-use crate::model::Stopped;
 use crate::model::code::{CodeKind, CodeOrigin, CodePolicy};
 use crate::model::{Context, Plan, Refusal, Report};
 use crate::plugin::cache::CompileCache;
 use crate::plugin::digests::FileIdentity;
 use crate::plugin::engine::Tier;
 use crate::plugin::functions::{FunctionStore, FunctionsReused};
-use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;
+use crate::sandbox::state::PlanCursor;
 pub use crate::sandbox::state::RunEnv;
-use crate::sandbox::state::{Caps, PlanCursor, RunState};
-use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
 pub use describe::PluginInfo;
 pub use optimise::Optimised;
 
 /// How every WebAssembly component begins: the magic `\0asm`, version 13, layer 1 (a core
 /// module's layer is 0).
 const COMPONENT_PREAMBLE: &[u8] = b"\0asm\x0d\x00\x01\x00";
-
-/// How much of a plugin's stdout and of its stderr is kept for a stop report.
-const OUTPUT_CAPTURE_BYTES: usize = 16 << 10;
 
 /// The engines and linkers every plugin of this process runs on.
 pub struct PluginHost {
@@ -96,7 +89,7 @@ pub const PLUGIN_BYTES: u64 = 256 << 20;
 /// A plugin file's bytes: a regular file of at most [`PLUGIN_BYTES`], opened without waiting
 /// on anything else.
 fn read_plugin(path: &Path) -> Result<Vec<u8>> {
-    crate::catalogue::read_bounded(path, PLUGIN_BYTES)
+    crate::files::read_bounded(path, PLUGIN_BYTES)
         .with_context(|| format!("failed to read plugin `{}`", path.display()))
 }
 
@@ -143,7 +136,7 @@ pub struct Plugin {
     pub digest: String,
     /// The code it runs as, and whether this load compiled it.
     pub code: CodeOrigin,
-    pre: AdopterPre,
+    pub(crate) pre: AdopterPre,
 }
 
 impl Plugin {
@@ -384,7 +377,7 @@ impl PluginHost {
         let started = Instant::now();
         let loaded = self
             .compile_and_store(kind, &digest, bytes)
-            .map_err(|e| self.name_the_limit(e))
+            .map_err(|e| self.limits.name_the_limit(e))
             .with_context(named)
             .and_then(|component| {
                 let code = CodeOrigin { kind, compiled: Some(started.elapsed()) };
@@ -453,7 +446,7 @@ impl PluginHost {
     /// Links a component as the first of `contracts` whose world it fits; when it fits none,
     /// says why it does not fit the first.
     fn link(&self, tier: &Tier, component: &Component, contracts: Vec<Contract>) -> Result<AdopterPre> {
-        let stubbed = sandbox::linker_for(&tier.linker, &tier.engine, component)?;
+        let stubbed = crate::sandbox::linker_for(&tier.linker, &tier.engine, component)?;
         let misfit = |contract: Contract, e: wasmtime::Error| {
             anyhow!("it does not fit the `adopter` world of {contract}: {e:#}")
         };
@@ -471,52 +464,6 @@ impl PluginHost {
         Err(first_misfit.unwrap_or_else(|| anyhow!("it fits no contract version this host speaks")))
     }
 
-    /// `error` with the limit it hit named, and how to raise it, when it is one of the
-    /// sandbox's: a component too big for the pool is refused at load, a store that grows
-    /// past its limits at instantiation.
-    fn name_the_limit(&self, error: anyhow::Error) -> anyhow::Error {
-        let text = format!("{error:#}");
-        match self.limit_hint(&text) {
-            Some(hint) => anyhow!("{text} ({hint})"),
-            None => error,
-        }
-    }
-
-    /// Which of the sandbox's limits `text` says was hit, and how to raise it.
-    fn limit_hint(&self, text: &str) -> Option<String> {
-        let l = &self.limits;
-        if text.contains("core module instances") || text.contains("instance count too high") {
-            Some(format!(
-                "this host allows {} core instances per plugin; raise limits.core_instances_per_plugin",
-                l.core_instances_per_plugin
-            ))
-        } else if text.contains("linear memories")
-            || text.contains("memory count too high")
-            || text.contains("defined memories count")
-        {
-            Some(format!(
-                "this host allows {} memories per plugin; raise limits.memories_per_plugin",
-                l.memories_per_plugin
-            ))
-        } else if text.contains("tables, which exceeds")
-            || text.contains("table count too high")
-            || text.contains("defined tables count")
-        {
-            Some(format!("this host allows {} tables per plugin; raise limits.tables_per_plugin", l.tables_per_plugin))
-        } else if text.contains("minimum element size") {
-            Some(format!("this host allows {} elements per table; raise limits.table_elements", l.table_elements))
-        } else if text.contains("memory does not fit") || text.contains("growing memory") {
-            Some(format!("this host allows each memory {} MiB; raise limits.memory_bytes", l.memory_bytes >> 20))
-        } else if text.contains("concurrent") && text.contains("limit") {
-            Some(format!(
-                "this host runs at most {} plugins at once; raise limits.concurrent_instances",
-                l.concurrent_instances
-            ))
-        } else {
-            None
-        }
-    }
-
     /// The contract versions a component may be built for, most likely first: the one its
     /// imports name, or, for a component that imports nothing of the contract, each version
     /// from the newest. One this host does not speak is refused naming both sides.
@@ -532,7 +479,7 @@ impl PluginHost {
     /// shows it starts on this host, and measures what starting costs.
     #[doc(hidden)]
     pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
-        self.call(plugin, env, Phase::Check, async |_, _| Ok(()))
+        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |_, _| Ok(()))
             .await
             .map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
     }
@@ -547,7 +494,7 @@ impl PluginHost {
         ctx: &Context,
         proceed: impl FnOnce(&Plan) -> bool,
     ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| {
+        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |adopter, store| {
             let planned = adopter.check(&mut *store, ctx).await?;
             let plan = match &planned {
                 Ok(plan) if proceed(plan) => plan,
@@ -576,7 +523,10 @@ impl PluginHost {
 
     /// Runs the plugin's read-only `check`.
     pub(crate) async fn check_in(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.check(store, ctx).await).await
+        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |adopter, store| {
+            adopter.check(store, ctx).await
+        })
+        .await
     }
 
     /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
@@ -589,7 +539,7 @@ impl PluginHost {
         ctx: &Context,
         plan: &Plan,
     ) -> Result<Adopted, crate::error::Error> {
-        self.call(plugin, env, Phase::Adopt, async |adopter, store| {
+        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Adopt, async |adopter, store| {
             store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
             let result = adopter.adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
@@ -598,268 +548,9 @@ impl PluginHost {
         .await
         .map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
     }
-
-    /// One export call in a fresh sandbox: a store set up for it, the plugin instantiated
-    /// and `export` run by the call's wall deadline, and a stop report if it was stopped.
-    async fn call<T>(
-        &self,
-        plugin: &Plugin,
-        env: &RunEnv,
-        phase: Phase,
-        export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
-    ) -> Result<T> {
-        let output = Output::new();
-        let deadline = Deadline::new(env.mesh.clone(), self.limits.wall_time, self.limits.wasi_wait);
-        let mut store = self.store(plugin.pre.engine(), env, phase, self.wasi(env, &output), deadline.clone());
-        let outcome = self.run_by_deadline(plugin, &mut store, &deadline, export).await;
-        outcome.map_err(|error| {
-            let state = store.data_mut();
-            let last_call = std::mem::take(&mut state.last_call);
-            let kind = if state.store_limits.memory_refused { StopKind::Memory } else { StopKind::of(&error) };
-            self.stop_report(plugin, env, state.phase, &last_call, &output, (error, kind))
-        })
-    }
-
-    /// The WASI of [`crate::sandbox`] for one call: stdout and stderr captured into
-    /// `output`, the mesh's clocks, no network, and random numbers seeded from the run's seed
-    /// (per module) when the mesh has one.
-    fn wasi(&self, env: &RunEnv, output: &Output) -> WasiCtx {
-        let mut wasi = WasiCtx::builder();
-        wasi.stdout(output.stdout.clone())
-            .stderr(output.stderr.clone())
-            .wall_clock(MeshWallClock { mesh: env.mesh.clone() })
-            .monotonic_clock(MeshMonotonicClock { mesh: env.mesh.clone() })
-            .allow_tcp(false)
-            .allow_udp(false)
-            .allow_ip_name_lookup(false);
-        if let Some(seed) = env.mesh.seed() {
-            use rand::SeedableRng as _;
-            let seed = sandbox::module_seed(seed, &env.module);
-            wasi.secure_random(rand::rngs::StdRng::seed_from_u64(seed))
-                .insecure_random(rand::rngs::StdRng::seed_from_u64(seed.rotate_left(32)))
-                .insecure_random_seed(u128::from(seed) << 64 | u128::from(!seed));
-        }
-        wasi.build()
-    }
-
-    /// A store for one call, on the engine of the plugin's code: its caps (memory, instances, memories, tables), its state, and
-    /// the guest-time check at every epoch tick.
-    fn store(
-        &self,
-        engine: &Engine,
-        env: &RunEnv,
-        phase: Phase,
-        wasi: WasiCtx,
-        deadline: Arc<Deadline>,
-    ) -> Store<RunState> {
-        let state = RunState {
-            wasi,
-            table: ResourceTable::new(),
-            store_limits: Caps {
-                limits: StoreLimitsBuilder::new()
-                    .memory_size(self.limits.memory_bytes)
-                    .instances(self.limits.core_instances_per_plugin as usize)
-                    .memories(self.limits.memories_per_plugin as usize)
-                    .tables(self.limits.tables_per_plugin as usize)
-                    .trap_on_grow_failure(true)
-                    .build(),
-                memory_refused: false,
-            },
-            env: env.clone(),
-            phase,
-            limits: self.limits.clone(),
-            said: 0,
-            started: Instant::now(),
-            in_host: Duration::ZERO,
-            last_call: String::new(),
-            pending_timeout: None,
-            plan: None,
-            calls: 0,
-            carried_secrets: Default::default(),
-            carried_manifests: Default::default(),
-            cap_reached: None,
-            deadline,
-        };
-        let mut store = Store::new(engine, state);
-        store.limiter(|s| &mut s.store_limits);
-        store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(|ctx| at_epoch_tick(ctx.data()));
-        store
-    }
-
-    /// Instantiates the plugin and runs `export`, ending by the wall deadline whatever the
-    /// plugin waits on: past it, the plugin's future is dropped, its instance with it.
-    async fn run_by_deadline<T>(
-        &self,
-        plugin: &Plugin,
-        store: &mut Store<RunState>,
-        deadline: &Deadline,
-        export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
-    ) -> Result<T> {
-        let work = async {
-            let mut adopter = plugin.pre.instantiate(&mut *store).await.map_err(|e| self.name_the_limit(e.into()))?;
-            export(&mut adopter, store).await.map_err(anyhow::Error::from)
-        };
-        tokio::select! {
-            biased;
-            outcome = work => outcome,
-            (kind, why) = deadline.stopped() => Err(StopReason::error(kind, why).into()),
-        }
-    }
-
-    /// The report of a plugin the sandbox stopped: why (with the limit to raise, if one was
-    /// hit), its last host call, what it wrote (scrubbed of secrets, a line at a time with
-    /// control characters made visible, so none of it can pass for a line of the report's
-    /// own), what it had already done, and where it was.
-    fn stop_report(
-        &self,
-        plugin: &Plugin,
-        env: &RunEnv,
-        phase: Phase,
-        last_call: &str,
-        output: &Output,
-        (error, kind): (anyhow::Error, StopKind),
-    ) -> anyhow::Error {
-        let (mut why, backtrace) = stop_words(&error);
-        if let Some(hint) = self.limit_hint(&why) {
-            why.push_str(&format!(" ({hint})"));
-        }
-        let mut message = format!(
-            "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {why}",
-            env.module,
-            plugin.path.display(),
-            short(&plugin.digest)
-        );
-        if !last_call.is_empty() {
-            message.push_str(&format!("\nits last host call: {}", crate::record::screen::visible(last_call)));
-        }
-        for (name, captured) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
-            let text = scrubbed_output(env, captured.text(), &format!("its {name}"));
-            if !text.is_empty() {
-                let lines: Vec<String> =
-                    text.lines().map(|l| format!("  | {}", crate::record::screen::visible(l))).collect();
-                message.push_str(&format!("\nits {name}:\n{}", lines.join("\n")));
-            }
-        }
-        let done = env.transcript.effects(&env.module);
-        if done.is_empty() {
-            message.push_str("\nit had changed nothing on the mesh");
-        } else {
-            message.push_str(&format!("\nwhat it had already done:\n  {}", done.join("\n  ")));
-        }
-        if let Some(backtrace) = backtrace {
-            message.push_str(&format!("\nwhere it was:\n  {}", backtrace.replace('\n', "\n  ")));
-        }
-        anyhow::Error::new(Stopped { during: phase, kind, report: message })
-    }
-}
-
-/// What one call's plugin writes to stdout and stderr, kept for a stop report.
-struct Output {
-    stdout: Captured,
-    stderr: Captured,
-}
-
-impl Output {
-    fn new() -> Output {
-        Output { stdout: Captured::new(OUTPUT_CAPTURE_BYTES), stderr: Captured::new(OUTPUT_CAPTURE_BYTES) }
-    }
-}
-
-/// What the store checks at every epoch tick: a cap the plugin reached stops it, and so
-/// does more than its guest time (its time apart from host calls and WASI waits). Otherwise
-/// it yields to the executor, so a plugin computing without host calls still lets the
-/// program notice an interrupt (SIGINT) or another deadline.
-fn at_epoch_tick(state: &RunState) -> wasmtime::Result<UpdateDeadline> {
-    if let Some(cap) = &state.cap_reached {
-        return Err(StopReason::error(StopKind::Limit, cap.clone()));
-    }
-    let waited = state.in_host + state.deadline.waited();
-    let guest = state.started.elapsed().saturating_sub(waited);
-    if guest > state.limits.guest_time {
-        return Err(StopReason::error(
-            StopKind::GuestTime,
-            format!("it ran for more than its {:?} of guest time", state.limits.guest_time),
-        ));
-    }
-    Ok(UpdateDeadline::Yield(1))
-}
-
-/// `text` a plugin wrote at `place` with secret values replaced by their names; a value
-/// found is recorded as shown there, which fails the run.
-fn scrubbed_output(env: &RunEnv, text: String, place: &str) -> String {
-    let (text, found) = env.credentials.redact(text);
-    if let Some(secret) = found {
-        env.transcript.record(crate::record::transcript::Event::SecretShown {
-            module: env.module.clone(),
-            secret,
-            place: place.into(),
-        });
-    }
-    text
-}
-
-/// How many frames of a plugin's wasm backtrace a stop report shows.
-const BACKTRACE_FRAMES: usize = 8;
-
-/// Why a plugin was stopped, and apart from it the innermost frames of its wasm backtrace
-/// when there is one: the reason comes first in a report, not after the frames.
-fn stop_words(error: &anyhow::Error) -> (String, Option<String>) {
-    let Some(backtrace) = error.downcast_ref::<wasmtime::WasmBacktrace>() else {
-        return (format!("{error:#}"), None);
-    };
-    // Each frame is written here, its names (the plugin's own, from its name section) with
-    // control characters made visible: a name holding a newline cannot forge a line.
-    let frames: Vec<String> = backtrace
-        .frames()
-        .iter()
-        .enumerate()
-        .map(|(i, frame)| {
-            let module = frame.module().name().unwrap_or("<unknown>");
-            let func =
-                frame.func_name().map_or_else(|| format!("<wasm function {}>", frame.func_index()), String::from);
-            let at = frame.module_offset().map_or(String::new(), |o| format!("{o:#x} - "));
-            crate::record::screen::visible(&format!("{i}: {at}{module}!{func}"))
-        })
-        .collect();
-    let mut shown = frames.iter().take(BACKTRACE_FRAMES).cloned().collect::<Vec<_>>().join("\n");
-    if frames.len() > BACKTRACE_FRAMES {
-        shown.push_str(&format!("\n… ({} more frames)", frames.len() - BACKTRACE_FRAMES));
-    }
-    (error.root_cause().to_string(), (!frames.is_empty()).then_some(shown))
 }
 
 /// The first twelve hex digits of a digest, enough to tell plugins apart in a message.
 pub fn short(digest: &str) -> &str {
     &digest[..digest.len().min(12)]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_pool_limit_hit_is_named_with_the_limit_to_raise() {
-        let host = PluginHost::new(Limits { concurrent_instances: 1, ..Limits::default() }).unwrap();
-        // What wasmtime's pooling allocator says, one message for each limit.
-        for (said, named) in [
-            (
-                "The component transitively contains 70 core module instances, which exceeds",
-                "core_instances_per_plugin",
-            ),
-            ("The component transitively contains 9 Wasm linear memories, which exceeds", "memories_per_plugin"),
-            ("defined memories count of 5 exceeds the per-instance limit of 4", "memories_per_plugin"),
-            (
-                "The component transitively contains 70 tables, which exceeds the configured maximum",
-                "tables_per_plugin",
-            ),
-            ("defined tables count of 5 exceeds the per-instance limit of 4", "tables_per_plugin"),
-            ("table index 0 has a minimum element size of 200000 which exceeds the limit of 100000", "table_elements"),
-            ("forcing trap when growing memory to 1074855936 bytes", "memory_bytes"),
-        ] {
-            let hint = host.limit_hint(said).unwrap_or_default();
-            assert!(hint.contains(&format!("raise limits.{named}")), "{said}: {hint}");
-        }
-        assert_eq!(host.limit_hint("wasm trap: wasm `unreachable` instruction executed"), None);
-    }
 }

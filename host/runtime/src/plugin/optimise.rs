@@ -42,7 +42,7 @@ impl PluginHost {
             let started = Instant::now();
             let (component, unkept) = self
                 .compile_and_keep(CodeKind::Optimised, &digest, &bytes)
-                .map_err(|e| self.name_the_limit(e))
+                .map_err(|e| self.limits.name_the_limit(e))
                 .with_context(|| format!("failed to compile plugin `{}`", path.display()))?;
             let compiled = Some(started.elapsed());
             // Code compiled and not kept is no code for later runs: said, not passed over.

@@ -134,7 +134,7 @@ impl SavedPlan {
             use std::io::Write;
             let mut text = serde_json::to_string_pretty(self)?;
             text.push('\n');
-            crate::catalogue::create_output(path, "a plan")?
+            crate::files::create_output(path, "a plan")?
                 .write_all(text.as_bytes())
                 .with_context(|| format!("failed to write the plan `{}`", path.display()))
         })
@@ -143,7 +143,7 @@ impl SavedPlan {
     /// Reads a plan file, naming it in any error.
     pub fn read(path: &Path) -> Result<SavedPlan, crate::error::Error> {
         crate::error::at_boundary(crate::error::Error::PlanFile, || {
-            let bytes = crate::catalogue::read_bounded(path, PLAN_FILE_BYTES)
+            let bytes = crate::files::read_bounded(path, PLAN_FILE_BYTES)
                 .with_context(|| format!("failed to read the plan `{}`", path.display()))?;
             SavedPlan::parse(&bytes).with_context(|| format!("the plan `{}` cannot be used", path.display()))
         })

@@ -73,7 +73,7 @@ impl Permissions {
     /// Which of these reads the manifest's grants would deny, one line each: the read and the
     /// grant that would allow it, or why no grant can, in the words of `machine.ungranted`.
     pub(crate) fn ungranted(&self, inspect: &[String], fetch: &[String]) -> Vec<String> {
-        use crate::catalogue::{fetch_grant_fault, inspect_grant_fault};
+        use mesh_adopt_manifest::validity::{fetch_grant_fault, inspect_grant_fault};
         let inspects = inspect.iter().filter(|name| !self.granted.allows_inspect(name)).map(|name| {
             match inspect_grant_fault(name) {
                 Some(fault) => format!("inspect container `{name}`: no manifest can grant it ({fault})"),

@@ -102,6 +102,54 @@ pub fn cut_to(text: &mut String, bytes: usize) -> bool {
     true
 }
 
+impl Limits {
+    /// `error` with the limit it hit named, and how to raise it, when it is one of the
+    /// sandbox's: a component too big for the pool is refused at load, a store that grows
+    /// past its limits at instantiation.
+    pub(crate) fn name_the_limit(&self, error: anyhow::Error) -> anyhow::Error {
+        let text = format!("{error:#}");
+        match self.limit_hint(&text) {
+            Some(hint) => anyhow::anyhow!("{text} ({hint})"),
+            None => error,
+        }
+    }
+
+    /// Which of the sandbox's limits `text` says was hit, and how to raise it.
+    pub(crate) fn limit_hint(&self, text: &str) -> Option<String> {
+        let l = self;
+        if text.contains("core module instances") || text.contains("instance count too high") {
+            Some(format!(
+                "this host allows {} core instances per plugin; raise limits.core_instances_per_plugin",
+                l.core_instances_per_plugin
+            ))
+        } else if text.contains("linear memories")
+            || text.contains("memory count too high")
+            || text.contains("defined memories count")
+        {
+            Some(format!(
+                "this host allows {} memories per plugin; raise limits.memories_per_plugin",
+                l.memories_per_plugin
+            ))
+        } else if text.contains("tables, which exceeds")
+            || text.contains("table count too high")
+            || text.contains("defined tables count")
+        {
+            Some(format!("this host allows {} tables per plugin; raise limits.tables_per_plugin", l.tables_per_plugin))
+        } else if text.contains("minimum element size") {
+            Some(format!("this host allows {} elements per table; raise limits.table_elements", l.table_elements))
+        } else if text.contains("memory does not fit") || text.contains("growing memory") {
+            Some(format!("this host allows each memory {} MiB; raise limits.memory_bytes", l.memory_bytes >> 20))
+        } else if text.contains("concurrent") && text.contains("limit") {
+            Some(format!(
+                "this host runs at most {} plugins at once; raise limits.concurrent_instances",
+                l.concurrent_instances
+            ))
+        } else {
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +160,29 @@ mod tests {
         assert!(cut_to(&mut text, 2));
         assert_eq!(text, "h");
         assert!(!cut_to(&mut text, 10));
+    }
+    #[test]
+    fn a_pool_limit_hit_is_named_with_the_limit_to_raise() {
+        let limits = Limits { concurrent_instances: 1, ..Limits::default() };
+        // What wasmtime's pooling allocator says, one message for each limit.
+        for (said, named) in [
+            (
+                "The component transitively contains 70 core module instances, which exceeds",
+                "core_instances_per_plugin",
+            ),
+            ("The component transitively contains 9 Wasm linear memories, which exceeds", "memories_per_plugin"),
+            ("defined memories count of 5 exceeds the per-instance limit of 4", "memories_per_plugin"),
+            (
+                "The component transitively contains 70 tables, which exceeds the configured maximum",
+                "tables_per_plugin",
+            ),
+            ("defined tables count of 5 exceeds the per-instance limit of 4", "tables_per_plugin"),
+            ("table index 0 has a minimum element size of 200000 which exceeds the limit of 100000", "table_elements"),
+            ("forcing trap when growing memory to 1074855936 bytes", "memory_bytes"),
+        ] {
+            let hint = limits.limit_hint(said).unwrap_or_default();
+            assert!(hint.contains(&format!("raise limits.{named}")), "{said}: {hint}");
+        }
+        assert_eq!(limits.limit_hint("wasm trap: wasm `unreachable` instruction executed"), None);
     }
 }

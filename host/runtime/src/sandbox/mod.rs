@@ -18,6 +18,7 @@
 //! Anything else a component imports is refused at load, naming each such import and
 //! listing what is offered.
 
+pub(crate) mod call;
 pub(crate) mod deadline;
 pub mod grants;
 pub(crate) mod imports;

@@ -1,0 +1,122 @@
+//! Adopting: each module preflight checked, in order, checked again on the instance that
+//! adopts, held to the plan an operator reviewed, and the rules asked after each.
+
+use crate::effect::Violation;
+use crate::model::{Phase, Plan};
+use crate::run::foresight::Foreseen;
+use crate::run::plan_file::plan_difference;
+use crate::run::preflight::Loaded;
+use crate::run::{ModuleOutcome, Run};
+
+impl Run<'_> {
+    /// Adopts each module that preflight checked, in order, each checked again first (the mesh
+    /// may have moved) and held to the plan preflight showed. Returns the invariants broken.
+    pub(super) async fn adopt_all(
+        &self,
+        outcomes: &mut [(String, ModuleOutcome)],
+        loaded: Vec<Option<Loaded>>,
+        foreseen: Option<&Foreseen>,
+    ) -> Vec<Violation> {
+        let mut stopped: Option<String> = None;
+        let mut violations = Vec::new();
+        for ((module, outcome), ready) in outcomes.iter_mut().zip(loaded) {
+            if let Some(because) = &stopped {
+                *outcome = ModuleOutcome::NotRun { because: because.clone() };
+                self.stream_outcome(module, outcome);
+                continue;
+            }
+            let (ModuleOutcome::Checked(reviewed), Some(ready)) = (&*outcome, ready) else { continue };
+            *outcome = self.adopt(module, reviewed.clone(), &ready).await;
+            // What the module pushed is checked once it has landed, before the next module
+            // moves anything: the phase stops at the first difference.
+            let mut landed = Vec::new();
+            if let Some(foreseen) = foreseen
+                && self.transcript.pushed(module)
+            {
+                self.mesh.land_pushes(self.options.wait).await;
+                landed = self.verify_landed(module, foreseen).await;
+            }
+            violations = self.violations(module, outcome, foreseen);
+            for violation in landed {
+                if !violations.contains(&violation) {
+                    violations.push(violation);
+                }
+            }
+            self.stream_outcome(module, outcome);
+            if !violations.is_empty() {
+                stopped = Some("an invariant broke".into());
+            } else if !outcome.succeeded() {
+                stopped = Some(format!("`{module}` did not succeed"));
+            }
+        }
+        violations
+    }
+
+    /// One module's adopt: checked again on the instance that adopts, refused if its plan is
+    /// no longer the one reviewed, then held to it.
+    pub(super) async fn adopt(&self, module: &str, reviewed: Plan, ready: &Loaded) -> ModuleOutcome {
+        let mut rechecked = None;
+        let turn = self
+            .host
+            .check_then_adopt(&ready.plugin, &ready.env, &ready.ctx, |plan| {
+                let same =
+                    self.bounded_plan(module, plan.clone(), &ready.env).ok().is_some_and(|plan| plan == reviewed);
+                if !same {
+                    rechecked = Some(plan.clone());
+                }
+                same
+            })
+            .await;
+        match turn {
+            Err(error) => ModuleOutcome::Failed(self.stopped(module, Phase::Adopt, error)),
+            Ok((Err(refusal), _)) => self.refused(module, Phase::Check, refusal),
+            Ok((Ok(_), None)) => ModuleOutcome::Refused {
+                during: Phase::Check,
+                code: Some(crate::model::Refusal::PLAN_CHANGED.into()),
+                message: format!(
+                    "its plan changed since preflight ({}), so it was not adopted: the mesh moved between the \
+                     check an operator reviewed and this one. Nothing of `{module}` has been done",
+                    plan_difference(&reviewed, rechecked.as_ref().unwrap_or(&reviewed))
+                ),
+            },
+            Ok((Ok(_), Some(adopted))) => match adopted.result {
+                Err(refusal) => self.refused(module, Phase::Adopt, refusal),
+                // A denial or a failed command the plugin went on past is never silent:
+                // whatever it reports, the module is not adopted.
+                Ok(report) => match self.transcript.trouble_passed_over(module) {
+                    Some(trouble) => ModuleOutcome::Refused {
+                        during: Phase::Adopt,
+                        code: Some(crate::model::Refusal::WENT_ON_PAST_A_FAILURE.into()),
+                        message: self.scrub_in(
+                            module,
+                            format!(
+                                "not adopted: {trouble}, and it went on as if it had not been, reporting success ({}); \
+                                 a module whose plugin went past a denial or a failed command is not adopted",
+                                report.summary
+                            ),
+                            "its report",
+                        ),
+                    },
+                    None if adopted.left.is_empty() => {
+                        ModuleOutcome::Adopted(self.scrub_in(module, report.summary, "its report"))
+                    }
+                    None => ModuleOutcome::Incomplete {
+                        summary: self.scrub_in(module, report.summary, "its report"),
+                        left: adopted.left,
+                    },
+                },
+            },
+        }
+    }
+
+    /// A plugin's refusal as the run reports it, scrubbed of secrets.
+    pub(super) fn refused(&self, module: &str, during: Phase, refusal: crate::model::Refusal) -> ModuleOutcome {
+        // A code is a word of the plugin's, and could be a secret's value: shown redacted, it
+        // would be no code, so it reads `redacted` (the secret shown is a violation as anywhere).
+        let code = refusal.code.map(|code| {
+            let scrubbed = self.scrub(module, code.clone());
+            if scrubbed == code { code } else { crate::model::Refusal::REDACTED.to_string() }
+        });
+        ModuleOutcome::Refused { during, code, message: self.scrub(module, refusal.message) }
+    }
+}

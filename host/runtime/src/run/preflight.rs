@@ -1,0 +1,376 @@
+//! Preflight: every module's catalogue entry, manifest, plugin and credentials read and
+//! verified and its `check` run, changing nothing; every problem kept, not only the first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
+
+use crate::catalogue::sha256_hex;
+use crate::error::LimitName;
+use crate::events;
+use crate::model::contract::Contract;
+use crate::model::{Context, Input, Phase, Plan, Unusable};
+use crate::plugin::{Plugin, RunEnv};
+use crate::record::transcript::Event;
+use crate::run::foresight::Foreseen;
+use crate::run::plan_file::SavedPlan;
+use crate::run::{Held, Mode, ModuleOutcome, Run};
+use crate::sandbox::grants::{Call, Permissions};
+
+/// A typed error with what its reader can do about it, said after it.
+#[derive(Debug)]
+struct Remedied {
+    error: crate::error::Error,
+    remedy: String,
+}
+
+impl std::fmt::Display for Remedied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.error, self.remedy)
+    }
+}
+
+impl std::error::Error for Remedied {}
+
+/// A module ready to run: its catalogue entry read, its plugin loaded and verified.
+pub(super) struct Loaded {
+    pub(super) plugin: Plugin,
+    /// Its manifest as parsed: what its push is predicted from.
+    pub(super) manifest: Arc<crate::catalogue::ModuleManifest>,
+    pub(super) env: RunEnv,
+    pub(super) ctx: Context,
+    pub(super) manifest_digest: String,
+    /// The digest of the credentials its manifest grants, for saved plans.
+    pub(super) credentials_digest: String,
+}
+
+/// What preflight found for every module, before any effect.
+pub(super) struct Preflight {
+    /// Each module with its outcome: `Checked` with its plan, or the problem found.
+    pub modules: Vec<(String, ModuleOutcome)>,
+    /// What the plans were made from, with the plans: what `check --out` saves.
+    pub saved: SavedPlan,
+}
+
+impl Run<'_> {
+    /// Loads, verifies and checks every module, changing nothing; every problem is kept, not
+    /// only the first.
+    pub(super) async fn preflight(&self, modules: &[String]) -> (Preflight, Vec<Option<Loaded>>) {
+        let mut outcomes = Vec::with_capacity(modules.len());
+        let mut loaded = Vec::with_capacity(modules.len());
+        let mut saved = SavedPlan::new(&self.options, self.foundation, self.host.limits(), &self.plan_key);
+        // A credential that cannot be read could not be kept from being shown; a module asked
+        // for twice would be adopted twice. Either is a bad input of the whole run.
+        let unreadable = self.credentials.unreadable();
+        for (index, module) in modules.iter().enumerate() {
+            let whole_run = if let Some((name, why)) = unreadable.first() {
+                Some((
+                    Input::Credentials,
+                    format!(
+                        "the credentials directory holds `{name}`, which cannot be read ({why}): its value could not be kept from being shown"
+                    ),
+                ))
+            } else if modules[..index].contains(module) {
+                Some((Input::Manifest, format!("the module `{module}` is asked for twice")))
+            } else {
+                None
+            };
+            if let Some((input, message)) = whole_run {
+                outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message, cause: None })));
+                loaded.push(None);
+                continue;
+            }
+            let ready = match self.load(module) {
+                Ok(ready) => ready,
+                Err((input, e)) => {
+                    let message = self.scrub_in(module, format!("{e:#}"), "an error about it");
+                    // Typed only when the error is all the message says (no credential in it).
+                    let cause = e
+                        .downcast_ref::<crate::error::Error>()
+                        .or_else(|| e.downcast_ref::<Remedied>().map(|r| &r.error))
+                        .filter(|c| message.contains(&c.to_string()))
+                        .cloned();
+                    outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message, cause })));
+                    loaded.push(None);
+                    continue;
+                }
+            };
+            let plugin = &ready.plugin;
+            let event = events::LoadedEvent::of(module, &plugin.digest, plugin.code, plugin.contract());
+            self.stream(&events::Event::Loaded(event));
+            let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
+                Err(error) => {
+                    let stopped = self.stopped(module, Phase::Check, error);
+                    ModuleOutcome::Unusable(Unusable {
+                        input: Input::Stopped(stopped.kind),
+                        message: stopped.report,
+                        cause: None,
+                    })
+                }
+                Ok(Err(refusal)) => self.refused(module, Phase::Check, refusal),
+                // A check that was denied a call and planned anyway went past what it was
+                // told: its plan is not used, before anything moves.
+                Ok(Ok(_)) if let Some(denied) = self.transcript.denied_while_checking(module) => {
+                    let message = self.scrub_in(
+                        module,
+                        format!(
+                            "its `check` was denied {denied} and planned anyway: a check that goes on past a denied \
+                             call has not checked what its plan claims, so the plan is not used. Nothing of `{module}` \
+                             has been done"
+                        ),
+                        "its plan",
+                    );
+                    ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause: None })
+                }
+                Ok(Ok(plan)) => match self.bounded_plan(module, plan, &ready.env) {
+                    // What the manifest declares it adopts is held to the foundation once its
+                    // own plugin has nothing to refuse, so a plugin's refusal, in the module's
+                    // words, comes first.
+                    Ok(_) if let Err(e) = crate::effect::check_declared(&ready.manifest, self.foundation) => {
+                        let message = format!(
+                            "the `{module}` module's manifest `{}` declares what it adopts wrongly: {e}",
+                            ready.env.permissions.manifest
+                        );
+                        ModuleOutcome::Unusable(Unusable { input: Input::Manifest, message, cause: None })
+                    }
+                    Ok(plan) => {
+                        let digests = [ready.manifest_digest.as_str(), &ready.plugin.digest, &ready.credentials_digest];
+                        saved.add(module, digests, &plan);
+                        self.transcript.record(Event::Planned {
+                            module: module.clone(),
+                            summary: plan.summary.clone(),
+                            commands: plan.words(),
+                        });
+                        ModuleOutcome::Checked(plan)
+                    }
+                    Err((message, cause)) => ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause }),
+                },
+            };
+            outcomes.push((module.clone(), outcome));
+            loaded.push(Some(ready));
+        }
+        (Preflight { modules: outcomes, saved }, loaded)
+    }
+
+    /// A plan within the limits and the plugin's grants, its words scrubbed; a plan beyond
+    /// them means the plugin cannot be used as it is.
+    pub(super) fn bounded_plan(
+        &self,
+        module: &str,
+        plan: Plan,
+        env: &RunEnv,
+    ) -> Result<Plan, (String, Option<crate::error::Error>)> {
+        let limits = self.host.limits();
+        if plan.commands.len() > limits.plan_commands {
+            return Err((
+                format!(
+                    "the `{module}` plugin's plan has {} commands; a plan may have at most {} (limits.plan_commands)",
+                    plan.commands.len(),
+                    limits.plan_commands
+                ),
+                None,
+            ));
+        }
+        if plan.summary.len() > limits.plan_summary_lines {
+            return Err((
+                format!(
+                    "the `{module}` plugin's plan summary has {} lines; a plan may have at most {} (limits.plan_summary_lines)",
+                    plan.summary.len(),
+                    limits.plan_summary_lines
+                ),
+                None,
+            ));
+        }
+        // A plan that builds waits for the build and then for the node: the wall deadline must
+        // leave room for both, or the run would stop half-way through an adopt.
+        let builds = plan.commands.iter().any(|c| c.first().is_some_and(|verb| verb == "build"));
+        let longest = self.options.wait + Duration::from_secs(BUILD_TIMEOUT_SECONDS.into());
+        if builds && limits.wall_time <= longest {
+            let cause = crate::error::Error::LimitTooLow { limit: LimitName::WallTime, needed: longest };
+            return Err((
+                format!(
+                    "the `{module}` plugin's plan builds the module, which may take {BUILD_TIMEOUT_SECONDS}s, and then \
+                 waits up to {}s for the node; its wall time of {:?} (limits.wall_time) would stop it half-way: give \
+                 more than {longest:?}",
+                    self.options.wait.as_secs(),
+                    limits.wall_time
+                ),
+                Some(cause),
+            ));
+        }
+        for (index, command) in plan.commands.iter().enumerate() {
+            // A value found in a command would reach the control plane's argv and its logs:
+            // named by its credential, never shown, before anything moves.
+            if let (_, Some(credential)) = self.credentials.redact(command.join(" ")) {
+                return Err((
+                    format!(
+                        "the `{module}` plugin's plan, command {}, holds the value of credential `{credential}`: a \
+                     command would carry it into the control plane's arguments and logs. A credential reaches \
+                     the control plane only as a carried secret; if its value is an ordinary word, it cannot be \
+                     kept secret: change it",
+                        index + 1
+                    ),
+                    None,
+                ));
+            }
+            env.permissions
+                .allow(Phase::Adopt, Call::Tell { args: command })
+                .map_err(|why| (format!("the `{module}` plugin plans a command it could never tell: {why}"), None))?;
+        }
+        let summary = plan.summary.into_iter().map(|line| self.scrub_in(module, line, "its plan")).collect();
+        Ok(Plan { summary, commands: plan.commands })
+    }
+
+    /// Reads and verifies what one module needs: its catalogue entry and manifest, its plugin
+    /// (pin, world), its grants and the credentials they name.
+    pub(super) fn load(&self, module: &str) -> Result<Loaded, (Input, anyhow::Error)> {
+        let found = self.catalogue.module(module).map_err(|e| {
+            let input = if matches!(e, crate::error::Error::NoPlugin { .. }) { Input::Plugin } else { Input::Manifest };
+            (input, anyhow::Error::new(e))
+        })?;
+        let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
+        // A world this host speaks is enough: the plugin's own imports say which version it
+        // is built for, and the host speaks each, so a manifest naming another of them costs
+        // nothing.
+        if let Some(world) = found.adopt.world.as_deref()
+            && Contract::of_world(world).is_none()
+        {
+            let worlds: Vec<&str> = Contract::ALL.iter().map(|c| c.world()).collect();
+            return Err((
+                Input::Plugin,
+                anyhow::anyhow!(
+                    "the `{module}` module's manifest `{}` says its plugin targets `{world}`; this host implements \
+                     `{}`",
+                    found.manifest_path.display(),
+                    worlds.join("` and `")
+                ),
+            ));
+        }
+        let credentials_digest =
+            self.credentials.verify_all(&found.adopt.grants.credentials, &self.plan_key).map_err(|(name, why)| {
+                let e = anyhow::anyhow!(
+                    "the `{module}` module's manifest `{}` grants credential `{name}`, which cannot be used: {why}",
+                    found.manifest_path.display()
+                );
+                (Input::Credentials, e)
+            })?;
+        let pin = found.adopt.sha256.as_deref();
+        let plugin = match overridden {
+            // A plugin put in the catalogue's place on purpose (a candidate build replayed
+            // against a recording, a scenario's own) is the one asked for, pinned or not.
+            Some(path) => self.host.load_pinned(path, None),
+            None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
+        }
+        .map_err(|e| match e {
+            // A stale pin is the author's to mend, and there are two ways: say both.
+            crate::error::Error::PinMismatch(stale) => {
+                let remedy = format!(
+                    "rebuild and pin it from its source, or, if this plugin is the one to ship, set `adopt.sha256` \
+                     to \"{}\" in `{}`",
+                    stale.digest,
+                    found.manifest_path.display()
+                );
+                (Input::Plugin, anyhow::Error::new(Remedied { error: crate::error::Error::PinMismatch(stale), remedy }))
+            }
+            e => (Input::Plugin, anyhow::Error::new(e)),
+        })?;
+        let manifest_digest = sha256_hex(&found.manifest);
+        let env = RunEnv {
+            module: module.to_string(),
+            mesh: self.mesh.clone(),
+            credentials: self.credentials.clone(),
+            transcript: self.transcript.clone(),
+            permissions: Permissions {
+                module: module.to_string(),
+                node: self.options.node.clone(),
+                catalog_source: self.options.catalog_source.clone(),
+                secrets: found.secrets.clone(),
+                manifest_bytes: Arc::from(found.manifest.as_slice()),
+                granted: found.adopt.grants.clone(),
+                manifest: found.manifest_path.display().to_string(),
+            },
+        };
+        let declared = Arc::new(found.parsed);
+        let ctx = self.context(module, found.manifest, declared.clone());
+        Ok(Loaded { plugin, manifest: declared, env, ctx, manifest_digest, credentials_digest })
+    }
+
+    /// The context a plugin decides from.
+    pub fn context(
+        &self,
+        module: &str,
+        manifest: Vec<u8>,
+        declared: Arc<mesh_adopt_manifest::ModuleManifest>,
+    ) -> Context {
+        let o = &self.options;
+        Context {
+            module: module.to_string(),
+            manifest,
+            declared,
+            foundation: self.foundation.resources.clone(),
+            options: o.clone(),
+        }
+    }
+
+    /// Why preflight holds back every effect of the run, with the words each module left
+    /// alone is given; none when nothing stops a run that adopts (or a check, on a mesh that
+    /// could be seen). Checking or adopting, nothing is ready on a mesh preflight could not
+    /// look at.
+    pub(super) fn hold(
+        &self,
+        mode: Mode,
+        outcomes: &[(String, ModuleOutcome)],
+        foreseen: Option<&Foreseen>,
+        saved: &SavedPlan,
+    ) -> Option<(Held, String)> {
+        let problems: Vec<String> =
+            outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| format!("`{m}`")).collect();
+        let predicted_broken = foreseen.map(|f| f.broken.as_slice()).unwrap_or_default();
+        if let Some(why) = foreseen.and_then(|f| f.view.unseen.clone()) {
+            let because = format!("preflight could not look at the mesh: {why}; nothing was adopted");
+            return Some((Held::MeshUnseen { why }, because));
+        }
+        if mode == Mode::Check {
+            return None;
+        }
+        let stale = match (&self.saved_plan, problems.is_empty()) {
+            (Some(earlier), true) => earlier.first_difference(saved),
+            _ => None,
+        };
+        // A secret value a plugin showed while checking is a problem found before any effect,
+        // like a refusal: nothing moves. (Looked for only when nothing else stops the run.)
+        let clear = problems.is_empty() && stale.is_none() && predicted_broken.is_empty();
+        let shown = if clear { self.secrets_shown() } else { Vec::new() };
+        Some(match (stale, predicted_broken.first(), shown.first()) {
+            (Some(difference), _, _) => {
+                let because = format!("the saved plan does not apply: {difference}; nothing was adopted");
+                (Held::StalePlan { difference }, because)
+            }
+            (None, Some(rule), _) => {
+                let mut names: Vec<&str> = predicted_broken.iter().map(|v| v.invariant).collect();
+                names.dedup();
+                let also = match &names[1..] {
+                    [] => String::new(),
+                    more => format!(", and {}", more.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")),
+                };
+                let because = format!(
+                    "preflight predicted that the phase's pushes would break rule `{}` ({}){also}; nothing was \
+                     adopted",
+                    rule.invariant, rule.detail
+                );
+                (Held::RuleWouldBreak { invariants: names.iter().map(|n| n.to_string()).collect() }, because)
+            }
+            (None, None, Some(secret)) => {
+                let because = format!("preflight caught a secret shown: {}; nothing was adopted", secret.detail);
+                (Held::SecretShown, because)
+            }
+            (None, None, None) if problems.is_empty() => return None,
+            (None, None, None) => {
+                let modules = outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| m.clone()).collect();
+                let because = format!("preflight found problems in {}; nothing was adopted", problems.join(", "));
+                (Held::Problems { modules }, because)
+            }
+        })
+    }
+}

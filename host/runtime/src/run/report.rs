@@ -1,0 +1,236 @@
+//! What a run did: each module's outcome, why preflight held a run back, and how far the
+//! rules of the mesh were checked.
+
+use crate::effect::Violation;
+use crate::events::OutcomeWord;
+use crate::mesh::ContainerChange;
+use crate::model::{Phase, Plan, Stopped, Unusable};
+use crate::record::screen::{visible, visible_lines};
+use crate::run::plan_file::SavedPlan;
+
+/// How a module's turn ended.
+#[derive(Debug, Clone)]
+pub enum ModuleOutcome {
+    /// `check` passed; this is its plan (a check-only run stops here).
+    Checked(Plan),
+    /// `adopt` told its whole plan and succeeded, with the plugin's one-line summary.
+    Adopted(String),
+    /// The plugin refused, in `check` or in `adopt`.
+    Refused {
+        /// In which export it refused.
+        during: Phase,
+        /// The refusal's kind, kebab-case: the plugin's own code (none from a plugin of
+        /// contract 0.1.0), or the host's where the host refuses for it.
+        code: Option<String>,
+        /// Its refusal, scrubbed of secrets.
+        message: String,
+    },
+    /// `adopt` returned success before it told every command of its plan.
+    Incomplete {
+        /// The one-line summary it returned.
+        summary: String,
+        /// The commands of its plan it never told.
+        left: Vec<Vec<String>>,
+    },
+    /// An input of the run cannot be used: the module's catalogue entry, manifest, plugin or
+    /// credentials, or a plugin the sandbox stopped while it was only being checked.
+    Unusable(Unusable),
+    /// The sandbox stopped the plugin during `adopt` (or during the check just before it).
+    Failed(Stopped),
+    /// Another module did not succeed, so this one was left alone.
+    NotRun {
+        /// Which module, or what, stopped the run first.
+        because: String,
+    },
+}
+
+impl ModuleOutcome {
+    /// Whether the module did what the run asked of it.
+    pub fn succeeded(&self) -> bool {
+        matches!(self, ModuleOutcome::Checked(_) | ModuleOutcome::Adopted(_))
+    }
+
+    /// The text a person reads for an outcome that did not succeed.
+    pub fn problem(&self) -> Option<&str> {
+        match self {
+            ModuleOutcome::Refused { message, .. } => Some(message),
+            ModuleOutcome::Unusable(unusable) => Some(&unusable.message),
+            ModuleOutcome::Failed(stopped) => Some(&stopped.report),
+            _ => None,
+        }
+    }
+}
+
+impl ModuleOutcome {
+    /// The outcome's name, as the summary, the record and a scenario name it.
+    pub fn word(&self) -> OutcomeWord {
+        match self {
+            ModuleOutcome::Checked(_) => OutcomeWord::Ready,
+            ModuleOutcome::Adopted(_) => OutcomeWord::Adopted,
+            ModuleOutcome::Refused { .. } => OutcomeWord::Refused,
+            ModuleOutcome::Incomplete { .. } => OutcomeWord::Incomplete,
+            ModuleOutcome::Unusable(_) => OutcomeWord::Unusable,
+            ModuleOutcome::Failed(_) => OutcomeWord::Failed,
+            ModuleOutcome::NotRun { .. } => OutcomeWord::NotRun,
+        }
+    }
+
+    /// The outcome's text for a person, with every piece of plugin text made visible (see
+    /// [`crate::record::screen`]) so none of it can pass for a line of the host's own.
+    pub fn shown(&self) -> String {
+        let tell = |c: &[String]| format!("  tell {}", visible(&c.join(" ")));
+        match self {
+            ModuleOutcome::Checked(plan) => {
+                let mut lines: Vec<String> = plan.summary.iter().map(|l| visible(l)).collect();
+                lines.extend(plan.commands.iter().map(|c| tell(c)));
+                lines.join("\n")
+            }
+            ModuleOutcome::Adopted(summary) => visible(summary),
+            ModuleOutcome::Refused { during, code, message } => match code {
+                Some(code) => format!("(in {during}, {code}) {}", visible(message)),
+                None => format!("(in {during}) {}", visible(message)),
+            },
+            ModuleOutcome::Incomplete { summary, left } => {
+                let mut lines = vec![format!(
+                    "its adopt returned success ({}) before telling its whole plan; {} commands were never told:",
+                    visible(summary),
+                    left.len()
+                )];
+                lines.extend(left.iter().map(|c| tell(c)));
+                lines.join("\n")
+            }
+            ModuleOutcome::Unusable(unusable) => visible_lines(&unusable.message),
+            ModuleOutcome::Failed(stopped) => visible_lines(&stopped.report),
+            ModuleOutcome::NotRun { because } => because.clone(),
+        }
+    }
+}
+
+/// `word: text`, as a person reads it.
+impl std::fmt::Display for ModuleOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.word(), self.shown())
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Each module asked for, in order, with its outcome.
+    pub modules: Vec<(String, ModuleOutcome)>,
+    /// Container changes the mesh reports.
+    pub changes: Vec<ContainerChange>,
+    /// Invariants found broken; any fails the run.
+    pub violations: Vec<Violation>,
+    /// Which backend the run acted on.
+    pub mesh: String,
+    /// The plans preflight made and what they were made from: what `check --out` saves.
+    pub made_from: SavedPlan,
+    /// How far the rules of the mesh were checked.
+    pub rules: RulesChecked,
+    /// Why preflight held back every effect, when it did: what an installer acts on
+    /// without reading the modules' `not run` texts.
+    pub held: Option<Held>,
+}
+
+/// Why preflight held back every effect of a run asked to adopt (a module that refuses in
+/// its own turn, after preflight, is its outcome's to say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Held {
+    /// Preflight could not look at the mesh (its container engine erred or did not answer).
+    MeshUnseen {
+        /// What went wrong, in words.
+        why: String,
+    },
+    /// A module could not be used or refused (its outcome says which and why).
+    Problems {
+        /// The modules that did not succeed.
+        modules: Vec<String>,
+    },
+    /// The saved plan the run was to apply was made from something that has changed.
+    StalePlan {
+        /// The first thing that differs.
+        difference: String,
+    },
+    /// The phase's pushes were predicted to break a rule of the mesh.
+    RuleWouldBreak {
+        /// The rules, by their stable names.
+        invariants: Vec<String>,
+    },
+    /// A plugin showed a secret's value while it was being checked.
+    SecretShown,
+}
+
+/// How far a run checked the rules of the mesh, so a summary never says "held" of what
+/// nothing checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RulesChecked {
+    /// Preflight stopped before the effect was predicted.
+    NotPredicted,
+    /// Predicted from the mesh's state; nothing after a push was checked (a check, a run that
+    /// adopted nothing, or a mesh that does not report what its node did).
+    Predicted,
+    /// Predicted, then after each push the containers inspected until they matched; what the
+    /// node sealed cannot be seen on such a mesh (a live one).
+    Inspected,
+    /// As [`RulesChecked::Inspected`], but the mesh showed images only (an older inspect
+    /// template): the rules on volumes were predicted, not inspected.
+    InspectedImages,
+    /// Predicted, then checked after each push on all the node did.
+    Verified,
+}
+
+impl RulesChecked {
+    /// How far this run checked `rule`: a live mesh's inspection sees containers, not what
+    /// its node sealed, and rules of the plans alone (`one-owner`, `one-push`) are only ever
+    /// predicted there.
+    pub fn of_rule(self, rule: crate::effect::Rule) -> RulesChecked {
+        use crate::effect::Rule;
+        match (self, rule) {
+            (
+                RulesChecked::Inspected | RulesChecked::InspectedImages,
+                Rule::CredentialNeverReplaced | Rule::OneOwner | Rule::OnePush,
+            ) => RulesChecked::Predicted,
+            (RulesChecked::InspectedImages, Rule::AdoptedKeepsVolumes | Rule::GenesisVolumesHeldOnce) => {
+                RulesChecked::Predicted
+            }
+            (RulesChecked::InspectedImages, _) => RulesChecked::Inspected,
+            (how, _) => how,
+        }
+    }
+
+    /// The word the record uses.
+    pub fn word(self) -> &'static str {
+        match self {
+            RulesChecked::NotPredicted => "not_predicted",
+            RulesChecked::Predicted => "predicted",
+            RulesChecked::Inspected | RulesChecked::InspectedImages => "inspected",
+            RulesChecked::Verified => "verified",
+        }
+    }
+}
+
+impl RunReport {
+    /// Every module succeeded and every invariant held.
+    pub fn succeeded(&self) -> bool {
+        self.violations.is_empty() && self.modules.iter().all(|(_, o)| o.succeeded())
+    }
+
+    /// The outcome for `module`.
+    pub fn outcome(&self, module: &str) -> Option<&ModuleOutcome> {
+        self.modules.iter().find(|(m, _)| m == module).map(|(_, o)| o)
+    }
+
+    /// The process's exit status for this run: 0 when everything succeeded, 2 when an input
+    /// could not be used, 1 for a refusal, an incomplete or stopped adopt or a broken invariant.
+    pub fn exit_code(&self) -> u8 {
+        if self.succeeded() {
+            0
+        } else if self.modules.iter().any(|(_, o)| matches!(o, ModuleOutcome::Unusable(_))) {
+            2
+        } else {
+            1
+        }
+    }
+}

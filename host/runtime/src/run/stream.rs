@@ -1,0 +1,142 @@
+//! How a run speaks as it goes: its header, every event of its transcript, each module's
+//! outcome once it is final, the summary and the last line; the runtime's types turned into
+//! the event schema's.
+
+use crate::events::{self, Change, ModuleSummary, Outcome, OutcomeEvent, PlanRecord, SummaryEvent, ViolationRecord};
+use crate::model::Input;
+use crate::run::{Mode, ModuleOutcome, Run, RunReport};
+
+impl Run<'_> {
+    /// The stream's first line, and every event of the transcript from now on.
+    pub(super) fn start_stream(&self, modules: &[String], mode: Mode) {
+        // Every credential's value is known before anything is streamed or any plugin runs,
+        // so a value is scrubbed and caught wherever it shows, not only once some module has
+        // asked for it.
+        self.credentials.learn_all();
+        let Some((sink, command)) = &self.events else { return };
+        self.streamed.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.ended.store(false, std::sync::atomic::Ordering::SeqCst);
+        // The mode decides whether the header says `check`: a run that adopts never does.
+        let command = match (mode, *command) {
+            (Mode::Check, _) => events::Command::Check,
+            (Mode::Adopt, events::Command::Check) => events::Command::Run,
+            (Mode::Adopt, command) => command,
+        };
+        sink.event(&events::Event::Run(events::RunEvent {
+            schema: events::SCHEMA,
+            mesh_adopt: env!("CARGO_PKG_VERSION").to_string(),
+            command,
+            modules: modules.to_vec(),
+            options: (&self.options).into(),
+            mesh: self.mesh.summary(),
+            seed: self.mesh.seed(),
+        }));
+        self.transcript.stream_to(sink.clone());
+    }
+
+    /// One event to the stream, if the run streams.
+    pub(super) fn stream(&self, event: &events::Event) {
+        if let Some((sink, _)) = &self.events {
+            sink.event(event);
+        }
+    }
+
+    /// A module's outcome to the stream, once: when it is final.
+    pub(super) fn stream_outcome(&self, module: &str, outcome: &ModuleOutcome) {
+        let mut streamed = self.streamed.lock().unwrap_or_else(|p| p.into_inner());
+        if self.events.is_some() && !streamed.iter().any(|m| m == module) {
+            streamed.push(module.to_string());
+            self.stream(&events::Event::Outcome(events::OutcomeEvent::of(module, outcome)));
+        }
+    }
+
+    /// Ends the stream with the process's (or the installer's) exit status: the line that
+    /// tells a finished record from an interrupted one.
+    /// A stream has one last line: a second `end` or `interrupted` is not written.
+    pub fn end(&self, exit: u8) {
+        if !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            self.stream(&events::Event::End(events::EndEvent { exit }));
+        }
+    }
+
+    /// Ends the stream of a run stopped before its end (`why`: `SIGINT`, `SIGTERM`, or
+    /// `cancelled` for a dropped [`Run::run`]), with the effects that had reached the mesh;
+    /// returns the event.
+    pub fn interrupted(&self, why: &str) -> events::Event {
+        let event = self.transcript.interrupted(why);
+        if !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            self.stream(&event);
+        }
+        event
+    }
+}
+
+impl From<&ModuleOutcome> for Outcome {
+    fn from(outcome: &ModuleOutcome) -> Outcome {
+        match outcome {
+            ModuleOutcome::Checked(plan) => {
+                Outcome::Ready { plan: PlanRecord { summary: plan.summary.clone(), commands: plan.words() } }
+            }
+            ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
+            ModuleOutcome::Refused { during, code, message } => {
+                Outcome::Refused { during: *during, code: code.clone(), message: message.clone() }
+            }
+            ModuleOutcome::Incomplete { summary, left } => {
+                Outcome::Incomplete { report: summary.clone(), left: left.clone() }
+            }
+            ModuleOutcome::Unusable(unusable) => Outcome::Unusable {
+                input: unusable.input.name().to_string(),
+                stop: match unusable.input {
+                    Input::Stopped(kind) => Some(kind.name().to_string()),
+                    _ => None,
+                },
+                message: unusable.message.clone(),
+            },
+            ModuleOutcome::Failed(stopped) => {
+                Outcome::Failed { stop: stopped.kind.name().to_string(), message: stopped.report.clone() }
+            }
+            ModuleOutcome::NotRun { because } => Outcome::NotRun { because: because.clone() },
+        }
+    }
+}
+
+impl OutcomeEvent {
+    /// One module's outcome event.
+    pub fn of(module: &str, outcome: &ModuleOutcome) -> OutcomeEvent {
+        OutcomeEvent { module: module.to_string(), succeeded: outcome.succeeded(), outcome: outcome.into() }
+    }
+}
+
+impl SummaryEvent {
+    /// The summary of a finished run.
+    pub fn of(report: &RunReport) -> SummaryEvent {
+        SummaryEvent {
+            succeeded: report.succeeded(),
+            exit: report.exit_code(),
+            mesh: report.mesh.clone(),
+            modules: report
+                .modules
+                .iter()
+                .map(|(module, outcome)| ModuleSummary {
+                    module: module.clone(),
+                    outcome: outcome.word(),
+                    succeeded: outcome.succeeded(),
+                })
+                .collect(),
+            changes: report.changes.iter().map(Change::from).collect(),
+            violations: report
+                .violations
+                .iter()
+                .map(|v| ViolationRecord { invariant: v.invariant.to_string(), detail: v.detail.clone() })
+                .collect(),
+            rules: report.rules.word().to_string(),
+            rule_checks: crate::effect::Rule::ALL
+                .iter()
+                .map(|rule| crate::events::RuleCheck {
+                    rule: rule.name().to_string(),
+                    checked: report.rules.of_rule(*rule).word().to_string(),
+                })
+                .collect(),
+        }
+    }
+}
