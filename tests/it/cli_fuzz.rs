@@ -53,89 +53,97 @@ const MODULES: [&str; 3] = ["postgres", "nats", "mesh-vault"];
 /// The one credential the shipped catalogue has (granted to `postgres`).
 const CREDENTIAL: &str = "genesis/credentials/store-superuser";
 
-// The doc lines each classification rests on.
-const DOC_EXIT_2: &str = "README.md, exit table: \"2 | an input cannot be used: catalogue, foundation bundle, manifest, \
-                          plugin …, credential, plan file, configuration or option; nothing was changed\"";
-const DOC_UTF8_IMAGE_NAME_ACCESS: &str = "docs/writing-a-plugin.md, What a module adopts: \"Nor can one that is not UTF-8, \
-                                          that lists no `resources`, or whose container has no image, a name a command could misread (empty, with \
-                                          whitespace, starting with `-`), or a volume whose `${access:…}` names no access\"";
-const DOC_SHARED_ID: &str = "docs/writing-a-plugin.md, What a module adopts: \"A manifest in which two resources, or two \
-                             accesses, share an id, or whose resource is of type `Container` rather than `container`, cannot \
-                             be used (exit 2)\"";
-const DOC_FIELD_TWICE: &str = "docs/writing-a-plugin.md, The manifest: \"a key given twice in any of its objects, read by \
-                               the host or not, is refused, naming it\"";
-const DOC_UNKNOWN_ADOPT_KEY: &str =
-    "docs/writing-a-plugin.md, The manifest: \"An unknown key in `adopt` or `grants` is refused.\"";
-const DOC_NAME_IS_DIRECTORY: &str = "docs/writing-a-plugin.md, The manifest: \"`name` | the module's name; must be its \
-                                     directory's, or the manifest is refused\"";
-const DOC_PLUGIN_FILE: &str = "docs/writing-a-plugin.md, `plugin`: \"the file beside the manifest [default `adopt.wasm`]; \
-                               no `/` or `\\`. A missing file is refused with `build it with mesh-adopt build <module>`\"";
-const DOC_PIN: &str = "docs/writing-a-plugin.md, `sha256`: \"the pin, 64 hex digits (any case); any other plugin is \
-                       refused at load, naming both digests\" and Pins: \"a run refuses any other file, in preflight, \
-                       with exit 2\"";
-const DOC_WORLD: &str = "docs/writing-a-plugin.md, `world`: \"when given it must be a world this host speaks \
-                         (`mesh:adopt/adopter@0.1.0` or `mesh:adopt/adopter@0.2.0`)\"";
-const DOC_ADOPTS: &str = "docs/writing-a-plugin.md, What a module adopts: \"An entry that names a container the bundle or \
-                          the manifest does not have, a credential without its secret, a secret not declared … makes the \
-                          module unusable (exit 2)\" and \"`credential` and `secret`, both or neither\"";
-const DOC_GRANTED_CREDENTIAL: &str = "docs/writing-a-plugin.md, `credentials` grant: \"Each must be a plain name (letters, \
-                                      digits, `-`, `_`, `.`); preflight refuses the module unless each exists in the \
-                                      credentials directory, is not empty and is at most 64 KiB\"";
-const DOC_INSPECT_PLAIN: &str =
-    "docs/writing-a-plugin.md, `inspect` grant: \"containers the plugin may ask the node about. Plain names.\"";
-const DOC_FETCH_STAR: &str = "docs/writing-a-plugin.md, `fetch` grant: \"`http://*` is refused.\"";
-const DOC_FOUNDATION_KIND: &str = "docs/writing-a-plugin.md, What a module adopts: \"A foundation resource of kind `Container` or `File` is refused \
-     the same way.\"";
-const DOC_CREDENTIAL_WHITESPACE: &str = "docs/writing-a-plugin.md, `credentials` grant: \"is not empty\"; the host's \
-                                         message rule: \"the credential … is empty or only whitespace\"";
-const DOC_NAME_BYTES: &str = "README.md, What a run promises 3: \"a node or module name over 253 bytes\" exits 2";
-const DOC_CHECKED_WORD: &str = "docs/writing-a-plugin.md, The commands a plugin may tell: \"Every name in a command is a \
-                                checked word: not empty, no leading `-`, no `..`, no whitespace or control characters\"; \
-                                README exit 2 \"option\"";
-const DOC_WAIT: &str = "README.md, options: \"`--wait` … in whole seconds from 1s to 12h (durations: `90`, `90s`, `5m`, \
-                        `1h 30m`)\"";
-const DOC_WALL_TIME: &str = "README.md, options: \"`--plugin-wall-time` … (1s..=24h) … a plan that builds is refused in \
-                             preflight unless this exceeds the build's 1500 s plus `--wait`\"";
-const DOC_MEMORY: &str = "README.md, options: \"`--plugin-memory MIB` | 64 (16..=4096)\"";
-const DOC_PLUGIN_TIME: &str = "README.md, options: \"`--plugin-time 10s` | 10s (1s..=1h)\"";
-const DOC_UNKNOWN_MODULE: &str = "README.md, What a run promises 1: preflight \"reads and verifies every module asked for — \
-                                  its catalogue entry …\"; exit 2 \"catalogue\"";
-const DOC_UNKNOWN_FLAG: &str = "docs/events.md, Reading a stream 4: \"Options clap itself refuses (an unknown flag, \
-                                `--wait 5x`) are reported on stderr only\" (exit 2)";
-const DOC_MANIFEST_FIELDS: &str = "docs/writing-a-plugin.md, The manifest: \"The host reads these fields of \
-                                   `modules/<module>/manifest.json`; others (such as `version`) are left to the control \
-                                   plane\" (JSON layout and key order are no field)";
-const DOC_MANIFEST_DEFAULTS: &str = "docs/writing-a-plugin.md, `plugin` \"[default `adopt.wasm`]\", `world` \"when given\", \
-                                     `source` \"the host itself never reads it\"";
-const DOC_FOUNDATION: &str = "docs/writing-a-plugin.md, A catalogue repository: \"`foundation.json` | the foundation \
-                              bundle: what genesis raised (containers, files, other resources)\"";
-const DOC_CREDENTIAL_OK: &str = "docs/writing-a-plugin.md, `credentials` grant: refused only unless it \"exists in the \
-                                 credentials directory, is not empty and is at most 64 KiB\"; the walkthrough writes one \
-                                 with `printf 's3cret-cache-password\\n'`";
-const DOC_SCRUBBED: &str = "README.md, secret-never-shown: \"values shorter than 6 characters cannot be told from ordinary \
-                            text and are not scrubbed\"; only granted credentials are checked by preflight";
-const DOC_OPTIONS_OK: &str = "README.md, options table (`--node` default `node-1`; `--catalog-source REPO[@REF]`; \
-                              `--wait` 1s to 12h; `--plugin-memory` 16..=4096; `--plugin-time` 1s..=1h; \
-                              `--plugin-wall-time` 1s..=24h, above 1500 s plus `--wait`)";
-const DOC_SIMULATED_WAIT: &str = "README.md `--wait` (1s to 12h) with docs/writing-a-plugin.md Scenarios: the simulated \
-                                  node applies a push 5s after it (`apply_delay`) and a recreated bus answers 6s later \
-                                  (`bus_recovery`); a wait from 60s to 2099s also keeps the wall-time rule";
-const DOC_MODULES: &str = "README.md, Using it: `mesh-adopt run [MODULE…]`, \"Modules default to phase three's order: \
-                           `postgres nats mesh-vault`\"; walkthrough: `mesh-adopt run redis` runs one module";
-const DOC_LINK_OUT: &str = "README.md, What a run promises 3: exit 2 for \"a catalogue's manifest or plugin that leads out \
-                            of its `modules/` through a link\"";
-const DOC_LINK_INSIDE: &str = "README.md, What a run promises 3: only a manifest or plugin \"that leads out of its \
-                               `modules/` through a link\" is refused";
-const DOC_NOT_COMPONENT: &str = "README.md, What a run promises 3: exit 2 for \"a plugin that is not a WebAssembly \
-                                 component (refused before any digest of it is shown)\"";
-const DOC_NOT_REGULAR: &str = "README.md, What a run promises 3: exit 2 for \"a file that is not a regular one where a \
-                               record, a plan or a configuration is read or written (a FIFO, a device, a directory)\"";
-const DOC_SITE: &str = "README.md, options: `--foundation FILE` \"the bundle genesis produced\", `--credentials DIR` \
-                        \"genesis credentials\"; exit 2 for a foundation bundle or credential that cannot be used";
-const DOC_PLAN_FILE: &str =
-    "README.md, exit table: \"2 | an input cannot be used: … plan file …\"; `--plan PLAN` (run)";
-const DOC_SHOWN: &str =
-    "README.md, options: `-v` \"also print every host call\", `--json` \"the same JSON lines on stdout\"";
+/// Declares the doc lines each classification rests on, and [`DOC_LINES`], every one of them by
+/// name, so [`cli_fuzz_doc_lines_quote_their_documents`] reads each: a line names the file it
+/// quotes (`README.md`, `docs/<guide>.md`, a source file) before each "quotation" taken from it.
+macro_rules! doc_lines {
+    ($($name:ident = $line:expr;)*) => {
+        $(const $name: &str = $line;)*
+        const DOC_LINES: &[(&str, &str)] = &[$((stringify!($name), $name)),*];
+    };
+}
+
+doc_lines! {
+    DOC_EXIT_2 = "README.md, exit table: \"`2` | an input cannot be used: catalogue, foundation bundle, manifest, \
+        plugin …, credential, plan file, configuration or option; nothing was changed\"";
+    DOC_UTF8_IMAGE_NAME_ACCESS = "docs/writing-a-plugin.md, What a module adopts: \"Nor can one that is not UTF-8, \
+        that lists no `resources`, or whose container has no image, a name a command could misread (empty, with \
+        whitespace, starting with `-`), or a volume whose `${access:…}` names no access\"";
+    DOC_SHARED_ID = "docs/writing-a-plugin.md, What a module adopts: \"A manifest in which two resources, or two \
+        accesses, share an id, or whose resource is of type `Container` rather than `container`, cannot be used \
+        (exit 2)\"";
+    DOC_FIELD_TWICE = "docs/writing-a-plugin.md, The manifest: \"a key given twice in any of its objects, read by \
+        the host or not, is refused, naming it\"";
+    DOC_UNKNOWN_ADOPT_KEY =
+        "docs/writing-a-plugin.md, The manifest: \"An unknown key in `adopt` or `grants` is refused.\"";
+    DOC_NAME_IS_DIRECTORY = "docs/writing-a-plugin.md, The manifest: \"`name` | the module's name; must be its \
+        directory's, or the manifest is refused\"";
+    DOC_PLUGIN_FILE = "docs/writing-a-plugin.md, `plugin`: \"the file beside the manifest [default `adopt.wasm`]; \
+        no `/` or `\\`. A missing file is refused with `build it with mesh-adopt build <module>`\"";
+    DOC_PIN = "docs/writing-a-plugin.md, `sha256`: \"the pin, 64 hex digits (any case); any other plugin is \
+        refused at load, naming both digests\" and Pins: \"a run refuses any other file, in preflight, with exit 2\"";
+    DOC_WORLD = "docs/writing-a-plugin.md, `world`: \"when given it must be a world this host speaks \
+        (`mesh:adopt/adopter@0.1.0` or `mesh:adopt/adopter@0.2.0`)\"";
+    DOC_ADOPTS = "docs/writing-a-plugin.md, What a module adopts: \"An entry that names a container the bundle or \
+        the manifest does not have, a credential without its secret, a secret not declared … makes the module \
+        unusable (exit 2)\" and \"`credential` and `secret`, both or neither\"";
+    DOC_GRANTED_CREDENTIAL = "docs/writing-a-plugin.md, `credentials` grant: \"Each must be a plain name (letters, \
+        digits, `-`, `_`, `.`); preflight refuses the module unless each exists in the credentials directory, is \
+        not empty and is at most 64 KiB\"";
+    DOC_INSPECT_PLAIN =
+        "docs/writing-a-plugin.md, `inspect` grant: \"containers the plugin may ask the node about. Plain names.\"";
+    DOC_FETCH_STAR = "docs/writing-a-plugin.md, `fetch` grant: \"`http://*` is refused.\"";
+    DOC_FOUNDATION_KIND = "docs/writing-a-plugin.md, What a module adopts: \"A foundation resource of kind \
+        `Container` or `File` is refused the same way\"";
+    DOC_CREDENTIAL_WHITESPACE = "docs/writing-a-plugin.md, `credentials` grant: \"is not empty\"; the host's \
+        message, host/runtime/src/catalogue/credentials.rs: \"the credential … is empty or only whitespace\"";
+    DOC_NAME_BYTES = "README.md, What a run promises 3: \"a node or module name over 253 bytes\" exits 2";
+    DOC_CHECKED_WORD = "docs/writing-a-plugin.md, The commands a plugin may tell: \"Every name in a command is a \
+        checked word: not empty, no leading `-`, no `..`, no whitespace or control characters\"; README.md, exit \
+        table: \"`2` | an input cannot be used: … option\"";
+    DOC_WAIT = "README.md, options: \"`--wait 120s` | `120s` | how long to wait for the node after a push, in whole \
+        seconds from 1s to 12h (durations: `90`, `90s`, `5m`, `1h 30m`)\"";
+    DOC_WALL_TIME = "README.md, options: \"`--plugin-wall-time 1h` | 1h (1s..=24h) | … a plan that builds is refused \
+        in preflight unless this exceeds the build's 1500 s plus `--wait`\"";
+    DOC_MEMORY = "README.md, options: \"`--plugin-memory MIB` | 64 (16..=4096)\"";
+    DOC_PLUGIN_TIME = "README.md, options: \"`--plugin-time 10s` | 10s (1s..=1h)\"";
+    DOC_UNKNOWN_MODULE = "README.md, What a run promises 1: preflight \"reads and verifies every module asked for — \
+        its catalogue entry …\"; exit table: \"`2` | an input cannot be used: catalogue\"";
+    DOC_UNKNOWN_FLAG = "docs/events.md, Reading a stream 4: \"Options clap itself refuses (an unknown flag, \
+        `--wait 5x`) are reported on stderr only\" (exit 2)";
+    DOC_MANIFEST_FIELDS = "docs/writing-a-plugin.md, The manifest: \"The host reads these fields of \
+        `modules/<module>/manifest.json`; others (such as `version`) are left to the control plane\" (JSON layout \
+        and key order are no field)";
+    DOC_MANIFEST_DEFAULTS = "docs/writing-a-plugin.md, `plugin` \"[default `adopt.wasm`]\", `world` \"when given\", \
+        `source` \"the host itself never reads it\"";
+    DOC_FOUNDATION = "docs/writing-a-plugin.md, A catalogue repository: \"`foundation.json` | the foundation \
+        bundle: what genesis raised (containers, files, other resources)\"";
+    DOC_CREDENTIAL_OK = "docs/writing-a-plugin.md, `credentials` grant: refused only unless it \"exists in the \
+        credentials directory, is not empty and is at most 64 KiB\"; the walkthrough writes one with \
+        `printf 's3cret-cache-password\\n'`";
+    DOC_SCRUBBED = "README.md, secret-never-shown: \"values shorter than 6 characters cannot be told from ordinary \
+        text and are not scrubbed\"; only granted credentials are checked by preflight";
+    DOC_OPTIONS_OK = "README.md, options table (`--node` default `node-1`; `--catalog-source REPO[@REF]`; `--wait` \
+        1s to 12h; `--plugin-memory` 16..=4096; `--plugin-time` 1s..=1h; `--plugin-wall-time` 1s..=24h, above \
+        1500 s plus `--wait`)";
+    DOC_SIMULATED_WAIT = "README.md `--wait` (1s to 12h) with docs/writing-a-plugin.md Scenarios: the simulated \
+        node applies a push 5s after it (`apply_delay`) and a recreated bus answers 6s later (`bus_recovery`); a \
+        wait from 60s to 2099s also keeps the wall-time rule";
+    DOC_MODULES = "README.md, Using it: `mesh-adopt run [MODULE…]`, \"Modules default to phase three's order: \
+        `postgres nats mesh-vault`\"; walkthrough: `mesh-adopt run redis` runs one module";
+    DOC_LINK_OUT = "README.md, What a run promises 3: exit 2 for \"a catalogue's manifest, plugin or `modules/` \
+        that leads out of it through a link\"";
+    DOC_LINK_INSIDE = "README.md, What a run promises 3: exit 2 only for \"a catalogue's manifest, plugin or \
+        `modules/` that leads out of it through a link\", not for one that stays inside";
+    DOC_NOT_COMPONENT = "README.md, What a run promises 3: exit 2 for \"a plugin that is not a WebAssembly \
+        component (refused before any digest of it is shown)\"";
+    DOC_NOT_REGULAR = "README.md, What a run promises 3: exit 2 for \"a file that is not a regular one wherever \
+        the command reads or writes one (a record, a plan, a configuration, … a FIFO, a device, a directory\"";
+    DOC_SITE = "README.md, options: `--foundation FILE` \"the bundle genesis produced\", `--credentials DIR` \
+        \"genesis credentials\"; exit 2 for a foundation bundle or credential that cannot be used";
+    DOC_PLAN_FILE = "README.md, exit table: \"`2` | an input cannot be used: … plan file …\"; `--plan PLAN` (run)";
+    DOC_SHOWN = "README.md, options: `-v` \"also print every host call\", `--json` \"the same JSON lines on stdout\"";
+}
 
 /// What the docs say a mutation does.
 #[derive(Clone, Debug)]
@@ -1961,4 +1969,45 @@ fn cli_fuzz_credentials() {
 #[test]
 fn cli_fuzz_options() {
     fuzz("options", 4, 260, option_mutations());
+}
+
+/// Every "quotation" in a doc line is still what the file named last before it says (its
+/// parts around a `…` in order; line breaks, runs of spaces and Markdown's `**` aside), so a
+/// case cannot go on resting on a sentence the docs no longer hold.
+#[test]
+fn cli_fuzz_doc_lines_quote_their_documents() {
+    let flat = |text: &str| text.replace("**", "").split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut quotations = 0;
+    let mut stale = Vec::new();
+    for (name, line) in DOC_LINES {
+        let parts: Vec<&str> = line.split('"').collect();
+        assert!(parts.len() % 2 == 1, "{name}: a quotation is not closed: {line}");
+        let mut file = None;
+        for (i, part) in parts.into_iter().enumerate() {
+            if i % 2 == 0 {
+                let named = part.split_whitespace().map(|w| w.trim_matches([',', ':', ';', '(', ')']));
+                file = named.filter(|w| w.ends_with(".md") || w.ends_with(".rs")).last().or(file);
+                continue;
+            }
+            quotations += 1;
+            let Some(file) = file else {
+                stale.push(format!("{name}: \"{part}\" names no file before it"));
+                continue;
+            };
+            let text = std::fs::read_to_string(root().join(file)).unwrap_or_else(|e| panic!("{name}: {file}: {e}"));
+            let text = flat(&text);
+            let mut from = 0;
+            for piece in part.split('…').map(flat).filter(|p| !p.is_empty()) {
+                match text[from..].find(&piece) {
+                    Some(at) => from += at + piece.len(),
+                    None => {
+                        let of = if piece == flat(part) { String::new() } else { format!(" (of \"{part}\")") };
+                        stale.push(format!("{name}: {file} does not say \"{piece}\"{of}"));
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    assert!(stale.is_empty(), "{} of {quotations} quotations are stale:\n{}", stale.len(), stale.join("\n"));
 }
