@@ -11,10 +11,10 @@ use mesh_adopt_runtime::StopKind;
 
 use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions};
 
-/// Runs `crate_name` as the postgres plugin on the tight host.
-async fn run_hostile(crate_name: &str, edit: impl FnOnce(&mut TestMesh)) -> Ran {
+/// Runs the plugin `name` as the postgres plugin on the tight host.
+async fn run_hostile(name: &str, edit: impl FnOnce(&mut TestMesh)) -> Ran {
     // Hostile plugins run as `postgres` without its hand-over: what each shows is the sandbox's.
-    let mut mesh = TestMesh::new().with_plugin("postgres", crate_name).handover_undeclared();
+    let mut mesh = TestMesh::new().with_plugin("postgres", name).handover_undeclared();
     mesh.tight = true;
     edit(&mut mesh);
     mesh.run_modules(&["postgres"], Mode::Adopt).await

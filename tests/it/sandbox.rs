@@ -40,11 +40,11 @@ fn unbounded_host() -> &'static PluginHost {
     HOST.get_or_init(|| PluginHost::new(Limits { wall_time: Duration::MAX, ..Limits::default() }).expect("host"))
 }
 
-/// Runs `crate_name` as the postgres plugin on `host` (loading it first, so the time
+/// Runs the plugin `name` as the postgres plugin on `host` (loading it first, so the time
 /// measured is the run's, not the compiler's) and says how long the run took.
-async fn run_on(host: &'static PluginHost, crate_name: &str, edit: impl FnOnce(&mut TestMesh)) -> (Ran, Duration) {
-    host.load(&crate::support::plugin(crate_name)).expect("the plugin loads");
-    let mut mesh = TestMesh::new().with_plugin("postgres", crate_name);
+async fn run_on(host: &'static PluginHost, name: &str, edit: impl FnOnce(&mut TestMesh)) -> (Ran, Duration) {
+    host.load(&crate::support::plugin(name)).expect("the plugin loads");
+    let mut mesh = TestMesh::new().with_plugin("postgres", name);
     mesh.host = Some(host);
     edit(&mut mesh);
     let started = Instant::now();
