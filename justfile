@@ -38,9 +38,11 @@ build-plugins: setup build-test-plugins
     cargo run --quiet -- build --no-pin
 
 # The tests' plugins, built with the path mapping `mesh-adopt build` gives the catalogue's, so
-# the two builds share their dependencies instead of rebuilding them in turn.
+# the two builds share their dependencies instead of rebuilding them in turn. The misbehaving
+# plugins are examples of the crates in tests/plugins, one component a file, so examples are
+# built beside the libraries.
 build-test-plugins:
-    cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml \
+    cargo build --quiet --release --target wasm32-wasip2 --manifest-path plugins/Cargo.toml --lib --examples \
         --config "target.wasm32-wasip2.rustflags=[\"--remap-path-prefix=$(realpath "${CARGO_HOME:-$HOME/.cargo}")=/cargo\"]"
 
 # Build the host.
