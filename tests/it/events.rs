@@ -326,7 +326,7 @@ fn refused_and_failed_runs_stream_valid_events_with_their_errors_typed() {
     let [(_, Outcome::Failed { stop, message })] = stopped.outcomes().as_slice() else {
         panic!("{:?}", stopped.outcomes())
     };
-    assert_eq!(stop, "guest-time");
+    assert_eq!(stop.as_str(), "guest-time");
     assert!(message.contains("guest time"), "{message}");
     assert_eq!(stopped.exit(), 1);
 }

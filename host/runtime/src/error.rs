@@ -5,7 +5,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// Why the sandbox stopped a plugin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
 pub enum StopKind {
     /// Its call ran past its wall time (`--plugin-wall-time`), whatever it waited on.
     WallTime,
@@ -21,9 +22,15 @@ pub enum StopKind {
     Trap,
 }
 
+impl fmt::Display for StopKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl StopKind {
     /// The kind's name as the record and `--json` give it.
-    pub fn name(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             StopKind::WallTime => "wall-time",
             StopKind::GuestTime => "guest-time",

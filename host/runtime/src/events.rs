@@ -13,7 +13,9 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::model::Phase;
+pub use crate::error::StopKind;
+pub use crate::model::rule::Rule;
+pub use crate::model::{InputWord, Phase};
 
 /// The version of the stream's shape that this program writes and reads. It goes up
 /// whenever a line this program writes would not be valid against the previous version's
@@ -567,19 +569,18 @@ pub enum Outcome {
     /// An input cannot be used: the module's catalogue entry, manifest, plugin or
     /// credentials, or a plugin the sandbox stopped while it was only being checked.
     Unusable {
-        /// Which input: `manifest`, `plugin`, `credentials`, `plan`, or `stopped` (the
-        /// sandbox stopped the plugin during its check).
-        input: String,
+        /// Which input (`stopped`: the sandbox stopped the plugin during its check).
+        input: InputWord,
         /// Why the sandbox stopped it, when `input` is `stopped`: as in `failed`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        stop: Option<String>,
+        stop: Option<StopKind>,
         /// What is wrong, naming the file or limit.
         message: String,
     },
     /// The sandbox stopped the plugin during `adopt`.
     Failed {
-        /// Why: `wall-time`, `guest-time`, `memory`, `limit`, `sandbox` or `trap`.
-        stop: String,
+        /// Why the sandbox stopped it.
+        stop: StopKind,
         /// The stop report: the reason first, the wasm backtrace after.
         message: String,
     },
@@ -690,9 +691,8 @@ pub struct SummaryEvent {
     pub changes: Vec<Change>,
     /// The invariants found broken; any fails the run.
     pub violations: Vec<ViolationRecord>,
-    /// How far the rules of the mesh were checked: `not_predicted`, `predicted`, `inspected`
-    /// or `verified`.
-    pub rules: String,
+    /// How far the rules of the mesh were checked.
+    pub rules: CheckedWord,
     /// The same, rule by rule: what a mesh cannot show is never called verified.
     pub rule_checks: Vec<RuleCheck>,
 }
@@ -701,10 +701,43 @@ pub struct SummaryEvent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct RuleCheck {
-    /// The rule's stable name.
-    pub rule: String,
-    /// `not_predicted`, `predicted`, `inspected` or `verified`.
-    pub checked: String,
+    /// The rule.
+    pub rule: Rule,
+    /// How far it was checked.
+    pub checked: CheckedWord,
+}
+
+/// How far a rule was checked, as the record says it: never "verified" of what nothing
+/// checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckedWord {
+    /// Not even predicted: preflight stopped first, or the mesh could not be seen.
+    NotPredicted,
+    /// Predicted from the mesh's state before any push; nothing after a push checked it.
+    Predicted,
+    /// Predicted, then checked after each push by inspecting the containers.
+    Inspected,
+    /// Predicted, then checked after each push on all the node did.
+    Verified,
+}
+
+impl CheckedWord {
+    /// The word, as the record spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckedWord::NotPredicted => "not_predicted",
+            CheckedWord::Predicted => "predicted",
+            CheckedWord::Inspected => "inspected",
+            CheckedWord::Verified => "verified",
+        }
+    }
+}
+
+impl std::fmt::Display for CheckedWord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One module's line in the summary.
@@ -807,8 +840,8 @@ pub struct SecretRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct ViolationRecord {
-    /// The invariant's stable name, such as `store-never-recreated`.
-    pub invariant: String,
+    /// The rule broken.
+    pub invariant: Rule,
     /// What broke it, in words.
     pub detail: String,
 }

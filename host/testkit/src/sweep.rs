@@ -112,7 +112,7 @@ impl Reference {
         let calls = clean.mesh.calls();
         let adopted = clean.mesh.end_state();
         let again = prepared.run_again(host, &clean).await;
-        let broken = clean.report.violations.iter().map(|v| v.invariant).collect();
+        let broken = clean.report.violations.iter().map(|v| v.rule.as_str()).collect();
         Reference {
             calls,
             refused: !clean.report.succeeded(),
@@ -270,7 +270,7 @@ fn violations(reference: &Reference, report: &RunReport) -> Option<String> {
     let new: Vec<String> = report
         .violations
         .iter()
-        .filter(|v| !reference.broken.contains(&v.invariant))
+        .filter(|v| !reference.broken.contains(&v.rule.as_str()))
         .map(ToString::to_string)
         .collect();
     (!new.is_empty()).then(|| new.join("; "))

@@ -87,8 +87,8 @@ pub fn print_summary(report: &RunReport) {
             RulesChecked::Predicted => "predicted to hold; nothing checked what the node did after a push",
             RulesChecked::Inspected | RulesChecked::InspectedImages => {
                 let (inspected, predicted): (Vec<Rule>, Vec<Rule>) =
-                    Rule::ALL.iter().partition(|rule| report.rules.of_rule(**rule) == RulesChecked::Inspected);
-                let names = |rules: Vec<Rule>| rules.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
+                    Rule::MESH.iter().partition(|rule| report.rules.of_rule(**rule) == RulesChecked::Inspected);
+                let names = |rules: Vec<Rule>| rules.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ");
                 crate::outln!("  rules        all held");
                 crate::outln!("               predicted, then inspected after each push: {}", names(inspected));
                 crate::outln!("               predicted only (this mesh cannot show them): {}", names(predicted));

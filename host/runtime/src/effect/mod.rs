@@ -210,14 +210,21 @@ pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectE
 /// A rule the mesh must keep whatever a plugin does, found broken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    /// The invariant's name, stable for tests and scripts.
-    pub invariant: &'static str,
+    /// The rule broken.
+    pub rule: Rule,
     /// What broke it, in words.
     pub detail: String,
 }
 
+impl Rule {
+    /// The rule found broken, with what broke it.
+    pub fn broken(self, detail: String) -> Violation {
+        Violation { rule: self, detail }
+    }
+}
+
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "invariant `{}` broken: {}", self.invariant, self.detail)
+        write!(f, "invariant `{}` broken: {}", self.rule, self.detail)
     }
 }

@@ -9,56 +9,7 @@ use mesh_adopt_manifest::{AdoptedAs, mounts};
 use super::declared::{Declarations, same_volumes};
 use super::{ContainerEffect, MeshView, Prediction, Touch};
 use crate::effect::Violation;
-
-/// A rule of the mesh, by its stable name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Rule {
-    /// A container genesis raised (the control plane's included) is touched only by the module
-    /// that declares it adopts it, and only as declared: kept stays kept, recreated happens once.
-    GenesisTouchedAsDeclared,
-    /// A container a module adopts keeps the volumes genesis gave it.
-    AdoptedKeepsVolumes,
-    /// One module owns a container: no two declare it, by adoption or by raising it.
-    OneOwner,
-    /// No credential a running container holds is sealed over with fresh bytes.
-    CredentialNeverReplaced,
-    /// No container a push raises mounts what a container genesis raised holds.
-    GenesisVolumesHeldOnce,
-    /// A module's plan pushes once.
-    OnePush,
-    /// The node did what the prediction said, container by container.
-    EffectAsPredicted,
-}
-
-impl Rule {
-    /// Every rule, in the order the documentation lists them.
-    pub const ALL: [Rule; 7] = [
-        Rule::GenesisTouchedAsDeclared,
-        Rule::AdoptedKeepsVolumes,
-        Rule::OneOwner,
-        Rule::CredentialNeverReplaced,
-        Rule::GenesisVolumesHeldOnce,
-        Rule::OnePush,
-        Rule::EffectAsPredicted,
-    ];
-
-    /// The rule's stable name, as violations, records and scenarios give it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rule::GenesisTouchedAsDeclared => "genesis-touched-as-declared",
-            Rule::AdoptedKeepsVolumes => "adopted-keeps-volumes",
-            Rule::OneOwner => "one-owner",
-            Rule::CredentialNeverReplaced => "credential-never-replaced",
-            Rule::GenesisVolumesHeldOnce => "genesis-volumes-held-once",
-            Rule::OnePush => "one-push",
-            Rule::EffectAsPredicted => "effect-as-predicted",
-        }
-    }
-
-    fn broken(self, detail: String) -> Violation {
-        Violation { invariant: self.name(), detail }
-    }
-}
+pub use crate::model::rule::Rule;
 
 /// Whether effects are a prediction or what the node did: how a broken rule is worded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +72,7 @@ pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction,
         }
     }
     // The most telling rule first: the one a refusal names.
-    unique.sort_by_key(|v| Rule::ALL.iter().position(|r| r.name() == v.invariant));
+    unique.sort_by_key(|v| Rule::ALL.iter().position(|r| *r == v.rule));
     unique
 }
 

@@ -6,6 +6,7 @@
 pub mod code;
 pub mod contract;
 pub mod options;
+pub mod rule;
 
 use std::fmt;
 use std::ops::Deref;
@@ -251,15 +252,51 @@ pub enum Input {
 }
 
 impl Input {
-    /// The input's name as the record and `--json` give it.
-    pub fn name(self) -> &'static str {
+    /// The input's word as the record and `--json` give it (a stop's kind goes beside it).
+    pub fn word(self) -> InputWord {
         match self {
-            Input::Manifest => "manifest",
-            Input::Plugin => "plugin",
-            Input::Credentials => "credentials",
-            Input::Plan => "plan",
-            Input::Stopped(_) => "stopped",
+            Input::Manifest => InputWord::Manifest,
+            Input::Plugin => InputWord::Plugin,
+            Input::Credentials => InputWord::Credentials,
+            Input::Plan => InputWord::Plan,
+            Input::Stopped(_) => InputWord::Stopped,
         }
+    }
+}
+
+/// Which input of a module could not be used, as the record names it: [`Input`] without the
+/// stop's kind, which the record gives in a field of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InputWord {
+    /// See [`Input::Manifest`].
+    Manifest,
+    /// See [`Input::Plugin`].
+    Plugin,
+    /// See [`Input::Credentials`].
+    Credentials,
+    /// See [`Input::Plan`].
+    Plan,
+    /// See [`Input::Stopped`].
+    Stopped,
+}
+
+impl InputWord {
+    /// The word, as the record spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputWord::Manifest => "manifest",
+            InputWord::Plugin => "plugin",
+            InputWord::Credentials => "credentials",
+            InputWord::Plan => "plan",
+            InputWord::Stopped => "stopped",
+        }
+    }
+}
+
+impl std::fmt::Display for InputWord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

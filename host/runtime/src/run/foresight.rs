@@ -117,12 +117,11 @@ impl Run<'_> {
             if waited >= self.options.wait {
                 return differences
                     .into_iter()
-                    .map(|difference| Violation {
-                        invariant: crate::effect::Rule::EffectAsPredicted.name(),
-                        detail: format!(
+                    .map(|difference| {
+                        crate::effect::Rule::EffectAsPredicted.broken(format!(
                             "after `{module}`'s push, waited {}s: {difference}",
                             self.options.wait.as_secs()
-                        ),
+                        ))
                     })
                     .collect();
             }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
 
 use crate::catalogue::sha256_hex;
+use crate::effect::Rule;
 use crate::error::LimitName;
 use crate::events;
 use crate::model::contract::Contract;
@@ -348,7 +349,7 @@ impl Run<'_> {
                 (Held::StalePlan { difference }, because)
             }
             (None, Some(rule), _) => {
-                let mut names: Vec<&str> = predicted_broken.iter().map(|v| v.invariant).collect();
+                let mut names: Vec<Rule> = predicted_broken.iter().map(|v| v.rule).collect();
                 names.dedup();
                 let also = match &names[1..] {
                     [] => String::new(),
@@ -357,9 +358,9 @@ impl Run<'_> {
                 let because = format!(
                     "preflight predicted that the phase's pushes would break rule `{}` ({}){also}; nothing was \
                      adopted",
-                    rule.invariant, rule.detail
+                    rule.rule, rule.detail
                 );
-                (Held::RuleWouldBreak { invariants: names.iter().map(|n| n.to_string()).collect() }, because)
+                (Held::RuleWouldBreak { rules: names }, because)
             }
             (None, None, Some(secret)) => {
                 let because = format!("preflight caught a secret shown: {}; nothing was adopted", secret.detail);

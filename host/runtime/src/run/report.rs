@@ -155,8 +155,8 @@ pub enum Held {
     },
     /// The phase's pushes were predicted to break a rule of the mesh.
     RuleWouldBreak {
-        /// The rules, by their stable names.
-        invariants: Vec<String>,
+        /// The rules, in the order the documentation lists them.
+        rules: Vec<crate::effect::Rule>,
     },
     /// A plugin showed a secret's value while it was being checked.
     SecretShown,
@@ -201,12 +201,13 @@ impl RulesChecked {
     }
 
     /// The word the record uses.
-    pub fn word(self) -> &'static str {
+    pub fn word(self) -> crate::events::CheckedWord {
+        use crate::events::CheckedWord;
         match self {
-            RulesChecked::NotPredicted => "not_predicted",
-            RulesChecked::Predicted => "predicted",
-            RulesChecked::Inspected | RulesChecked::InspectedImages => "inspected",
-            RulesChecked::Verified => "verified",
+            RulesChecked::NotPredicted => CheckedWord::NotPredicted,
+            RulesChecked::Predicted => CheckedWord::Predicted,
+            RulesChecked::Inspected | RulesChecked::InspectedImages => CheckedWord::Inspected,
+            RulesChecked::Verified => CheckedWord::Verified,
         }
     }
 }

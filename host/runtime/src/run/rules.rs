@@ -2,7 +2,7 @@
 //! and the node's effects show them) and the host's own two, no secret shown and no refusal in
 //! `check` after an effect.
 
-use crate::effect::Violation;
+use crate::effect::{Rule, Violation};
 use crate::model::Phase;
 use crate::run::foresight::Foreseen;
 use crate::run::{ModuleOutcome, Run};
@@ -13,10 +13,8 @@ impl Run<'_> {
     pub(super) fn secrets_shown(&self) -> Vec<Violation> {
         let mut shown: Vec<Violation> = Vec::new();
         for (shown_by, secret, place) in self.transcript.secrets_shown() {
-            let violation = Violation {
-                invariant: "secret-never-shown",
-                detail: format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"),
-            };
+            let violation = Rule::SecretNeverShown
+                .broken(format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"));
             // The same value in the same kind of place is one breach, however often it shows.
             if !shown.contains(&violation) {
                 shown.push(violation);
@@ -43,10 +41,10 @@ impl Run<'_> {
         if matches!(outcome, ModuleOutcome::Refused { during: Phase::Check, .. }) {
             let effects = self.transcript.effects(module);
             if !effects.is_empty() {
-                violations.push(Violation {
-                    invariant: "refusal-before-effect",
-                    detail: format!("`{module}` refused in check after {}", effects.join("; ")),
-                });
+                violations.push(
+                    Rule::RefusalBeforeEffect
+                        .broken(format!("`{module}` refused in check after {}", effects.join("; "))),
+                );
             }
         }
         violations.extend(self.secrets_shown());
@@ -60,10 +58,11 @@ impl Run<'_> {
         let in_message = outcome.problem().is_some_and(|message| secrets.iter().any(|s| message.contains(s)));
         let shown = in_message || self.transcript.shows_any(&secrets);
         if shown {
-            violations.push(Violation {
-                invariant: "secret-never-shown",
-                detail: format!("a secret value appeared in what `{module}` said, told or reported (redacted here)"),
-            });
+            violations.push(
+                Rule::SecretNeverShown.broken(format!(
+                    "a secret value appeared in what `{module}` said, told or reported (redacted here)"
+                )),
+            );
         }
         violations
     }

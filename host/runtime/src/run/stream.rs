@@ -85,16 +85,14 @@ impl From<&ModuleOutcome> for Outcome {
                 Outcome::Incomplete { report: summary.clone(), left: left.clone() }
             }
             ModuleOutcome::Unusable(unusable) => Outcome::Unusable {
-                input: unusable.input.name().to_string(),
+                input: unusable.input.word(),
                 stop: match unusable.input {
-                    Input::Stopped(kind) => Some(kind.name().to_string()),
+                    Input::Stopped(kind) => Some(kind),
                     _ => None,
                 },
                 message: unusable.message.clone(),
             },
-            ModuleOutcome::Failed(stopped) => {
-                Outcome::Failed { stop: stopped.kind.name().to_string(), message: stopped.report.clone() }
-            }
+            ModuleOutcome::Failed(stopped) => Outcome::Failed { stop: stopped.kind, message: stopped.report.clone() },
             ModuleOutcome::NotRun { because } => Outcome::NotRun { because: because.clone() },
         }
     }
@@ -127,15 +125,12 @@ impl SummaryEvent {
             violations: report
                 .violations
                 .iter()
-                .map(|v| ViolationRecord { invariant: v.invariant.to_string(), detail: v.detail.clone() })
+                .map(|v| ViolationRecord { invariant: v.rule, detail: v.detail.clone() })
                 .collect(),
-            rules: report.rules.word().to_string(),
-            rule_checks: crate::effect::Rule::ALL
+            rules: report.rules.word(),
+            rule_checks: crate::effect::Rule::MESH
                 .iter()
-                .map(|rule| crate::events::RuleCheck {
-                    rule: rule.name().to_string(),
-                    checked: report.rules.of_rule(*rule).word().to_string(),
-                })
+                .map(|rule| crate::events::RuleCheck { rule: *rule, checked: report.rules.of_rule(*rule).word() })
                 .collect(),
         }
     }

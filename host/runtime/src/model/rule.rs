@@ -1,0 +1,176 @@
+//! The rules a run holds, by name: the vocabulary violations, records, scenarios and the
+//! documentation share. What each rule checks lives with the effect it is checked on
+//! ([`crate::effect`]) and the run ([`crate::run`]).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A rule a run holds, by its stable name: the mesh's own ([`Rule::MESH`], predicted before
+/// any push and checked on what the node did) and the host's ([`Rule::HOST`], kept whatever a
+/// plugin does). Records, violations and scenarios spell it as [`Rule::as_str`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// A container genesis raised (the control plane's included) is touched only by the module
+    /// that declares it adopts it, and only as declared: kept stays kept, recreated happens once.
+    GenesisTouchedAsDeclared,
+    /// A container a module adopts keeps the volumes genesis gave it.
+    AdoptedKeepsVolumes,
+    /// One module owns a container: no two declare it, by adoption or by raising it.
+    OneOwner,
+    /// No credential a running container holds is sealed over with fresh bytes.
+    CredentialNeverReplaced,
+    /// No container a push raises mounts what a container genesis raised holds.
+    GenesisVolumesHeldOnce,
+    /// A module's plan pushes once.
+    OnePush,
+    /// The node did what the prediction said, container by container.
+    EffectAsPredicted,
+    /// No secret value appears in anything a plugin says, tells, reports or writes.
+    SecretNeverShown,
+    /// A module that refuses in `check` has had no effect on the mesh.
+    RefusalBeforeEffect,
+}
+
+impl Rule {
+    /// The rules of the mesh, in the order the documentation lists them: what the pushes are
+    /// predicted against and a summary says how far it checked.
+    pub const MESH: [Rule; 7] = [
+        Rule::GenesisTouchedAsDeclared,
+        Rule::AdoptedKeepsVolumes,
+        Rule::OneOwner,
+        Rule::CredentialNeverReplaced,
+        Rule::GenesisVolumesHeldOnce,
+        Rule::OnePush,
+        Rule::EffectAsPredicted,
+    ];
+
+    /// The host's own rules, kept of every plugin on every mesh.
+    pub const HOST: [Rule; 2] = [Rule::SecretNeverShown, Rule::RefusalBeforeEffect];
+
+    /// Every rule: the mesh's, then the host's.
+    pub const ALL: [Rule; 9] = [
+        Rule::GenesisTouchedAsDeclared,
+        Rule::AdoptedKeepsVolumes,
+        Rule::OneOwner,
+        Rule::CredentialNeverReplaced,
+        Rule::GenesisVolumesHeldOnce,
+        Rule::OnePush,
+        Rule::EffectAsPredicted,
+        Rule::SecretNeverShown,
+        Rule::RefusalBeforeEffect,
+    ];
+
+    /// The rule's stable name, as violations, records and scenarios give it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::GenesisTouchedAsDeclared => "genesis-touched-as-declared",
+            Rule::AdoptedKeepsVolumes => "adopted-keeps-volumes",
+            Rule::OneOwner => "one-owner",
+            Rule::CredentialNeverReplaced => "credential-never-replaced",
+            Rule::GenesisVolumesHeldOnce => "genesis-volumes-held-once",
+            Rule::OnePush => "one-push",
+            Rule::EffectAsPredicted => "effect-as-predicted",
+            Rule::SecretNeverShown => "secret-never-shown",
+            Rule::RefusalBeforeEffect => "refusal-before-effect",
+        }
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The position of each rule in [`Rule::ALL`], by a match the compiler holds to every
+    /// variant: a rule added to the enum and not to the list fails here.
+    fn listed_at(rule: Rule) -> usize {
+        match rule {
+            Rule::GenesisTouchedAsDeclared => 0,
+            Rule::AdoptedKeepsVolumes => 1,
+            Rule::OneOwner => 2,
+            Rule::CredentialNeverReplaced => 3,
+            Rule::GenesisVolumesHeldOnce => 4,
+            Rule::OnePush => 5,
+            Rule::EffectAsPredicted => 6,
+            Rule::SecretNeverShown => 7,
+            Rule::RefusalBeforeEffect => 8,
+        }
+    }
+
+    #[test]
+    fn every_rule_is_listed_once_and_spelled_one_way() {
+        for (at, rule) in Rule::ALL.into_iter().enumerate() {
+            assert_eq!(listed_at(rule), at, "{rule} is listed out of place");
+            assert_eq!(serde_json::to_value(rule).unwrap(), serde_json::json!(rule.as_str()));
+            assert_eq!(serde_json::from_value::<Rule>(serde_json::json!(rule.to_string())).unwrap(), rule);
+        }
+        assert_eq!([&Rule::MESH[..], &Rule::HOST[..]].concat(), Rule::ALL);
+    }
+
+    /// The documentation names every rule: the README (where the rules are told), the event
+    /// reference and the schema generated from the types (as a value the record may hold).
+    #[test]
+    fn every_rule_is_named_in_the_readme_the_event_reference_and_the_schema() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let schema = serde_json::to_string(&crate::events::json_schema()).unwrap();
+        for (document, text) in [
+            ("README.md", std::fs::read_to_string(root.join("README.md")).unwrap()),
+            ("docs/events.md", std::fs::read_to_string(root.join("docs/events.md")).unwrap()),
+            ("the generated schema", schema.clone()),
+        ] {
+            for rule in Rule::ALL {
+                assert!(
+                    text.contains(&format!("`{rule}`")) || text.contains(&format!("\"{rule}\"")),
+                    "{document} does not name `{rule}`"
+                );
+            }
+        }
+    }
+
+    /// What the schema's prose names in backticks, kebab-case, is a word the schema itself
+    /// defines (a rule, a stop's kind, …), a refusal code of the host's, or the contract's
+    /// `host-error`: no description names a rule or a word that does not exist.
+    #[test]
+    fn the_schema_names_no_word_it_does_not_define() {
+        let schema = crate::events::json_schema();
+        let mut defined: Vec<String> = Vec::new();
+        fn consts(value: &serde_json::Value, into: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    for (key, inner) in map {
+                        match (key.as_str(), inner) {
+                            ("const", serde_json::Value::String(word)) => into.push(word.clone()),
+                            ("enum", serde_json::Value::Array(words)) => {
+                                into.extend(words.iter().filter_map(|w| w.as_str().map(String::from)))
+                            }
+                            _ => consts(inner, into),
+                        }
+                    }
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|item| consts(item, into)),
+                _ => {}
+            }
+        }
+        consts(&schema, &mut defined);
+        let host_codes =
+            [crate::Refusal::PLAN_CHANGED, crate::Refusal::WENT_ON_PAST_A_FAILURE, crate::Refusal::REDACTED];
+        let text = serde_json::to_string(&schema).unwrap();
+        for quoted in text.split('`').skip(1).step_by(2) {
+            let kebab = quoted.contains('-')
+                && !quoted.starts_with('-')
+                && quoted.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            if kebab {
+                assert!(
+                    defined.iter().any(|d| d == quoted) || host_codes.contains(&quoted) || quoted == "host-error",
+                    "the schema names `{quoted}`, which it does not define"
+                );
+            }
+        }
+    }
+}
