@@ -3,7 +3,7 @@
 // from the repository the SDK sits in; a copy of the SDK outside it has no Rust to compare with.
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { PLUGIN_FILE, SOURCE_SECTION } from '../bin/source-identity.js';
@@ -30,10 +30,26 @@ function crateVersion(path) {
   return version[1];
 }
 
-/** A constant's value, from its `[pub] const NAME: T = value;` line in the Rust file at `path`. */
-function rustConst(path, name) {
-  const line = new RegExp(`^\\s*(?:pub\\s+)?const\\s+${name}\\s*:[^=]+=\\s*(.+);\\s*$`, 'm').exec(source(path));
-  assert.ok(line, `${path} declares no \`const ${name}\``);
+/** The Rust files at `path`: the file itself, or every one under the directory (for a crate whose files move). */
+function rustFiles(path) {
+  if (!statSync(new URL(path, REPOSITORY)).isDirectory()) return [path];
+  const under = readdirSync(new URL(path, REPOSITORY), { recursive: true });
+  return under.filter((file) => file.endsWith('.rs')).sort().map((file) => `${path}/${file}`);
+}
+
+/**
+ * A constant's value, from its one `[pub] const NAME: T = value;` line in the Rust file at
+ * `at`, or in the files under it: a string, an integer, or a `concat!` of strings and the
+ * crate's version.
+ */
+function rustConst(at, name) {
+  const declaration = new RegExp(`^\\s*(?:pub\\s+)?const\\s+${name}\\s*:[^=]+=\\s*(.+);\\s*$`, 'm');
+  const found = rustFiles(at).flatMap((file) => {
+    const line = declaration.exec(source(file));
+    return line ? [[file, line]] : [];
+  });
+  assert.equal(found.length, 1, `${at} declares \`const ${name}\` in ${found.length} files, not one`);
+  const [[path, line]] = found;
   const value = line[1];
   if (/^"(?:[^"\\]|\\.)*"$/.test(value)) return JSON.parse(value);
   if (/^\d[\d_]*(?:[ui](?:8|16|32|64|size))?$/.test(value)) return Number(value.replace(/[ui]\w+$|_/g, ''));
@@ -58,7 +74,10 @@ function rustFormat(path, name) {
 
 const MANIFEST_COMMAND = 'plugins/manifest/src/command.rs';
 
-/** Each constant this SDK restates, by its name on both sides, with the Rust file declaring it. */
+/**
+ * Each constant this SDK restates, by its name on both sides, with the Rust file declaring it
+ * (the host's, whose files move, with the directory of its command's sources).
+ */
 const HELD = [
   ['DEFAULT_REF', DEFAULT_REF, MANIFEST_COMMAND],
   ['BUILD_TIMEOUT_SECONDS', BUILD_TIMEOUT_SECONDS, MANIFEST_COMMAND],
@@ -66,7 +85,7 @@ const HELD = [
   ['TELL_TIMEOUT_SECONDS', TELL_TIMEOUT_SECONDS, 'plugins/sdk/src/host.rs'],
   ['SHOWN', SHOWN, 'plugins/sdk/src/host.rs'],
   ['WORLD', WORLD, 'plugins/sdk/src/lib.rs'],
-  ['SOURCE_SECTION', SOURCE_SECTION, 'host/cli/src/build.rs'],
+  ['SOURCE_SECTION', SOURCE_SECTION, 'host/cli/src'],
 ];
 
 test('the constants are the Rust ones', { skip: outside }, () => {

@@ -20,7 +20,7 @@ OUTSIDE = not (REPOSITORY / "plugins" / "Cargo.toml").is_file()
 MANIFEST_COMMAND = "plugins/manifest/src/command.rs"
 
 #: Each constant this SDK restates: its name in the SDK, its value, the Rust file declaring it
-#: and its name there.
+#: (the host's, whose files move, the directory of its command's sources) and its name there.
 HELD = [
     ("provider.DEFAULT_REF", provider.DEFAULT_REF, MANIFEST_COMMAND, "DEFAULT_REF"),
     ("provider.BUILD_TIMEOUT_SECONDS", provider.BUILD_TIMEOUT_SECONDS, MANIFEST_COMMAND, "BUILD_TIMEOUT_SECONDS"),
@@ -28,7 +28,7 @@ HELD = [
     ("host.TELL_TIMEOUT_SECONDS", host.TELL_TIMEOUT_SECONDS, "plugins/sdk/src/host.rs", "TELL_TIMEOUT_SECONDS"),
     ("host.SHOWN", host.SHOWN, "plugins/sdk/src/host.rs", "SHOWN"),
     ("WORLD", mesh_adopt.WORLD, "plugins/sdk/src/lib.rs", "WORLD"),
-    ("build.SOURCE_SECTION", build.SOURCE_SECTION, "host/cli/src/build.rs", "SOURCE_SECTION"),
+    ("build.SOURCE_SECTION", build.SOURCE_SECTION, "host/cli/src", "SOURCE_SECTION"),
 ]
 
 _STRING = r'"(?:[^"\\]|\\.)*"'
@@ -44,12 +44,23 @@ def _crate_version(path: str) -> str:
     return tomllib.loads(crate.read_text(encoding="utf-8"))["package"]["version"]
 
 
-def rust_const(path: str, name: str) -> Any:
-    """A constant's value, from its ``[pub] const NAME: T = value;`` line in the Rust file at
-    ``path``: a string, an integer, or a ``concat!`` of strings and the crate's version."""
-    line = re.search(rf"^\s*(?:pub\s+)?const\s+{name}\s*:[^=]+=\s*(.+);\s*$", _source(path), re.M)
-    if line is None:
-        raise AssertionError(f"{path} declares no `const {name}`")
+def _rust_files(path: str) -> list[str]:
+    """The Rust files at ``path``: the file itself, or every one under the directory."""
+    at = REPOSITORY / path
+    if not at.is_dir():
+        return [path]
+    return sorted(str(file.relative_to(REPOSITORY)) for file in at.rglob("*.rs"))
+
+
+def rust_const(at: str, name: str) -> Any:
+    """A constant's value, from its one ``[pub] const NAME: T = value;`` line in the Rust file
+    at ``at``, or in the files under it: a string, an integer, or a ``concat!`` of strings and
+    the crate's version."""
+    declaration = re.compile(rf"^\s*(?:pub\s+)?const\s+{name}\s*:[^=]+=\s*(.+);\s*$", re.M)
+    found = [(file, line) for file in _rust_files(at) if (line := declaration.search(_source(file)))]
+    if len(found) != 1:
+        raise AssertionError(f"{at} declares `const {name}` in {len(found)} files, not one")
+    [(path, line)] = found
     value = line[1]
     if re.fullmatch(_STRING, value):
         return json.loads(value)
