@@ -135,7 +135,7 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitStatus {
         text.push_str(&format!("\n  Caused by: {cause}"));
     }
     // What mends a problem the runtime typed, which it does not word: the command's own.
-    if let Some(mesh_adopt_runtime::Error::NoPlugin { module, .. }) =
+    if let Some(mesh_adopt_runtime::Error::NoPlugin { module: Some(module), .. }) =
         error.chain().find_map(|e| e.downcast_ref::<mesh_adopt_runtime::Error>())
     {
         text.push_str(&format!("\n  build it with `mesh-adopt build {module}`"));

@@ -84,10 +84,18 @@ pub enum Error {
     /// The catalogue, a module's entry in it, or its manifest.
     #[error(transparent)]
     Catalogue(Explained),
-    /// A plugin file: unreadable, oversized, not a component, not of a contract this host
-    /// speaks, importing what the sandbox does not give, or refused by the compiler.
+    /// A plugin file that could not be used for another reason than those below: unreadable,
+    /// oversized, beyond the sandbox's limits, or stopped while it was only being started.
     #[error(transparent)]
     Plugin(Explained),
+    /// A plugin file that is not a WebAssembly component (not WebAssembly at all, a core
+    /// module, cut short, or refused by the validator): rebuild it for `wasm32-wasip2`.
+    #[error(transparent)]
+    NotAComponent(Explained),
+    /// A component of another world: a contract version this host does not speak, exports
+    /// that fit no `adopter` world, or imports the sandbox does not give.
+    #[error(transparent)]
+    OtherWorld(Explained),
     /// A plugin that is not the one its manifest pins.
     #[error(transparent)]
     PinMismatch(#[from] PinMismatch),
@@ -99,11 +107,13 @@ pub enum Error {
         /// What the plan needs it to exceed.
         needed: std::time::Duration,
     },
-    /// A module whose plugin file is not there: it has not been built yet.
-    #[error("the `{module}` module ships no plugin: `{}` does not exist", path.display())]
+    /// A plugin file that is not there: the module's plugin has not been built yet (or the
+    /// path given to [`crate::PluginHost::load`] names nothing). The same error whichever way
+    /// the plugin was asked for.
+    #[error("{} `{}` does not exist", module.as_ref().map_or("no plugin:".to_string(), |m| format!("the `{m}` module ships no plugin:")), path.display())]
     NoPlugin {
-        /// The module.
-        module: String,
+        /// The module, when the plugin was asked for by its module (through a catalogue).
+        module: Option<String>,
         /// Where its manifest says the plugin is.
         path: std::path::PathBuf,
     },
@@ -190,6 +200,8 @@ impl Error {
             Error::Foundation(_) => "foundation",
             Error::Catalogue(_) => "catalogue",
             Error::Plugin(_) => "plugin",
+            Error::NotAComponent(_) => "not-a-component",
+            Error::OtherWorld(_) => "other-world",
             Error::PinMismatch(_) => "pin-mismatch",
             Error::NoPlugin { .. } => "no-plugin",
             Error::LimitTooLow { .. } => "limit-too-low",
@@ -228,6 +240,65 @@ pub(crate) fn typed(as_error: fn(Explained) -> Error, error: anyhow::Error) -> E
         return as_error(Explained::of(&error));
     }
     as_error(Explained::of(&error))
+}
+
+/// What was wrong with a plugin file, marked where it is found so the error at the boundary
+/// is typed by it whatever context is added on the way up; its text is the message.
+#[derive(Debug)]
+pub(crate) struct PluginFault {
+    kind: PluginFaultKind,
+    message: String,
+}
+
+/// Which [`Error`] variant a [`PluginFault`] becomes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PluginFaultKind {
+    /// [`Error::NotAComponent`].
+    NotAComponent,
+    /// [`Error::OtherWorld`].
+    OtherWorld,
+}
+
+impl PluginFault {
+    /// A fault of `kind`, said in `message`, as an error to return.
+    pub(crate) fn error(kind: PluginFaultKind, message: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(PluginFault { kind, message: message.into() })
+    }
+}
+
+impl fmt::Display for PluginFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for PluginFault {}
+
+/// [`at_boundary`] for work on a plugin file: typed by the fault found in it, if one was, else
+/// [`Error::Plugin`].
+pub(crate) fn plugin_at_boundary<T>(body: impl FnOnce() -> anyhow::Result<T>) -> Result<T, Error> {
+    body().map_err(plugin_error)
+}
+
+/// A plugin file's `error` typed: a kind its source carries (a pin mismatch, a missing file)
+/// kept, else the fault marked in its chain, else [`Error::Plugin`].
+pub(crate) fn plugin_error(error: anyhow::Error) -> Error {
+    let fault = error.chain().find_map(|e| e.downcast_ref::<PluginFault>()).map(|f| f.kind);
+    match fault {
+        Some(PluginFaultKind::NotAComponent) if error.chain().count() > 1 || !is_typed(&error) => {
+            Error::NotAComponent(Explained::of(&error))
+        }
+        Some(PluginFaultKind::OtherWorld) if error.chain().count() > 1 || !is_typed(&error) => {
+            Error::OtherWorld(Explained::of(&error))
+        }
+        _ => typed(Error::Plugin, error),
+    }
+}
+
+/// Whether `error` is, alone, one the runtime already typed.
+fn is_typed(error: &anyhow::Error) -> bool {
+    error.chain().count() == 1
+        && (error.downcast_ref::<Error>().is_some() || error.downcast_ref::<PinMismatch>().is_some())
 }
 
 /// A plugin that is not the one its manifest pins: kept typed so a caller that knows the

@@ -223,7 +223,7 @@ fn entry(
     let plugin_file = match find(plugin_file) {
         Some(meta) if meta.is_file() => meta,
         Some(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
-        None => return Err(crate::error::Error::NoPlugin { module: name.to_string(), path: plugin_path }.into()),
+        None => return Err(crate::error::Error::NoPlugin { module: Some(name.to_string()), path: plugin_path }.into()),
     };
     if let Some(pin) = &parsed.adopt.sha256
         && !(pin.trim().len() == 64 && pin.trim().chars().all(|c| c.is_ascii_hexdigit()))

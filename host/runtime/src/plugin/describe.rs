@@ -37,7 +37,7 @@ impl PluginHost {
     /// Describes a plugin file without running it: what it targets, imports and exports, and
     /// whether this host would load it.
     pub fn describe(&self, path: &Path) -> Result<PluginInfo, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || {
+        crate::error::plugin_at_boundary(|| {
             let bytes = read_plugin(path)?;
             // Before any digest of it is taken, shown or recorded: the file may be anything.
             looks_like_a_component(path, &bytes)?;

@@ -20,12 +20,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::catalogue::sha256_hex;
-use anyhow::{Context as _, Result, anyhow, bail};
+use anyhow::{Context as _, Result, anyhow};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use crate::contract::{AdopterPre, Contract};
-use crate::error::PinMismatch;
+use crate::error::{PinMismatch, PluginFault, PluginFaultKind};
 use crate::model::Phase;
 use crate::model::code::{CodeKind, CodeOrigin, CodePolicy};
 use crate::model::{Context, Plan, Refusal, Report};
@@ -98,7 +98,10 @@ fn read_plugin(path: &Path) -> Result<Vec<u8>> {
 /// does. A file cut short, junk after a preamble, anything else: no digest of it is shown.
 fn looks_like_a_component(path: &Path, bytes: &[u8]) -> Result<()> {
     let not = |why: &str| {
-        anyhow!("plugin `{}` is not a WebAssembly component: {why}; build it for `wasm32-wasip2`", path.display())
+        PluginFault::error(
+            PluginFaultKind::NotAComponent,
+            format!("plugin `{}` is not a WebAssembly component: {why}; build it for `wasm32-wasip2`", path.display()),
+        )
     };
     if !bytes.starts_with(COMPONENT_PREAMBLE) {
         return Err(not("it does not begin as one (`\\0asm`, version 13, layer 1)"));
@@ -257,12 +260,15 @@ impl PluginHost {
 
     /// Compiles plugin bytes to `kind` of native code, as the cache stores it.
     pub fn precompile_as(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || self.precompiled(kind, bytes))
+        crate::error::plugin_at_boundary(|| self.precompiled(kind, bytes))
     }
 
     fn precompiled(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>> {
         if !bytes.starts_with(b"\0asm") {
-            bail!("it is not WebAssembly (no `\\0asm` header)");
+            return Err(PluginFault::error(
+                PluginFaultKind::NotAComponent,
+                "it is not WebAssembly (no `\\0asm` header)",
+            ));
         }
         let compiled = self.tier_of(kind)?.engine.precompile_component(bytes);
         if kind == CodeKind::Optimised
@@ -270,7 +276,12 @@ impl PluginHost {
         {
             functions.write_pack();
         }
-        compiled.map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+        compiled.map_err(|e| {
+            PluginFault::error(
+                PluginFaultKind::NotAComponent,
+                format!("it is not a valid WebAssembly component: {e:#}"),
+            )
+        })
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
@@ -281,7 +292,12 @@ impl PluginHost {
     /// Loads a plugin file whose sha256 must be `pin` when one is given: a catalogue that
     /// pins its plugin gets that plugin or none.
     pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin, crate::error::Error> {
-        self.load_pinned_as(path, std::fs::metadata(path).ok().as_ref(), pin)
+        match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(crate::error::Error::NoPlugin { module: None, path: path.to_path_buf() })
+            }
+            metadata => self.load_pinned_as(path, metadata.ok().as_ref(), pin),
+        }
     }
 
     /// `load_pinned` for a file whose metadata the caller read just now (finding it in the
@@ -292,7 +308,7 @@ impl PluginHost {
         metadata: Option<&std::fs::Metadata>,
         pin: Option<&str>,
     ) -> Result<Plugin, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || {
+        crate::error::plugin_at_boundary(|| {
             let identity = metadata.map(FileIdentity::of);
             let known = identity.and_then(|id| {
                 let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
@@ -355,7 +371,7 @@ impl PluginHost {
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || self.load_digested(path, bytes, sha256_hex(bytes)))
+        crate::error::plugin_at_boundary(|| self.load_digested(path, bytes, sha256_hex(bytes)))
     }
 
     fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
@@ -438,17 +454,29 @@ impl PluginHost {
 
     fn compile(&self, engine: &Engine, bytes: &[u8]) -> Result<Component> {
         if !bytes.starts_with(b"\0asm") {
-            bail!("it is not WebAssembly (no `\\0asm` header)");
+            return Err(PluginFault::error(
+                PluginFaultKind::NotAComponent,
+                "it is not WebAssembly (no `\\0asm` header)",
+            ));
         }
-        Component::new(engine, bytes).map_err(|e| anyhow!("it is not a valid WebAssembly component: {e:#}"))
+        Component::new(engine, bytes).map_err(|e| {
+            PluginFault::error(
+                PluginFaultKind::NotAComponent,
+                format!("it is not a valid WebAssembly component: {e:#}"),
+            )
+        })
     }
 
     /// Links a component as the first of `contracts` whose world it fits; when it fits none,
     /// says why it does not fit the first.
     fn link(&self, tier: &Tier, component: &Component, contracts: Vec<Contract>) -> Result<AdopterPre> {
-        let stubbed = crate::sandbox::linker_for(&tier.linker, &tier.engine, component)?;
+        let stubbed = crate::sandbox::linker_for(&tier.linker, &tier.engine, component)
+            .map_err(|e| PluginFault::error(PluginFaultKind::OtherWorld, format!("{e:#}")))?;
         let misfit = |contract: Contract, e: wasmtime::Error| {
-            anyhow!("it does not fit the `adopter` world of {contract}: {e:#}")
+            PluginFault::error(
+                PluginFaultKind::OtherWorld,
+                format!("it does not fit the `adopter` world of {contract}: {e:#}"),
+            )
         };
         let first = contracts.first().copied().unwrap_or(Contract::NEWEST);
         let pre = stubbed.as_ref().unwrap_or(&tier.linker).instantiate_pre(component).map_err(|e| misfit(first, e))?;
@@ -461,7 +489,9 @@ impl PluginHost {
                 }
             }
         }
-        Err(first_misfit.unwrap_or_else(|| anyhow!("it fits no contract version this host speaks")))
+        Err(first_misfit.unwrap_or_else(|| {
+            PluginFault::error(PluginFaultKind::OtherWorld, "it fits no contract version this host speaks")
+        }))
     }
 
     /// The contract versions a component may be built for, most likely first: the one its
@@ -471,7 +501,7 @@ impl PluginHost {
         match crate::contract::of_component(engine, component) {
             Ok(Some(found)) => Ok(vec![found]),
             Ok(None) => Ok(Contract::ALL.into_iter().rev().collect()),
-            Err(why) => bail!("{why}"),
+            Err(why) => Err(PluginFault::error(PluginFaultKind::OtherWorld, format!("{why}"))),
         }
     }
 
@@ -481,7 +511,7 @@ impl PluginHost {
     pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
         crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |_, _| Ok(()))
             .await
-            .map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
+            .map_err(|e| crate::error::plugin_error(e))
     }
 
     /// Runs `check` and, when it plans and `proceed` accepts the plan, `adopt` on the same
@@ -518,7 +548,7 @@ impl PluginHost {
         env: &RunEnv,
         ctx: &Context,
     ) -> Result<Result<Plan, Refusal>, crate::error::Error> {
-        self.check_in(plugin, env, ctx).await.map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
+        self.check_in(plugin, env, ctx).await.map_err(|e| crate::error::plugin_error(e))
     }
 
     /// Runs the plugin's read-only `check`.
@@ -546,7 +576,7 @@ impl PluginHost {
             Ok(Adopted { result, left })
         })
         .await
-        .map_err(|e| crate::error::typed(crate::error::Error::Plugin, e))
+        .map_err(|e| crate::error::plugin_error(e))
     }
 }
 

@@ -25,7 +25,7 @@ impl PluginHost {
     /// optimise` do, so that no run waits for Cranelift. Its baseline code, no longer
     /// needed, is removed. A file whose sha256 is not `pin`, when given, is refused.
     pub fn optimise(&self, path: &Path, pin: Option<&str>) -> Result<Optimised, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Plugin, || {
+        crate::error::plugin_at_boundary(|| {
             let Some(cache) = &self.cache else {
                 bail!("there is no compile cache to keep optimised code in (it was turned off)")
             };
