@@ -501,7 +501,7 @@ impl PluginHost {
         match crate::contract::of_component(engine, component) {
             Ok(Some(found)) => Ok(vec![found]),
             Ok(None) => Ok(Contract::ALL.into_iter().rev().collect()),
-            Err(why) => Err(PluginFault::error(PluginFaultKind::OtherWorld, format!("{why}"))),
+            Err(why) => Err(PluginFault::error(PluginFaultKind::OtherWorld, why.to_string())),
         }
     }
 
@@ -511,7 +511,7 @@ impl PluginHost {
     pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
         crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |_, _| Ok(()))
             .await
-            .map_err(|e| crate::error::plugin_error(e))
+            .map_err(crate::error::plugin_error)
     }
 
     /// Runs `check` and, when it plans and `proceed` accepts the plan, `adopt` on the same
@@ -548,7 +548,7 @@ impl PluginHost {
         env: &RunEnv,
         ctx: &Context,
     ) -> Result<Result<Plan, Refusal>, crate::error::Error> {
-        self.check_in(plugin, env, ctx).await.map_err(|e| crate::error::plugin_error(e))
+        self.check_in(plugin, env, ctx).await.map_err(crate::error::plugin_error)
     }
 
     /// Runs the plugin's read-only `check`.
@@ -576,7 +576,7 @@ impl PluginHost {
             Ok(Adopted { result, left })
         })
         .await
-        .map_err(|e| crate::error::plugin_error(e))
+        .map_err(crate::error::plugin_error)
     }
 }
 
