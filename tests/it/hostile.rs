@@ -394,7 +394,8 @@ async fn a_module_accepts_only_a_secret_it_carried_itself() {
 async fn a_plugin_cannot_forge_lines_of_its_stop_report() {
     let ran = run_hostile("forges_its_stop_report", |_| {}).await;
     let failure = ran.failure("postgres");
-    assert_mentions(failure, &["its last host call: tell push\\nit had changed nothing", "what it had already done"]);
+    // The forged lines are a typed push's node, so they follow its verb and a space.
+    assert_mentions(failure, &["its last host call: tell push \\nit had changed nothing", "what it had already done"]);
     assert!(!failure.lines().any(|l| l.trim() == "it had changed nothing on the mesh"), "{failure}");
     assert!(!failure.lines().any(|l| l.trim().starts_with("invariants")), "{failure}");
 }

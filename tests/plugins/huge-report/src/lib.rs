@@ -1,5 +1,0 @@
-//! Tells nothing, plans nothing, and reports success in sixteen mebibytes.
-
-use mesh_adopt_sdk::Report;
-
-hostile_kit::adopt_only!(|ctx| { Ok(Report { summary: "x".repeat(16 << 20) }) });

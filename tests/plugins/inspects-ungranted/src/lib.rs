@@ -1,8 +1,0 @@
-//! Inspects a container its manifest does not grant.
-
-use mesh_adopt_sdk::Report;
-
-hostile_kit::adopt_only!(|ctx| {
-    let got = mesh_adopt_sdk::host::inspect("mesh-control").map_err(|e| mesh_adopt_sdk::refuse(e.reason()))?;
-    Ok(Report { summary: format!("{got:?}") })
-});

@@ -1,5 +1,0 @@
-//! Plans the provider sequence, tells none of it, and reports success.
-
-use mesh_adopt_sdk::Report;
-
-hostile_kit::adopt_planned!(|ctx| { Ok(Report { summary: format!("{} adopted", ctx.module) }) });
