@@ -143,7 +143,7 @@ fn replay_refuses_a_recording_whose_run_options_are_malformed() {
     std::fs::write(
         &record,
         concat!(
-            r#"{"event":"run","schema":4,"mesh_adopt":"0.1.0","command":"run","modules":["postgres"],"#,
+            r#"{"event":"run","schema":4,"mesh_adopt":"0.2.0","command":"run","modules":["postgres"],"#,
             r#""options":{"node":"node-1","catalog_source":null},"mesh":"simulated","seed":null}"#,
             "\n",
             r#"{"event":"call","module":"postgres","phase":"adopt","op":"tell","args":["push","node-1"],"#,

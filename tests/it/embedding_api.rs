@@ -368,3 +368,70 @@ async fn a_stream_ends_once_and_its_header_says_what_the_run_did() {
     assert_eq!(last, 1, "one last line: {:?}", events.last());
     assert!(matches!(events.last(), Some(Event::Interrupted(_))));
 }
+
+/// An installer spawns runs onto a multi-thread executor: a run made of shared parts owns
+/// what it needs (no borrow outlives the caller's frame), a hundred of them on their own
+/// meshes all adopt, and once they end no run holds on to the host, the catalogue, the
+/// foundation or the credentials.
+#[test]
+fn a_hundred_spawned_runs_adopt_and_leave_nothing_held() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let host = Arc::new(mesh_adopt_runtime::PluginHost::new(mesh_adopt_runtime::Limits::default()).unwrap());
+    let catalogue = Arc::new(Catalogue::at(dir.path()));
+    let foundation = Arc::new(Foundation::load(&dir.path().join("foundation.json")).unwrap());
+    let credentials = Arc::new(Credentials::open(&dir.path().join("genesis/credentials")));
+    let executor = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let reports = executor.block_on(async {
+        let mut runs = tokio::task::JoinSet::new();
+        for index in 0..100 {
+            let node = format!("node-{index}");
+            let mesh = Arc::new(SimulatedMesh::new(SimSetup::new((*foundation).clone(), &node)));
+            let run: Run<'static> = Run::builder(host.clone(), catalogue.clone(), foundation.clone(), mesh)
+                .credentials(credentials.clone())
+                .options(options_on(&node))
+                .build();
+            runs.spawn(async move { run.run(&phase_three(), Mode::Adopt).await });
+        }
+        runs.join_all().await
+    });
+    drop(executor);
+    assert_eq!(reports.len(), 100);
+    for report in &reports {
+        assert!(report.succeeded(), "{:?}", report.modules);
+    }
+    assert_eq!(Arc::strong_count(&host), 1, "a run still holds the plugin host");
+    assert_eq!(Arc::strong_count(&catalogue), 1, "a run still holds the catalogue");
+    assert_eq!(Arc::strong_count(&foundation), 1, "a run still holds the foundation");
+    assert_eq!(Arc::strong_count(&credentials), 1, "a run still holds the credentials");
+}
+
+/// Whatever went wrong with a plugin file is a variant an installer matches, not a sentence
+/// it reads: not a component at all, a component of another world, or no file there, the
+/// same error whichever way the plugin was asked for.
+#[test]
+fn a_plugin_that_is_no_component_and_one_of_another_world_are_told_apart_by_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.wasm");
+    std::fs::write(&junk, b"#!/bin/sh\necho not a plugin\n").unwrap();
+    let core_module = dir.path().join("core.wasm");
+    std::fs::write(&core_module, b"\0asm\x01\x00\x00\x00").unwrap();
+    for path in [&junk, &core_module] {
+        let error = host().load(path).err().expect("not a component");
+        assert!(matches!(error, Error::NotAComponent(_)), "{}: {error:?}", path.display());
+    }
+    let error = host().load(&plugin("future_world")).err().expect("another world");
+    assert!(matches!(error, Error::OtherWorld(_)), "{error:?}");
+    assert!(format!("{error:#}").contains("future_world.wasm"), "{error:#}");
+    let missing = dir.path().join("never-built.wasm");
+    let error = host().load(&missing).err().expect("no file");
+    assert!(matches!(&error, Error::NoPlugin { module: None, path } if *path == missing), "{error:?}");
+    // Through the catalogue, the same variant, with the module named.
+    std::fs::create_dir_all(dir.path().join("modules/postgres")).unwrap();
+    std::fs::write(
+        dir.path().join("modules/postgres/manifest.json"),
+        r#"{"name":"postgres","version":"1","resources":[{"id":"s","type":"container","name":"s","image":"i:1"}],"adopt":{"plugin":"adopt.wasm"}}"#,
+    )
+    .unwrap();
+    let error = Catalogue::at(dir.path()).module("postgres").err().expect("no plugin");
+    assert!(matches!(&error, Error::NoPlugin { module: Some(m), .. } if m == "postgres"), "{error:?}");
+}

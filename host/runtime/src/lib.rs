@@ -31,6 +31,10 @@
 //!   a tokio current-thread runtime, one built without timers or IO, or another executor will
 //!   do, and this crate needs no tokio feature of the caller's. A synchronous `main` calls
 //!   [`Run::run_blocking`].
+//! - **Spawning.** [`Run::builder`] takes the host, the catalogue and the foundation borrowed
+//!   (`&T`), shared (`Arc<T>`) or owned (`T`): see [`Shared`]. A run made of shared or owned
+//!   parts is a `Run<'static>`, so `tokio::spawn(async move { run.run(&modules, mode).await })`
+//!   and other executors' spawns take it, and each run releases its parts when it ends.
 //! - **Cancelling.** Drop the future: the plugin in flight is stopped, a control-plane
 //!   command in flight is killed with its process group, nothing more reaches the mesh, and
 //!   [`Run::interrupted`] gives the record's last event with what had been done.
@@ -98,7 +102,7 @@ pub use plugin::cache::{CompileCache, DEFAULT_BOUND, Pruned};
 pub use plugin::functions::FunctionsReused;
 pub use plugin::{Optimised, PLUGIN_BYTES, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
 pub use run::plan_file::{PLAN_SCHEMA, SavedLimits, SavedModule, SavedPlan};
-pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport};
+pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport, Shared};
 pub use sandbox::limits::Limits;
 
 /// Runs many meshes at once, for the fleet benchmark and its test.

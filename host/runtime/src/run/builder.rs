@@ -13,7 +13,7 @@ use crate::model::options::RunOptions;
 use crate::plugin::PluginHost;
 use crate::record::stream::Sink;
 use crate::record::transcript::Transcript;
-use crate::run::Run;
+use crate::run::{Run, Shared};
 use crate::run::plan_file::SavedPlan;
 
 /// What a run is made from beyond its plugin host, catalogue, foundation and mesh; each part
@@ -105,16 +105,16 @@ impl<'a> Run<'a> {
     /// Starts a run of `catalogue`'s modules, loaded by `host`, deciding from `foundation`
     /// (what genesis raised) and acting on `mesh`.
     pub fn builder(
-        host: &'a PluginHost,
-        catalogue: &'a Catalogue,
-        foundation: &'a Foundation,
+        host: impl Into<Shared<'a, PluginHost>>,
+        catalogue: impl Into<Shared<'a, Catalogue>>,
+        foundation: impl Into<Shared<'a, Foundation>>,
         mesh: Arc<dyn Mesh>,
     ) -> RunBuilder<'a> {
         RunBuilder {
             run: Run {
-                host,
-                catalogue,
-                foundation,
+                host: host.into(),
+                catalogue: catalogue.into(),
+                foundation: foundation.into(),
                 credentials: Arc::new(Credentials::none()),
                 mesh,
                 transcript: Arc::new(Transcript::default()),

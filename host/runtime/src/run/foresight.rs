@@ -81,7 +81,7 @@ impl Run<'_> {
         // Modules an earlier run left prepared are applied again by this run's pushes.
         let others = view.modules.iter().filter(|k| k.prepared).map(|k| (k.name.as_str(), &*k.manifest));
         let mut declarations =
-            Declarations::of(self.foundation, planned.iter().map(|p| (p.module, &**p.manifest)).chain(others));
+            Declarations::of(&self.foundation, planned.iter().map(|p| (p.module, &**p.manifest)).chain(others));
         declarations.learn_earlier(&view.modules);
         let mut prediction = predict(&view, &planned);
         prediction.first = first;

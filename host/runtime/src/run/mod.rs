@@ -13,6 +13,7 @@ mod preflight;
 mod report;
 mod rules;
 mod scrub;
+mod shared;
 mod stream;
 
 use std::path::PathBuf;
@@ -29,6 +30,7 @@ use crate::record::stream::Sink;
 use crate::record::transcript::Transcript;
 use crate::run::plan_file::SavedPlan;
 pub use builder::RunBuilder;
+pub use shared::Shared;
 pub use report::{Held, ModuleOutcome, RulesChecked, RunReport};
 
 /// The modules phase three adopts, in its order: the store first, since everything keeps its
@@ -47,9 +49,9 @@ pub enum Mode {
 /// One run of a catalogue's modules against a mesh: made with [`Run::builder`], then
 /// [`Run::run`] as often as needed (each call is a whole preflight and, if asked, adopt).
 pub struct Run<'a> {
-    host: &'a PluginHost,
-    catalogue: &'a Catalogue,
-    foundation: &'a Foundation,
+    host: Shared<'a, PluginHost>,
+    catalogue: Shared<'a, Catalogue>,
+    foundation: Shared<'a, Foundation>,
     credentials: Arc<Credentials>,
     mesh: Arc<dyn Mesh>,
     transcript: Arc<Transcript>,

@@ -60,7 +60,7 @@ impl Run<'_> {
     pub(super) async fn preflight(&self, modules: &[String]) -> (Preflight, Vec<Option<Loaded>>) {
         let mut outcomes = Vec::with_capacity(modules.len());
         let mut loaded = Vec::with_capacity(modules.len());
-        let mut saved = SavedPlan::new(&self.options, self.foundation, self.host.limits(), &self.plan_key);
+        let mut saved = SavedPlan::new(&self.options, &self.foundation, self.host.limits(), &self.plan_key);
         // A credential that cannot be read could not be kept from being shown; a module asked
         // for twice would be adopted twice. Either is a bad input of the whole run.
         let unreadable = self.credentials.unreadable();
@@ -128,7 +128,7 @@ impl Run<'_> {
                     // What the manifest declares it adopts is held to the foundation once its
                     // own plugin has nothing to refuse, so a plugin's refusal, in the module's
                     // words, comes first.
-                    Ok(_) if let Err(e) = crate::effect::check_declared(&ready.manifest, self.foundation) => {
+                    Ok(_) if let Err(e) = crate::effect::check_declared(&ready.manifest, &self.foundation) => {
                         let message = format!(
                             "the `{module}` module's manifest `{}` declares what it adopts wrongly: {e}",
                             ready.env.permissions.manifest
