@@ -105,7 +105,8 @@ pub struct Expect {
     #[serde(deserialize_with = "scenario_outcome")]
     pub outcome: OutcomeWord,
     /// The refusal's code, with `outcome = "refused"`: the kind an installer acts on. A plugin
-    /// of contract 0.1.0 refuses without a code, so its refusal is not held to one.
+    /// of contract 0.1.0 refuses without a code, so its refusal is not held to one; which
+    /// contract the plugin speaks is the run's to say, so any other refusal without one differs.
     #[serde(default)]
     pub code: Option<String>,
     /// Fragments that must appear in the refusal or failure, or in a line said.

@@ -4,16 +4,16 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, Result};
 
-use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::PluginHost;
-use mesh_adopt_runtime::events::OutcomeWord;
+use mesh_adopt_runtime::events::{Event, OutcomeWord};
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimulatedMesh};
 use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::{Contract, Credentials};
 use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunReport};
 
 use crate::documents::{Documents, Prepared, prepare};
@@ -28,6 +28,10 @@ pub struct ScenarioRun {
     pub mesh: Arc<SimulatedMesh>,
     /// Every call and line of the run.
     pub transcript: Arc<Transcript>,
+    /// The contract each module's plugin speaks, by module, as the run's `loaded` events say
+    /// (a module whose plugin did not load has none): what decides whether a refusal without
+    /// a code is one its contract allows.
+    pub contracts: BTreeMap<String, Contract>,
 }
 
 impl Prepared {
@@ -48,13 +52,25 @@ impl Prepared {
     /// checks, against the catalogue in memory, with credentials nothing has handed out yet.
     async fn run_on(&self, host: &PluginHost, mesh: Arc<SimulatedMesh>) -> ScenarioRun {
         let transcript = Arc::new(Transcript::default());
+        let loaded = Arc::new(Mutex::new(BTreeMap::new()));
+        let contracts = loaded.clone();
+        // The run's stream is the one place it says which contract each plugin speaks.
+        let sink = move |event: &Event| {
+            if let Event::Loaded(plugin) = event
+                && let Some(contract) = Contract::of_version(&plugin.contract)
+            {
+                contracts.lock().unwrap_or_else(|p| p.into_inner()).insert(plugin.module.clone(), contract);
+            }
+        };
         let run = Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
             .credentials(Arc::new(Credentials::in_memory(self.credentials.clone())))
             .record(transcript.clone())
+            .events(Arc::new(sink))
             .options(self.options.clone())
             .build();
         let report = run.run(&self.modules, Mode::Adopt).await;
-        ScenarioRun { report, mesh, transcript }
+        let contracts = std::mem::take(&mut *loaded.lock().unwrap_or_else(|p| p.into_inner()));
+        ScenarioRun { report, mesh, transcript, contracts }
     }
 }
 
@@ -72,9 +88,9 @@ pub async fn run(
     Ok(prepared.run(host, fail_call).await)
 }
 
-/// The outcome of the last module the run got to: what a scenario's outcome is of.
-fn last_run(report: &RunReport) -> Option<&ModuleOutcome> {
-    report.modules.iter().rev().map(|(_, o)| o).find(|o| !matches!(o, ModuleOutcome::NotRun { .. }))
+/// The last module the run got to, and its outcome: what a scenario's outcome is of.
+fn last_run(report: &RunReport) -> Option<(&str, &ModuleOutcome)> {
+    report.modules.iter().rev().map(|(m, o)| (m.as_str(), o)).find(|(_, o)| !matches!(o, ModuleOutcome::NotRun { .. }))
 }
 
 /// How a run ended, as a scenario names it, with the message that goes with it: `adopted`
@@ -82,7 +98,7 @@ fn last_run(report: &RunReport) -> Option<&ModuleOutcome> {
 /// preflight stopped the run before any; none when the run was asked to run no module. The
 /// runtime's own word, so what a scenario expects and what a run reports are one type.
 pub fn outcome_of(report: &RunReport) -> (Option<OutcomeWord>, String) {
-    match last_run(report) {
+    match last_run(report).map(|(_, outcome)| outcome) {
         Some(ModuleOutcome::Adopted(s)) if report.modules.iter().all(|(_, o)| o.succeeded()) => {
             (Some(OutcomeWord::Adopted), s.clone())
         }
@@ -107,9 +123,40 @@ pub(crate) fn named(outcome: Option<OutcomeWord>) -> &'static str {
 
 /// The code of the refusal that ended a run, if one did and it has a code.
 pub fn refusal_code(report: &RunReport) -> Option<&str> {
+    refusal(report).and_then(|(_, code)| code)
+}
+
+/// The refusal that ended a run, if one did: the module that refused, and the code, if the
+/// refusal has one.
+fn refusal(report: &RunReport) -> Option<(&str, Option<&str>)> {
     match last_run(report) {
-        Some(ModuleOutcome::Refused { code, .. }) => code.as_deref(),
+        Some((module, ModuleOutcome::Refused { code, .. })) => Some((module, code.as_deref())),
         _ => None,
+    }
+}
+
+/// How the refusal that ended a run differs from the code a scenario expects, if it does.
+/// A refusal without a code passes only when the plugin that refused speaks contract 0.1.0,
+/// whose refusals carry none by contract: the plugin's contract decides, not the missing code,
+/// so a plugin of a later contract (or one the run did not say) that refuses without a code
+/// is a difference, and a host's code is compared whatever the contract.
+fn code_difference(
+    expected: &str,
+    refusal: Option<(&str, Option<&str>)>,
+    contracts: &BTreeMap<String, Contract>,
+    message: &str,
+) -> Option<String> {
+    let (module, code) = refusal?;
+    let contract = contracts.get(module).copied();
+    match code {
+        Some(code) if code == expected => None,
+        Some(code) => Some(format!("code: expected {expected}, got {code}: {message}")),
+        None if contract == Some(Contract::V0_1) => None,
+        None => {
+            let speaks =
+                contract.map_or("a contract the run did not say".to_string(), |c| format!("contract {}", c.version()));
+            Some(format!("code: expected {expected}, got none from a plugin of {speaks}: {message}"))
+        }
     }
 }
 
@@ -125,13 +172,9 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     }
     if let Some(expected) = &expect.code
         && word == Some(expect.outcome)
+        && let Some(difference) = code_difference(expected, refusal(&ran.report), &ran.contracts, &message)
     {
-        match refusal_code(&ran.report) {
-            Some(code) if code == expected => {}
-            Some(code) => found.push(format!("code: expected {expected}, got {code}: {message}")),
-            // A refusal of contract 0.1.0, which has no codes.
-            None => {}
-        }
+        found.push(difference);
     }
     let said: Vec<String> = scenario.modules.iter().flat_map(|m| ran.transcript.said(m)).collect();
     let missing: Vec<&String> = expect
@@ -225,8 +268,8 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     // again in adopt) broke it.
     let mut broken: Vec<&str> = Vec::new();
     for violation in &ran.report.violations {
-        if !broken.contains(&violation.invariant) {
-            broken.push(violation.invariant);
+        if !broken.contains(&violation.rule.as_str()) {
+            broken.push(violation.rule.as_str());
         }
     }
     if expect.broken != broken {
@@ -259,4 +302,51 @@ pub(crate) fn diff(expected: &[String], actual: &[String]) -> String {
         }
     }
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The contracts of a run in which `postgres`'s plugin speaks `contract`.
+    fn postgres_speaks(contract: Contract) -> BTreeMap<String, Contract> {
+        BTreeMap::from([("postgres".to_string(), contract)])
+    }
+
+    #[test]
+    fn a_refusal_without_a_code_from_a_plugin_of_0_2_0_is_a_difference() {
+        let refused = Some(("postgres", None));
+        let found = code_difference("image-differs", refused, &postgres_speaks(Contract::V0_2), "the image differs");
+        assert_eq!(
+            found.as_deref(),
+            Some("code: expected image-differs, got none from a plugin of contract 0.2.0: the image differs")
+        );
+        // A plugin whose contract the run did not say is not taken for a 0.1.0 one.
+        let found = code_difference("image-differs", refused, &BTreeMap::new(), "the image differs");
+        assert_eq!(
+            found.as_deref(),
+            Some(
+                "code: expected image-differs, got none from a plugin of a contract the run did not say: the image \
+                 differs"
+            )
+        );
+    }
+
+    #[test]
+    fn a_refusal_of_0_1_0_passes_without_a_code_and_a_code_given_is_compared_whatever_the_contract() {
+        let found = code_difference("image-differs", Some(("postgres", None)), &postgres_speaks(Contract::V0_1), "m");
+        assert_eq!(found, None);
+        for contract in Contract::ALL {
+            let contracts = postgres_speaks(contract);
+            assert_eq!(
+                code_difference("image-differs", Some(("postgres", Some("image-differs"))), &contracts, "m"),
+                None
+            );
+            let found = code_difference("image-differs", Some(("postgres", Some("plan-changed"))), &contracts, "m");
+            assert_eq!(found.as_deref(), Some("code: expected image-differs, got plan-changed: m"), "{contract:?}");
+        }
+        // Another module's contract is not the refusing one's.
+        let found = code_difference("image-differs", Some(("nats", None)), &postgres_speaks(Contract::V0_1), "m");
+        assert!(found.is_some());
+    }
 }
