@@ -1083,4 +1083,65 @@ mod tests {
         };
         assert_eq!(request.words(), "a b … (2000000 words, 2 bytes)");
     }
+
+    /// The documentation names every rule: the README (where the rules are told), the event
+    /// reference and the schema generated from the types (as a value the record may hold).
+    #[test]
+    fn every_rule_is_named_in_the_readme_the_event_reference_and_the_schema() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let schema = serde_json::to_string(&json_schema()).unwrap();
+        for (document, text) in [
+            ("README.md", std::fs::read_to_string(root.join("README.md")).unwrap()),
+            ("docs/events.md", std::fs::read_to_string(root.join("docs/events.md")).unwrap()),
+            ("the generated schema", schema.clone()),
+        ] {
+            for rule in crate::effect::Rule::ALL {
+                assert!(
+                    text.contains(&format!("`{rule}`")) || text.contains(&format!("\"{rule}\"")),
+                    "{document} does not name `{rule}`"
+                );
+            }
+        }
+    }
+
+    /// What the schema's prose names in backticks, kebab-case, is a word the schema itself
+    /// defines (a rule, a stop's kind, …), a refusal code of the host's, or the contract's
+    /// `host-error`: no description names a rule or a word that does not exist.
+    #[test]
+    fn the_schema_names_no_word_it_does_not_define() {
+        let schema = json_schema();
+        let mut defined: Vec<String> = Vec::new();
+        fn consts(value: &serde_json::Value, into: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    for (key, inner) in map {
+                        match (key.as_str(), inner) {
+                            ("const", serde_json::Value::String(word)) => into.push(word.clone()),
+                            ("enum", serde_json::Value::Array(words)) => {
+                                into.extend(words.iter().filter_map(|w| w.as_str().map(String::from)))
+                            }
+                            _ => consts(inner, into),
+                        }
+                    }
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|item| consts(item, into)),
+                _ => {}
+            }
+        }
+        consts(&schema, &mut defined);
+        let host_codes =
+            [crate::Refusal::PLAN_CHANGED, crate::Refusal::WENT_ON_PAST_A_FAILURE, crate::Refusal::REDACTED];
+        let text = serde_json::to_string(&schema).unwrap();
+        for quoted in text.split('`').skip(1).step_by(2) {
+            let kebab = quoted.contains('-')
+                && !quoted.starts_with('-')
+                && quoted.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            if kebab {
+                assert!(
+                    defined.iter().any(|d| d == quoted) || host_codes.contains(&quoted) || quoted == "host-error",
+                    "the schema names `{quoted}`, which it does not define"
+                );
+            }
+        }
+    }
 }

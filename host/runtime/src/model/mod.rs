@@ -5,6 +5,7 @@
 
 pub mod code;
 pub mod contract;
+pub mod digest;
 pub mod options;
 pub mod rule;
 

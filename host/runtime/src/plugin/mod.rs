@@ -1,4 +1,5 @@
-//! Loading plugins and running their exports in a sandbox.
+//! Loading plugins, and calling their exports: each call in a sandbox of its own
+//! ([`crate::sandbox::call`]).
 //!
 //! One engine and one linker per kind of code (see [`crate::model::code`]) serve every plugin
 //! of a process: Cranelift's for optimised code, and Winch's, built when a plugin first needs
@@ -11,6 +12,7 @@ pub mod cache;
 mod describe;
 pub(crate) mod digests;
 mod engine;
+mod exports;
 pub(crate) mod functions;
 mod optimise;
 
@@ -26,15 +28,13 @@ use wasmtime::component::Component;
 
 use crate::contract::{AdopterPre, Contract};
 use crate::error::{PinMismatch, PluginFault, PluginFaultKind};
-use crate::model::Phase;
 use crate::model::code::{CodeKind, CodeOrigin, CodePolicy};
-use crate::model::{Context, Plan, Refusal, Report};
+use crate::model::{Refusal, Report};
 use crate::plugin::cache::CompileCache;
 use crate::plugin::digests::FileIdentity;
 use crate::plugin::engine::Tier;
 use crate::plugin::functions::{FunctionStore, FunctionsReused};
 use crate::sandbox::limits::Limits;
-use crate::sandbox::state::PlanCursor;
 pub use crate::sandbox::state::RunEnv;
 pub use describe::PluginInfo;
 pub use optimise::Optimised;
@@ -139,7 +139,7 @@ pub struct Plugin {
     pub digest: String,
     /// The code it runs as, and whether this load compiled it.
     pub code: CodeOrigin,
-    pub(crate) pre: AdopterPre,
+    pre: AdopterPre,
 }
 
 impl Plugin {
@@ -504,83 +504,6 @@ impl PluginHost {
             Err(why) => Err(PluginFault::error(PluginFaultKind::OtherWorld, why.to_string())),
         }
     }
-
-    /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
-    /// shows it starts on this host, and measures what starting costs.
-    #[doc(hidden)]
-    pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
-        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |_, _| Ok(()))
-            .await
-            .map_err(crate::error::plugin_error)
-    }
-
-    /// Runs `check` and, when it plans and `proceed` accepts the plan, `adopt` on the same
-    /// instance, held to that plan: one instantiation serves both, with effects denied until
-    /// `adopt` begins and every tell then checked against the plan's next command.
-    pub(crate) async fn check_then_adopt(
-        &self,
-        plugin: &Plugin,
-        env: &RunEnv,
-        ctx: &Context,
-        proceed: impl FnOnce(&Plan) -> bool,
-    ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
-        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |adopter, store| {
-            let planned = adopter.check(&mut *store, ctx).await?;
-            let plan = match &planned {
-                Ok(plan) if proceed(plan) => plan,
-                _ => return Ok((planned, None)),
-            };
-            let state = store.data_mut();
-            state.begin_export(Phase::Adopt);
-            state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
-            let result = adopter.adopt(&mut *store, ctx).await?;
-            let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
-            Ok((planned, Some(Adopted { result, left })))
-        })
-        .await
-    }
-
-    /// Runs the plugin's read-only `check`, for the benchmarks.
-    #[doc(hidden)]
-    pub async fn check(
-        &self,
-        plugin: &Plugin,
-        env: &RunEnv,
-        ctx: &Context,
-    ) -> Result<Result<Plan, Refusal>, crate::error::Error> {
-        self.check_in(plugin, env, ctx).await.map_err(crate::error::plugin_error)
-    }
-
-    /// Runs the plugin's read-only `check`.
-    pub(crate) async fn check_in(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
-        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Check, async |adopter, store| {
-            adopter.check(store, ctx).await
-        })
-        .await
-    }
-
-    /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
-    /// the plan's next command is denied.
-    #[doc(hidden)]
-    pub async fn adopt(
-        &self,
-        plugin: &Plugin,
-        env: &RunEnv,
-        ctx: &Context,
-        plan: &Plan,
-    ) -> Result<Adopted, crate::error::Error> {
-        crate::sandbox::call::call(&self.limits, plugin, env, Phase::Adopt, async |adopter, store| {
-            store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
-            let result = adopter.adopt(&mut *store, ctx).await?;
-            let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
-            Ok(Adopted { result, left })
-        })
-        .await
-        .map_err(crate::error::plugin_error)
-    }
 }
 
-/// The first twelve hex digits of a digest, enough to tell plugins apart in a message.
-pub fn short(digest: &str) -> &str {
-    &digest[..digest.len().min(12)]
-}
+pub use crate::model::digest::short;

@@ -13,8 +13,8 @@ use crate::model::options::RunOptions;
 use crate::plugin::PluginHost;
 use crate::record::stream::Sink;
 use crate::record::transcript::Transcript;
-use crate::run::{Run, Shared};
 use crate::run::plan_file::SavedPlan;
+use crate::run::{Run, Shared};
 
 /// What a run is made from beyond its plugin host, catalogue, foundation and mesh; each part
 /// has a default an installer can keep: no credentials, a record kept in memory only, the

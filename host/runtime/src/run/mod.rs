@@ -8,6 +8,7 @@ mod adopt;
 mod builder;
 pub mod fleet;
 mod foresight;
+mod hold;
 pub mod plan_file;
 mod preflight;
 mod report;
@@ -30,8 +31,8 @@ use crate::record::stream::Sink;
 use crate::record::transcript::Transcript;
 use crate::run::plan_file::SavedPlan;
 pub use builder::RunBuilder;
-pub use shared::Shared;
 pub use report::{Held, ModuleOutcome, RulesChecked, RunReport};
+pub use shared::Shared;
 
 /// The modules phase three adopts, in its order: the store first, since everything keeps its
 /// records there; then the bus; then the vault.

@@ -3,6 +3,7 @@
 //! stderr captured, the plugin instantiated and its export run by the call's wall deadline,
 //! and, if the sandbox stopped it, the report of why and where.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,10 +12,9 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{Engine, Store, StoreLimitsBuilder, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
 
-use crate::contract::Adopter;
 use crate::error::{StopKind, StopReason};
+use crate::model::digest::short;
 use crate::model::{Phase, Stopped};
-use crate::plugin::{Plugin, short};
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;
 use crate::sandbox::state::{Caps, RunEnv, RunState};
@@ -23,24 +23,35 @@ use crate::sandbox::{self, Captured, MeshMonotonicClock, MeshWallClock};
 /// How much of a plugin's stdout and of its stderr is kept for a stop report.
 const OUTPUT_CAPTURE_BYTES: usize = 16 << 10;
 
-/// One export call in a fresh sandbox: a store set up for it, the plugin instantiated
-/// and `export` run by the call's wall deadline, and a stop report if it was stopped.
+/// The plugin a call runs, as the store is made for it and a stop report names it.
+pub(crate) struct Callee<'a> {
+    /// The file it was loaded from.
+    pub path: &'a Path,
+    /// Its sha256, hex.
+    pub digest: &'a str,
+    /// The engine its code was compiled for.
+    pub engine: &'a Engine,
+}
+
+/// One export call in a fresh sandbox: a store set up for it, `export` (which instantiates
+/// the plugin and calls it) run by the call's wall deadline, and a stop report if it was
+/// stopped.
 pub(crate) async fn call<T>(
     limits: &Limits,
-    plugin: &Plugin,
+    plugin: Callee<'_>,
     env: &RunEnv,
     phase: Phase,
-    export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
+    export: impl AsyncFnOnce(&mut Store<RunState>) -> Result<T>,
 ) -> Result<T> {
     let output = Output::new();
     let deadline = Deadline::new(env.mesh.clone(), limits.wall_time, limits.wasi_wait);
-    let mut store = store(limits, plugin.pre.engine(), env, phase, wasi(env, &output), deadline.clone());
-    let outcome = run_by_deadline(limits, plugin, &mut store, &deadline, export).await;
+    let mut store = store(limits, plugin.engine, env, phase, wasi(env, &output), deadline.clone());
+    let outcome = run_by_deadline(&mut store, &deadline, export).await;
     outcome.map_err(|error| {
         let state = store.data_mut();
         let last_call = std::mem::take(&mut state.last_call);
         let kind = if state.store_limits.memory_refused { StopKind::Memory } else { StopKind::of(&error) };
-        stop_report(limits, plugin, env, state.phase, &last_call, &output, (error, kind))
+        stop_report(limits, &plugin, env, state.phase, &last_call, &output, (error, kind))
     })
 }
 
@@ -111,19 +122,14 @@ fn store(
     store
 }
 
-/// Instantiates the plugin and runs `export`, ending by the wall deadline whatever the
-/// plugin waits on: past it, the plugin's future is dropped, its instance with it.
+/// Runs `export`, ending by the wall deadline whatever the plugin waits on: past it, the
+/// plugin's future is dropped, its instance with it.
 async fn run_by_deadline<T>(
-    limits: &Limits,
-    plugin: &Plugin,
     store: &mut Store<RunState>,
     deadline: &Deadline,
-    export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
+    export: impl AsyncFnOnce(&mut Store<RunState>) -> Result<T>,
 ) -> Result<T> {
-    let work = async {
-        let mut adopter = plugin.pre.instantiate(&mut *store).await.map_err(|e| limits.name_the_limit(e.into()))?;
-        export(&mut adopter, store).await.map_err(anyhow::Error::from)
-    };
+    let work = export(store);
     tokio::select! {
         biased;
         outcome = work => outcome,
@@ -137,7 +143,7 @@ async fn run_by_deadline<T>(
 /// own), what it had already done, and where it was.
 fn stop_report(
     limits: &Limits,
-    plugin: &Plugin,
+    plugin: &Callee<'_>,
     env: &RunEnv,
     phase: Phase,
     last_call: &str,
@@ -152,7 +158,7 @@ fn stop_report(
         "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {why}",
         env.module,
         plugin.path.display(),
-        short(&plugin.digest)
+        short(plugin.digest)
     );
     if !last_call.is_empty() {
         message.push_str(&format!("\nits last host call: {}", crate::record::screen::visible(last_call)));

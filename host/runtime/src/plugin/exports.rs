@@ -1,0 +1,100 @@
+//! Calling a loaded plugin's exports, each call in a sandbox of its own
+//! ([`crate::sandbox::call`]): `check` alone, `adopt` held to a plan, or both on one instance.
+
+use anyhow::Result;
+use wasmtime::Store;
+
+use crate::contract::Adopter;
+use crate::model::{Context, Phase, Plan, Refusal};
+use crate::plugin::{Adopted, Plugin, PluginHost};
+use crate::sandbox::call::Callee;
+use crate::sandbox::state::{PlanCursor, RunEnv, RunState};
+
+impl PluginHost {
+    /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
+    /// shows it starts on this host, and measures what starting costs.
+    #[doc(hidden)]
+    pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
+        self.call(plugin, env, Phase::Check, async |_, _| Ok(())).await.map_err(crate::error::plugin_error)
+    }
+
+    /// One export call in a fresh sandbox (see [`crate::sandbox::call`]): the plugin
+    /// instantiated in it, then `export` called on the instance.
+    async fn call<T>(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        phase: Phase,
+        export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
+    ) -> Result<T> {
+        let callee = Callee { path: &plugin.path, digest: &plugin.digest, engine: plugin.pre.engine() };
+        crate::sandbox::call::call(&self.limits, callee, env, phase, async |store: &mut Store<RunState>| {
+            let mut adopter =
+                plugin.pre.instantiate(&mut *store).await.map_err(|e| self.limits.name_the_limit(e.into()))?;
+            export(&mut adopter, store).await.map_err(anyhow::Error::from)
+        })
+        .await
+    }
+
+    /// Runs `check` and, when it plans and `proceed` accepts the plan, `adopt` on the same
+    /// instance, held to that plan: one instantiation serves both, with effects denied until
+    /// `adopt` begins and every tell then checked against the plan's next command.
+    pub(crate) async fn check_then_adopt(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+        proceed: impl FnOnce(&Plan) -> bool,
+    ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
+        self.call(plugin, env, Phase::Check, async |adopter, store| {
+            let planned = adopter.check(&mut *store, ctx).await?;
+            let plan = match &planned {
+                Ok(plan) if proceed(plan) => plan,
+                _ => return Ok((planned, None)),
+            };
+            let state = store.data_mut();
+            state.begin_export(Phase::Adopt);
+            state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
+            let result = adopter.adopt(&mut *store, ctx).await?;
+            let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
+            Ok((planned, Some(Adopted { result, left })))
+        })
+        .await
+    }
+
+    /// Runs the plugin's read-only `check`, for the benchmarks.
+    #[doc(hidden)]
+    pub async fn check(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+    ) -> Result<Result<Plan, Refusal>, crate::error::Error> {
+        self.check_in(plugin, env, ctx).await.map_err(crate::error::plugin_error)
+    }
+
+    /// Runs the plugin's read-only `check`.
+    pub(crate) async fn check_in(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
+        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.check(store, ctx).await).await
+    }
+
+    /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
+    /// the plan's next command is denied.
+    #[doc(hidden)]
+    pub async fn adopt(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+        plan: &Plan,
+    ) -> Result<Adopted, crate::error::Error> {
+        self.call(plugin, env, Phase::Adopt, async |adopter, store| {
+            store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
+            let result = adopter.adopt(&mut *store, ctx).await?;
+            let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
+            Ok(Adopted { result, left })
+        })
+        .await
+        .map_err(crate::error::plugin_error)
+    }
+}

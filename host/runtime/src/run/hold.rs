@@ -1,0 +1,71 @@
+//! The hold: whatever stops a run before its first effect (a module that could not be used
+//! or refused, a saved plan that no longer applies, a rule the pushes would break, a secret
+//! shown, a mesh that could not be seen), with the words each module left alone is given.
+
+use crate::effect::Rule;
+use crate::run::foresight::Foreseen;
+use crate::run::plan_file::SavedPlan;
+use crate::run::{Held, Mode, ModuleOutcome, Run};
+
+impl Run<'_> {
+    /// Why preflight holds back every effect of the run, with the words each module left
+    /// alone is given; none when nothing stops a run that adopts (or a check, on a mesh that
+    /// could be seen). Checking or adopting, nothing is ready on a mesh preflight could not
+    /// look at.
+    pub(super) fn hold(
+        &self,
+        mode: Mode,
+        outcomes: &[(String, ModuleOutcome)],
+        foreseen: Option<&Foreseen>,
+        saved: &SavedPlan,
+    ) -> Option<(Held, String)> {
+        let problems: Vec<String> =
+            outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| format!("`{m}`")).collect();
+        let predicted_broken = foreseen.map(|f| f.broken.as_slice()).unwrap_or_default();
+        if let Some(why) = foreseen.and_then(|f| f.view.unseen.clone()) {
+            let because = format!("preflight could not look at the mesh: {why}; nothing was adopted");
+            return Some((Held::MeshUnseen { why }, because));
+        }
+        if mode == Mode::Check {
+            return None;
+        }
+        let stale = match (&self.saved_plan, problems.is_empty()) {
+            (Some(earlier), true) => earlier.first_difference(saved),
+            _ => None,
+        };
+        // A secret value a plugin showed while checking is a problem found before any effect,
+        // like a refusal: nothing moves. (Looked for only when nothing else stops the run.)
+        let clear = problems.is_empty() && stale.is_none() && predicted_broken.is_empty();
+        let shown = if clear { self.secrets_shown() } else { Vec::new() };
+        Some(match (stale, predicted_broken.first(), shown.first()) {
+            (Some(difference), _, _) => {
+                let because = format!("the saved plan does not apply: {difference}; nothing was adopted");
+                (Held::StalePlan { difference }, because)
+            }
+            (None, Some(rule), _) => {
+                let mut names: Vec<Rule> = predicted_broken.iter().map(|v| v.rule).collect();
+                names.dedup();
+                let also = match &names[1..] {
+                    [] => String::new(),
+                    more => format!(", and {}", more.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")),
+                };
+                let because = format!(
+                    "preflight predicted that the phase's pushes would break rule `{}` ({}){also}; nothing was \
+                     adopted",
+                    rule.rule, rule.detail
+                );
+                (Held::RuleWouldBreak { rules: names }, because)
+            }
+            (None, None, Some(secret)) => {
+                let because = format!("preflight caught a secret shown: {}; nothing was adopted", secret.detail);
+                (Held::SecretShown, because)
+            }
+            (None, None, None) if problems.is_empty() => return None,
+            (None, None, None) => {
+                let modules = outcomes.iter().filter(|(_, o)| !o.succeeded()).map(|(m, _)| m.clone()).collect();
+                let because = format!("preflight found problems in {}; nothing was adopted", problems.join(", "));
+                (Held::Problems { modules }, because)
+            }
+        })
+    }
+}
