@@ -343,7 +343,7 @@ impl Ran {
 
     /// The names of the invariants the run found broken.
     pub fn broken(&self) -> Vec<&'static str> {
-        self.report.violations.iter().map(|v| v.invariant).collect()
+        self.report.violations.iter().map(|v| v.rule.as_str()).collect()
     }
 }
 
