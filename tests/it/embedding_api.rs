@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use mesh_adopt_runtime::Error;
-use mesh_adopt_runtime::Phase;
+use mesh_adopt_runtime::Export;
 use mesh_adopt_runtime::events::Event;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::stream::{RecordFile, Sink};
@@ -71,7 +71,7 @@ async fn an_embedder_gets_each_outcome_as_the_run_goes_and_writes_a_record_the_c
     let at = |wanted: &dyn Fn(&Event) -> bool| events.iter().position(wanted).expect("the event is in the stream");
     // Each outcome is streamed when its module's turn ends: postgres's before nats adopts.
     let postgres_done = at(&|e| matches!(e, Event::Outcome(o) if o.module == "postgres"));
-    let nats_adopts = at(&|e| matches!(e, Event::Call(c) if c.module == "nats" && c.phase == Phase::Adopt));
+    let nats_adopts = at(&|e| matches!(e, Event::Call(c) if c.module == "nats" && c.phase == Export::Adopt));
     assert!(postgres_done < nats_adopts, "postgres's outcome at {postgres_done}, nats adopting at {nats_adopts}");
     let summary = at(&|e| matches!(e, Event::Summary(_)));
     assert_eq!(events.iter().filter(|e| matches!(e, Event::Outcome(_))).count(), 3);

@@ -257,7 +257,7 @@ async fn a_tell_of_two_million_empty_arguments_is_denied_with_a_short_message() 
     // The host's answer, as recorded: denied, naming the cap, keeping a bounded prefix of
     // the arguments and how many there were.
     let told = ran.transcript.events().into_iter().find_map(|e| match e {
-        mesh_adopt_runtime::transcript::Event::Call { request, outcome: Err(error), .. } => Some((request, error)),
+        mesh_adopt_runtime::transcript::Entry::Call { request, outcome: Err(error), .. } => Some((request, error)),
         _ => None,
     });
     let (request, error) = told.expect("the tell is recorded");
@@ -284,7 +284,7 @@ async fn a_flood_of_host_calls_is_stopped_at_its_cap() {
         .transcript
         .events()
         .iter()
-        .filter(|e| matches!(e, mesh_adopt_runtime::transcript::Event::Call { .. }))
+        .filter(|e| matches!(e, mesh_adopt_runtime::transcript::Entry::Call { .. }))
         .count();
     assert_eq!(calls, 10_001);
     untouched(&ran);

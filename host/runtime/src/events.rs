@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::error::StopKind;
 pub use crate::model::rule::Rule;
-pub use crate::model::{InputWord, Phase};
+pub use crate::model::{Export, InputWord};
 
 /// The version of the stream's shape that this program writes and reads. It goes up
 /// whenever a line this program writes would not be valid against the previous version's
@@ -386,7 +386,7 @@ pub struct CallEvent {
     /// The module whose plugin made the call.
     pub module: String,
     /// The export it was made in.
-    pub phase: Phase,
+    pub phase: Export,
     /// What it asked for.
     #[serde(flatten)]
     pub request: Request,
@@ -550,7 +550,7 @@ pub enum Outcome {
     /// The plugin refused.
     Refused {
         /// In which export.
-        during: Phase,
+        during: Export,
         /// The refusal's kind, kebab-case and stable: the plugin's code, or the host's
         /// (`plan-changed`, `went-on-past-a-failure`) where the host refuses for it. Absent for
         /// a plugin of contract 0.1.0, whose refusals have none.
@@ -1003,7 +1003,7 @@ mod tests {
     fn a_call_keeps_its_arguments_as_strings_and_its_answer_typed() {
         let call = Event::Call(CallEvent {
             module: "nats".into(),
-            phase: Phase::Check,
+            phase: Export::Check,
             request: Request { op: Op::Inspect, args: vec!["mesh-bus".into()], payload: None, cut: None },
             result: CallResult::Ok(CallValue::Container(ContainerValue {
                 image: "nats:2.10.22-alpine".into(),
@@ -1023,7 +1023,7 @@ mod tests {
     fn an_error_keeps_its_kind_apart_from_its_words() {
         let call = Event::Call(CallEvent {
             module: "postgres".into(),
-            phase: Phase::Adopt,
+            phase: Export::Adopt,
             request: Request {
                 op: Op::Carry,
                 args: vec!["store-superuser".into(), "/accepting-superuser".into()],
@@ -1050,7 +1050,7 @@ mod tests {
             assert!(value.fits(op), "{op:?} {value:?}");
             let event = Event::Call(CallEvent {
                 module: "m".into(),
-                phase: Phase::Adopt,
+                phase: Export::Adopt,
                 request: Request { op, args: vec!["x".into()], payload: None, cut: None },
                 result: CallResult::Ok(value),
                 at_ms: 0.0,

@@ -89,7 +89,7 @@ pub use catalogue::foundation::FOUNDATION_BYTES;
 pub use catalogue::plan_key::PlanKey;
 pub use catalogue::{Catalogue, CatalogueModule, Foundation, MANIFEST_BYTES, MANIFEST_FILE, ModuleFiles, sha256_hex};
 pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
-pub use model::Phase;
+pub use model::Export;
 pub use model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};
 pub use model::contract::{Contract, WORLD};
 pub use model::options::{

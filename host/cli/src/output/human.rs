@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mesh_adopt_runtime::events::{self, Op};
 use mesh_adopt_runtime::screen::visible;
-use mesh_adopt_runtime::transcript::Event;
+use mesh_adopt_runtime::transcript::Entry;
 
 use super::effect::effect_lines;
 
@@ -29,10 +29,10 @@ pub enum Shown {
 
 /// What `event` shows; `verbose` with `-v`, `real_waits` where waits are real time (a live
 /// mesh: a simulated build's four minutes pass at once, and are no wait to show).
-pub fn shown(event: &Event, verbose: bool, real_waits: bool) -> Shown {
+pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
     Shown::Lines(match event {
-        Event::Say { module, line, at } => format!("{} {module:>10} │ {}", clock(*at), visible(line)),
-        Event::Planned { module, summary, commands } => {
+        Entry::Say { module, line, at } => format!("{} {module:>10} │ {}", clock(*at), visible(line)),
+        Entry::Planned { module, summary, commands } => {
             let mut lines: Vec<String> =
                 summary.iter().map(|l| format!("      {module:>10} │ plan: {}", visible(l))).collect();
             if verbose {
@@ -44,21 +44,21 @@ pub fn shown(event: &Event, verbose: bool, real_waits: bool) -> Shown {
             }
             lines.join("\n")
         }
-        Event::Predicted { prediction, complete } => effect_lines(prediction, *complete, verbose),
-        Event::SayCut { module, dropped_after } => {
+        Entry::Predicted { prediction, complete } => effect_lines(prediction, *complete, verbose),
+        Entry::SayCut { module, dropped_after } => {
             format!("      {module:>10} │ (said more than {dropped_after} lines: stopped, the rest dropped)")
         }
-        Event::SecretShown { module, secret, place } => {
+        Entry::SecretShown { module, secret, place } => {
             format!("      {module:>10} │ (the value of secret `{secret}` was caught in {place} and redacted)")
         }
-        Event::Started { module, request, at, timeout: Some(timeout) }
+        Entry::Started { module, request, at, timeout: Some(timeout) }
             if request.op == Op::Tell && real_waits && *timeout >= LONG_WAIT =>
         {
             let what =
                 format!("{module:>10} │ waiting for `{}` (up to {}s)", visible(&request.words()), timeout.as_secs());
             return Shown::Wait { what, at: *at };
         }
-        Event::Call { module, phase, request, outcome, at, took } if verbose => {
+        Entry::Call { module, phase, request, outcome, at, took } if verbose => {
             let result = match outcome.as_ref().map(events::CallValue::words) {
                 Ok(_) if request.op == Op::Inspect && matches!(outcome, Ok(events::CallValue::Nothing)) => {
                     "ok: no such container".to_string()
@@ -74,7 +74,7 @@ pub fn shown(event: &Event, verbose: bool, real_waits: bool) -> Shown {
                 visible(&request.words())
             )
         }
-        Event::Call { .. } | Event::Started { .. } => return Shown::Nothing,
+        Entry::Call { .. } | Entry::Started { .. } => return Shown::Nothing,
     })
 }
 

@@ -22,7 +22,7 @@ use anyhow::Result;
 use mesh_adopt_runtime::events;
 use mesh_adopt_runtime::screen::visible;
 use mesh_adopt_runtime::stream::{RecordFile, Sink, line_of};
-use mesh_adopt_runtime::transcript::{Event, Transcript};
+use mesh_adopt_runtime::transcript::{Entry, Transcript};
 use mesh_adopt_runtime::{Run, RunReport};
 
 use crate::exit::ExitStatus;
@@ -75,7 +75,7 @@ impl Output {
 
     /// Shows one event of the run to a person, as it happens (the run streams it to the
     /// record and `--json` itself, through this output as its sink).
-    pub fn observe(&self, event: &Event) {
+    pub fn observe(&self, event: &Entry) {
         if let Style::Human { verbose } = self.style {
             self.progress.show(human::shown(event, verbose, self.real_waits));
         }

@@ -9,7 +9,7 @@
 use wasmtime::component::{Component, InstancePre, Linker};
 use wasmtime::{Engine, Store};
 
-use crate::model::{Context, Phase, Plan, Refusal, Report};
+use crate::model::{Context, Export, Plan, Refusal, Report};
 use crate::sandbox::state::RunState;
 
 pub use crate::model::contract::{Contract, PACKAGE};
@@ -308,7 +308,7 @@ impl Adopter {
             return Ok(());
         }
         // `init` only reads, whichever export it comes before.
-        let phase = std::mem::replace(&mut store.data_mut().phase, Phase::Check);
+        let phase = std::mem::replace(&mut store.data_mut().phase, Export::Check);
         let done = bindings.call_init(&mut *store, &v0_2::context(ctx)).await;
         store.data_mut().phase = phase;
         *given = true;

@@ -346,7 +346,7 @@ mod tests {
     fn inspect_at(at_ms: f64) -> CallEvent {
         CallEvent {
             module: "nats".into(),
-            phase: crate::model::Phase::Check,
+            phase: crate::model::Export::Check,
             request: Request { op: Op::Inspect, args: vec!["mesh-bus".into()], payload: None, cut: None },
             result: CallResult::Ok(CallValue::Nothing),
             at_ms,

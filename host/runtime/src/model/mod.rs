@@ -20,18 +20,18 @@ use options::RunOptions;
 /// Which export of the plugin is running: what the grants allow, and what the record says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Phase {
+pub enum Export {
     /// `check`: reading only; every effect is denied.
     Check,
     /// `adopt`: acting on the mesh, held to the plan.
     Adopt,
 }
 
-impl std::fmt::Display for Phase {
+impl std::fmt::Display for Export {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Phase::Check => "check",
-            Phase::Adopt => "adopt",
+            Export::Check => "check",
+            Export::Adopt => "adopt",
         })
     }
 }
@@ -326,7 +326,7 @@ impl std::error::Error for Unusable {}
 #[derive(Debug, Clone)]
 pub struct Stopped {
     /// In which export it was stopped.
-    pub during: Phase,
+    pub during: Export,
     /// Why.
     pub kind: StopKind,
     /// The whole stop report.

@@ -5,7 +5,7 @@ use anyhow::Result;
 use wasmtime::Store;
 
 use crate::contract::Adopter;
-use crate::model::{Context, Phase, Plan, Refusal};
+use crate::model::{Context, Export, Plan, Refusal};
 use crate::plugin::{Adopted, Plugin, PluginHost};
 use crate::sandbox::call::Callee;
 use crate::sandbox::state::{PlanCursor, RunEnv, RunState};
@@ -15,7 +15,7 @@ impl PluginHost {
     /// shows it starts on this host, and measures what starting costs.
     #[doc(hidden)]
     pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
-        self.call(plugin, env, Phase::Check, async |_, _| Ok(())).await.map_err(crate::error::plugin_error)
+        self.call(plugin, env, Export::Check, async |_, _| Ok(())).await.map_err(crate::error::plugin_error)
     }
 
     /// One export call in a fresh sandbox (see [`crate::sandbox::call`]): the plugin
@@ -24,7 +24,7 @@ impl PluginHost {
         &self,
         plugin: &Plugin,
         env: &RunEnv,
-        phase: Phase,
+        phase: Export,
         export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T> {
         let callee = Callee { path: &plugin.path, digest: &plugin.digest, engine: plugin.pre.engine() };
@@ -46,14 +46,14 @@ impl PluginHost {
         ctx: &Context,
         proceed: impl FnOnce(&Plan) -> bool,
     ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| {
+        self.call(plugin, env, Export::Check, async |adopter, store| {
             let planned = adopter.check(&mut *store, ctx).await?;
             let plan = match &planned {
                 Ok(plan) if proceed(plan) => plan,
                 _ => return Ok((planned, None)),
             };
             let state = store.data_mut();
-            state.begin_export(Phase::Adopt);
+            state.begin_export(Export::Adopt);
             state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
             let result = adopter.adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
@@ -75,7 +75,7 @@ impl PluginHost {
 
     /// Runs the plugin's read-only `check`.
     pub(crate) async fn check_in(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
-        self.call(plugin, env, Phase::Check, async |adopter, store| adopter.check(store, ctx).await).await
+        self.call(plugin, env, Export::Check, async |adopter, store| adopter.check(store, ctx).await).await
     }
 
     /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
@@ -88,7 +88,7 @@ impl PluginHost {
         ctx: &Context,
         plan: &Plan,
     ) -> Result<Adopted, crate::error::Error> {
-        self.call(plugin, env, Phase::Adopt, async |adopter, store| {
+        self.call(plugin, env, Export::Adopt, async |adopter, store| {
             store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
             let result = adopter.adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();

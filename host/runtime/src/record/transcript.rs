@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::events::{self, CallError, CallValue, ErrorKind, Request};
-use crate::model::Phase;
+use crate::model::Export;
 
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Event {
+pub enum Entry {
     /// A plugin's line for the operator.
     Say {
         /// The module whose plugin said it.
@@ -39,7 +39,7 @@ pub enum Event {
         /// The module whose plugin made the call.
         module: String,
         /// In which export.
-        phase: Phase,
+        phase: Export,
         /// The import and its arguments.
         request: Request,
         /// What the host answered.
@@ -84,12 +84,12 @@ pub enum Event {
 }
 
 /// Receives each event as it is recorded, e.g. to print it.
-pub type Observer = Box<dyn Fn(&Event) + Send + Sync>;
+pub type Observer = Box<dyn Fn(&Entry) + Send + Sync>;
 
 /// The run's events, shared by every plugin of the run.
 #[derive(Default)]
 pub struct Transcript {
-    events: Mutex<Vec<Event>>,
+    events: Mutex<Vec<Entry>>,
     observer: Option<Observer>,
     /// The run's event stream, once a run streams into it.
     sink: Mutex<Option<Arc<dyn Sink>>>,
@@ -121,7 +121,7 @@ impl Transcript {
     }
 
     /// Records an event.
-    pub fn record(&self, event: Event) {
+    pub fn record(&self, event: Entry) {
         self.text_bytes.fetch_add(event.visible().into_iter().map(str::len).sum(), Ordering::Relaxed);
         if let Some(observer) = &self.observer {
             observer(&event);
@@ -144,7 +144,7 @@ impl Transcript {
 
     /// Hands a progress event (a call under way) to the observer without keeping it: it
     /// says nothing the call's own record will not.
-    pub fn announce(&self, event: Event) {
+    pub fn announce(&self, event: Entry) {
         if let Some(observer) = &self.observer {
             observer(&event);
         }
@@ -154,12 +154,12 @@ impl Transcript {
     }
 
     /// Every event so far.
-    pub fn events(&self) -> Vec<Event> {
-        self.with_events(<[Event]>::to_vec)
+    pub fn events(&self) -> Vec<Entry> {
+        self.with_events(<[Entry]>::to_vec)
     }
 
     /// Reads the events in place, without copying them.
-    fn with_events<T>(&self, read: impl FnOnce(&[Event]) -> T) -> T {
+    fn with_events<T>(&self, read: impl FnOnce(&[Entry]) -> T) -> T {
         read(&self.events.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
@@ -169,7 +169,7 @@ impl Transcript {
             events
                 .iter()
                 .filter_map(|e| match e {
-                    Event::Say { module: m, line, .. } if m == module => Some(line.clone()),
+                    Entry::Say { module: m, line, .. } if m == module => Some(line.clone()),
                     _ => None,
                 })
                 .collect()
@@ -188,7 +188,7 @@ impl Transcript {
         use crate::events::{ErrorKind, Op};
         self.with_events(|events| {
             events.iter().find_map(|e| match e {
-                Event::Call { module: m, request, outcome: Err(error), .. } if m == module => {
+                Entry::Call { module: m, request, outcome: Err(error), .. } if m == module => {
                     let call = format!("`{} {}`", request.op.name(), request.words());
                     match error.kind {
                         ErrorKind::Denied => Some(format!("its plugin was denied {call} ({})", error.message)),
@@ -214,7 +214,7 @@ impl Transcript {
         use crate::events::ErrorKind;
         self.with_events(|events| {
             events.iter().find_map(|e| match e {
-                Event::Call { module: m, phase: crate::model::Phase::Check, request, outcome: Err(error), .. }
+                Entry::Call { module: m, phase: crate::model::Export::Check, request, outcome: Err(error), .. }
                     if m == module && error.kind == ErrorKind::Denied =>
                 {
                     Some(format!("`{} {}` ({})", request.op.name(), request.words(), error.message))
@@ -229,7 +229,7 @@ impl Transcript {
     pub fn pushed(&self, module: &str) -> bool {
         self.with_events(|events| {
             events.iter().any(|e| {
-                matches!(e, Event::Call { module: m, request, outcome: Ok(_), .. }
+                matches!(e, Entry::Call { module: m, request, outcome: Ok(_), .. }
                     if m == module && request.op == crate::events::Op::Tell
                         && request.args.first().is_some_and(|verb| verb == "push"))
             })
@@ -254,7 +254,7 @@ impl Transcript {
             events
                 .iter()
                 .filter_map(|e| match e {
-                    Event::Call { module, request, outcome, .. }
+                    Entry::Call { module, request, outcome, .. }
                         if request.op.is_effect()
                             && !matches!(outcome, Err(CallError { kind: ErrorKind::Denied, .. })) =>
                     {
@@ -272,7 +272,7 @@ impl Transcript {
             events
                 .iter()
                 .filter_map(|e| match e {
-                    Event::SecretShown { module, secret, place } => {
+                    Entry::SecretShown { module, secret, place } => {
                         Some((module.clone(), secret.clone(), place.clone()))
                     }
                     _ => None,
@@ -283,7 +283,7 @@ impl Transcript {
 
     /// Every text the run produced that an operator or a log could see, for secret scans.
     pub fn visible_text(&self) -> Vec<String> {
-        self.with_events(|events| events.iter().flat_map(Event::visible).map(str::to_string).collect())
+        self.with_events(|events| events.iter().flat_map(Entry::visible).map(str::to_string).collect())
     }
 
     /// Whether any text an operator or a log could see contains one of `needles`.
@@ -291,16 +291,16 @@ impl Transcript {
         if needles.is_empty() {
             return false;
         }
-        self.with_events(|events| events.iter().flat_map(Event::visible).any(|t| needles.iter().any(|n| t.contains(n))))
+        self.with_events(|events| events.iter().flat_map(Entry::visible).any(|t| needles.iter().any(|n| t.contains(n))))
     }
 }
 
-impl Event {
+impl Entry {
     /// The texts of this event an operator or a log could see.
     fn visible(&self) -> Vec<&str> {
         match self {
-            Event::Say { line, .. } => vec![line],
-            Event::Call { request, outcome, .. } => {
+            Entry::Say { line, .. } => vec![line],
+            Entry::Call { request, outcome, .. } => {
                 let mut texts: Vec<&str> = request.args.iter().map(String::as_str).collect();
                 match outcome {
                     Ok(value) => texts.extend(value.texts()),
@@ -308,11 +308,11 @@ impl Event {
                 }
                 texts
             }
-            Event::Started { .. }
-            | Event::SayCut { .. }
-            | Event::SecretShown { .. }
-            | Event::Planned { .. }
-            | Event::Predicted { .. } => Vec::new(),
+            Entry::Started { .. }
+            | Entry::SayCut { .. }
+            | Entry::SecretShown { .. }
+            | Entry::Planned { .. }
+            | Entry::Predicted { .. } => Vec::new(),
         }
     }
 
@@ -320,18 +320,18 @@ impl Event {
     /// secrets before they were recorded.
     pub fn to_event(&self) -> events::Event {
         match self {
-            Event::Say { module: m, line, at } => events::Event::Say(events::SayEvent {
+            Entry::Say { module: m, line, at } => events::Event::Say(events::SayEvent {
                 module: m.clone(),
                 line: line.clone(),
                 at_ms: events::millis(*at),
             }),
-            Event::Started { module: m, request, at, timeout } => events::Event::Started(events::StartedEvent {
+            Entry::Started { module: m, request, at, timeout } => events::Event::Started(events::StartedEvent {
                 module: m.clone(),
                 request: request.clone(),
                 at_ms: events::millis(*at),
                 timeout_s: timeout.map(|t| t.as_secs()),
             }),
-            Event::Call { module: m, phase, request, outcome, at, took } => events::Event::Call(events::CallEvent {
+            Entry::Call { module: m, phase, request, outcome, at, took } => events::Event::Call(events::CallEvent {
                 module: m.clone(),
                 phase: *phase,
                 request: request.clone(),
@@ -342,21 +342,21 @@ impl Event {
                 at_ms: events::millis(*at),
                 took_ms: events::millis(*took),
             }),
-            Event::SayCut { module: m, dropped_after } => events::Event::SayCut(events::SayCutEvent {
+            Entry::SayCut { module: m, dropped_after } => events::Event::SayCut(events::SayCutEvent {
                 module: m.clone(),
                 dropped_after: u64::try_from(*dropped_after).unwrap_or(u64::MAX),
             }),
-            Event::SecretShown { module: m, secret, place } => events::Event::SecretShown(events::SecretShownEvent {
+            Entry::SecretShown { module: m, secret, place } => events::Event::SecretShown(events::SecretShownEvent {
                 module: m.clone(),
                 secret: secret.clone(),
                 place: place.clone(),
             }),
-            Event::Planned { module: m, summary, commands } => events::Event::Plan(events::PlanEvent {
+            Entry::Planned { module: m, summary, commands } => events::Event::Plan(events::PlanEvent {
                 module: m.clone(),
                 summary: summary.clone(),
                 commands: commands.clone(),
             }),
-            Event::Predicted { prediction, complete } => {
+            Entry::Predicted { prediction, complete } => {
                 events::Event::Effect(crate::effect::record(prediction, *complete))
             }
         }

@@ -2,7 +2,7 @@
 //! adopts, held to the plan an operator reviewed, and the rules asked after each.
 
 use crate::effect::Violation;
-use crate::model::{Phase, Plan};
+use crate::model::{Export, Plan};
 use crate::run::foresight::Foreseen;
 use crate::run::plan_file::plan_difference;
 use crate::run::preflight::Loaded;
@@ -68,10 +68,10 @@ impl Run<'_> {
             })
             .await;
         match turn {
-            Err(error) => ModuleOutcome::Failed(self.stopped(module, Phase::Adopt, error)),
-            Ok((Err(refusal), _)) => self.refused(module, Phase::Check, refusal),
+            Err(error) => ModuleOutcome::Failed(self.stopped(module, Export::Adopt, error)),
+            Ok((Err(refusal), _)) => self.refused(module, Export::Check, refusal),
             Ok((Ok(_), None)) => ModuleOutcome::Refused {
-                during: Phase::Check,
+                during: Export::Check,
                 code: Some(crate::model::Refusal::PLAN_CHANGED.into()),
                 message: format!(
                     "its plan changed since preflight ({}), so it was not adopted: the mesh moved between the \
@@ -80,12 +80,12 @@ impl Run<'_> {
                 ),
             },
             Ok((Ok(_), Some(adopted))) => match adopted.result {
-                Err(refusal) => self.refused(module, Phase::Adopt, refusal),
+                Err(refusal) => self.refused(module, Export::Adopt, refusal),
                 // A denial or a failed command the plugin went on past is never silent:
                 // whatever it reports, the module is not adopted.
                 Ok(report) => match self.transcript.trouble_passed_over(module) {
                     Some(trouble) => ModuleOutcome::Refused {
-                        during: Phase::Adopt,
+                        during: Export::Adopt,
                         code: Some(crate::model::Refusal::WENT_ON_PAST_A_FAILURE.into()),
                         message: self.scrub_in(
                             module,
@@ -110,7 +110,7 @@ impl Run<'_> {
     }
 
     /// A plugin's refusal as the run reports it, scrubbed of secrets.
-    pub(super) fn refused(&self, module: &str, during: Phase, refusal: crate::model::Refusal) -> ModuleOutcome {
+    pub(super) fn refused(&self, module: &str, during: Export, refusal: crate::model::Refusal) -> ModuleOutcome {
         // A code is a word of the plugin's, and could be a secret's value: shown redacted, it
         // would be no code, so it reads `redacted` (the secret shown is a violation as anywhere).
         let code = refusal.code.map(|code| {

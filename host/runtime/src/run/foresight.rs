@@ -9,7 +9,7 @@ use crate::effect::{
     ContainerSpec, Declarations, MeshView, Planned, Prediction, PushEffect, SecretEffect, Seen, Violation,
 };
 use crate::effect::{predict, rules};
-use crate::record::transcript::Event;
+use crate::record::transcript::Entry;
 use crate::run::preflight::Loaded;
 use crate::run::{ModuleOutcome, RulesChecked, Run};
 
@@ -86,7 +86,7 @@ impl Run<'_> {
         let mut prediction = predict(&view, &planned);
         prediction.first = first;
         let broken = rules(&declarations, &view, &prediction, Seen::Predicted);
-        self.transcript.record(Event::Predicted { prediction: prediction.clone(), complete: view.complete });
+        self.transcript.record(Entry::Predicted { prediction: prediction.clone(), complete: view.complete });
         let audit = self.mesh.audit();
         Foreseen { baseline: (audit.touches.len(), audit.sealed.len()), view, declarations, prediction, broken }
     }

@@ -10,9 +10,9 @@ use crate::catalogue::sha256_hex;
 use crate::error::LimitName;
 use crate::events;
 use crate::model::contract::Contract;
-use crate::model::{Context, Input, Phase, Plan, Unusable};
+use crate::model::{Context, Export, Input, Plan, Unusable};
 use crate::plugin::{Plugin, RunEnv};
-use crate::record::transcript::Event;
+use crate::record::transcript::Entry;
 use crate::run::plan_file::SavedPlan;
 use crate::run::{ModuleOutcome, Run};
 use crate::sandbox::grants::{Call, Permissions};
@@ -100,14 +100,14 @@ impl Run<'_> {
             self.stream(&events::Event::Loaded(event));
             let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
                 Err(error) => {
-                    let stopped = self.stopped(module, Phase::Check, error);
+                    let stopped = self.stopped(module, Export::Check, error);
                     ModuleOutcome::Unusable(Unusable {
                         input: Input::Stopped(stopped.kind),
                         message: stopped.report,
                         cause: None,
                     })
                 }
-                Ok(Err(refusal)) => self.refused(module, Phase::Check, refusal),
+                Ok(Err(refusal)) => self.refused(module, Export::Check, refusal),
                 // A check that was denied a call and planned anyway went past what it was
                 // told: its plan is not used, before anything moves.
                 Ok(Ok(_)) if let Some(denied) = self.transcript.denied_while_checking(module) => {
@@ -136,7 +136,7 @@ impl Run<'_> {
                     Ok(plan) => {
                         let digests = [ready.manifest_digest.as_str(), &ready.plugin.digest, &ready.credentials_digest];
                         saved.add(module, digests, &plan);
-                        self.transcript.record(Event::Planned {
+                        self.transcript.record(Entry::Planned {
                             module: module.clone(),
                             summary: plan.summary.clone(),
                             commands: plan.words(),
@@ -214,7 +214,7 @@ impl Run<'_> {
                 ));
             }
             env.permissions
-                .allow(Phase::Adopt, Call::Tell { args: command })
+                .allow(Export::Adopt, Call::Tell { args: command })
                 .map_err(|why| (format!("the `{module}` plugin plans a command it could never tell: {why}"), None))?;
         }
         let summary = plan.summary.into_iter().map(|line| self.scrub_in(module, line, "its plan")).collect();

@@ -4,7 +4,7 @@
 use crate::effect::Violation;
 use crate::events::OutcomeWord;
 use crate::mesh::ContainerChange;
-use crate::model::{Phase, Plan, Stopped, Unusable};
+use crate::model::{Export, Plan, Stopped, Unusable};
 use crate::record::screen::{visible, visible_lines};
 use crate::run::plan_file::SavedPlan;
 
@@ -18,7 +18,7 @@ pub enum ModuleOutcome {
     /// The plugin refused, in `check` or in `adopt`.
     Refused {
         /// In which export it refused.
-        during: Phase,
+        during: Export,
         /// The refusal's kind, kebab-case: the plugin's own code (none from a plugin of
         /// contract 0.1.0), or the host's where the host refuses for it.
         code: Option<String>,

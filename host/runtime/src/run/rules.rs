@@ -3,7 +3,7 @@
 //! `check` after an effect.
 
 use crate::effect::{Rule, Violation};
-use crate::model::Phase;
+use crate::model::Export;
 use crate::run::foresight::Foreseen;
 use crate::run::{ModuleOutcome, Run};
 
@@ -38,7 +38,7 @@ impl Run<'_> {
                 violations.push(violation);
             }
         }
-        if matches!(outcome, ModuleOutcome::Refused { during: Phase::Check, .. }) {
+        if matches!(outcome, ModuleOutcome::Refused { during: Export::Check, .. }) {
             let effects = self.transcript.effects(module);
             if !effects.is_empty() {
                 violations.push(

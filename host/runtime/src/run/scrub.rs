@@ -1,7 +1,7 @@
 //! What a plugin says, made safe to show: secret values replaced by their names (a value
 //! found is recorded, and fails the run), long text cut.
 
-use crate::model::{Phase, Stopped};
+use crate::model::{Export, Stopped};
 use crate::run::Run;
 
 /// The longest refusal, report or plan line kept from a plugin; a longer one is cut.
@@ -9,7 +9,7 @@ const REFUSAL_BYTES: usize = 16 << 10;
 
 impl Run<'_> {
     /// The stop report of `module`'s plugin, scrubbed of secrets, with its kind.
-    pub(super) fn stopped(&self, module: &str, during: Phase, error: anyhow::Error) -> Stopped {
+    pub(super) fn stopped(&self, module: &str, during: Export, error: anyhow::Error) -> Stopped {
         let kind = error.downcast_ref::<Stopped>().map_or_else(|| crate::error::StopKind::of(&error), |s| s.kind);
         let report = self.scrub_in(module, format!("{error:#}"), "its stop report");
         Stopped { during, kind, report }
@@ -27,7 +27,7 @@ impl Run<'_> {
             scrubbed.push_str(" … (cut)");
         }
         if let Some(secret) = found {
-            self.transcript.record(crate::record::transcript::Event::SecretShown {
+            self.transcript.record(crate::record::transcript::Entry::SecretShown {
                 module: module.to_string(),
                 secret,
                 place: place.into(),

@@ -14,7 +14,7 @@ use wasmtime_wasi::WasiCtx;
 
 use crate::error::{StopKind, StopReason};
 use crate::model::digest::short;
-use crate::model::{Phase, Stopped};
+use crate::model::{Export, Stopped};
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;
 use crate::sandbox::state::{Caps, RunEnv, RunState};
@@ -40,7 +40,7 @@ pub(crate) async fn call<T>(
     limits: &Limits,
     plugin: Callee<'_>,
     env: &RunEnv,
-    phase: Phase,
+    phase: Export,
     export: impl AsyncFnOnce(&mut Store<RunState>) -> Result<T>,
 ) -> Result<T> {
     let output = Output::new();
@@ -83,7 +83,7 @@ fn store(
     limits: &Limits,
     engine: &Engine,
     env: &RunEnv,
-    phase: Phase,
+    phase: Export,
     wasi: WasiCtx,
     deadline: Arc<Deadline>,
 ) -> Store<RunState> {
@@ -145,7 +145,7 @@ fn stop_report(
     limits: &Limits,
     plugin: &Callee<'_>,
     env: &RunEnv,
-    phase: Phase,
+    phase: Export,
     last_call: &str,
     output: &Output,
     (error, kind): (anyhow::Error, StopKind),
@@ -219,7 +219,7 @@ fn at_epoch_tick(state: &RunState) -> wasmtime::Result<UpdateDeadline> {
 fn scrubbed_output(env: &RunEnv, text: String, place: &str) -> String {
     let (text, found) = env.credentials.redact(text);
     if let Some(secret) = found {
-        env.transcript.record(crate::record::transcript::Event::SecretShown {
+        env.transcript.record(crate::record::transcript::Entry::SecretShown {
             module: env.module.clone(),
             secret,
             place: place.into(),

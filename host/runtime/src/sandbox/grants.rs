@@ -15,7 +15,7 @@ pub use mesh_adopt_manifest::command::manifest_remote;
 
 use mesh_adopt_manifest::Grants;
 
-use crate::model::{CatalogSource, Phase};
+use crate::model::{CatalogSource, Export};
 
 /// A host call as the grants see it.
 #[derive(Debug, Clone, Copy)]
@@ -92,8 +92,8 @@ impl Permissions {
 
     /// Decides whether `call` may go through in `phase`; the error names the capability, the
     /// argument, and how it could be granted (or that it cannot be).
-    pub(crate) fn allow(&self, phase: Phase, call: Call<'_>) -> Result<(), String> {
-        if phase == Phase::Check
+    pub(crate) fn allow(&self, phase: Export, call: Call<'_>) -> Result<(), String> {
+        if phase == Export::Check
             && let Some(effect) = describe_effect(call)
         {
             return Err(format!("`{effect}` changes the mesh, and `check` may only read: move it to `adopt`"));
@@ -273,7 +273,7 @@ mod tests {
     }
 
     fn tell(text: &str) -> Result<(), String> {
-        postgres().allow(Phase::Adopt, Call::Tell { args: &words(text) })
+        postgres().allow(Export::Adopt, Call::Tell { args: &words(text) })
     }
 
     #[test]
@@ -317,7 +317,7 @@ mod tests {
     #[test]
     fn a_denial_quotes_a_bounded_prefix_of_a_flood() {
         let flood: Vec<String> = std::iter::repeat_n(String::new(), 2_000_000).collect();
-        let denied = postgres().allow(Phase::Adopt, Call::Tell { args: &flood }).unwrap_err();
+        let denied = postgres().allow(Export::Adopt, Call::Tell { args: &flood }).unwrap_err();
         assert!(denied.len() < 2_000, "a denial of {} bytes", denied.len());
         assert!(denied.contains("2000000 words"), "{denied}");
     }
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn carries_only_its_manifest_and_accepting_secrets() {
         let p = postgres();
-        let carry = |remote, bytes| p.allow(Phase::Adopt, Call::Carry { remote, bytes });
+        let carry = |remote, bytes| p.allow(Export::Adopt, Call::Carry { remote, bytes });
         assert!(carry("/postgres-module.json", Some(MANIFEST)).is_ok());
         assert!(carry("/accepting-superuser", None).is_ok());
         // Bytes may not pose as a secret delivery, nor a secret as the manifest.
@@ -343,21 +343,23 @@ mod tests {
     #[test]
     fn reads_only_what_is_granted_and_says_how_to_grant() {
         let p = postgres();
-        assert!(p.allow(Phase::Adopt, Call::Credential { name: "store-superuser" }).is_ok());
-        let denied = p.allow(Phase::Adopt, Call::Credential { name: "bus-admin" }).unwrap_err();
+        assert!(p.allow(Export::Adopt, Call::Credential { name: "store-superuser" }).is_ok());
+        let denied = p.allow(Export::Adopt, Call::Credential { name: "bus-admin" }).unwrap_err();
         assert!(denied.contains("adopt.grants.credentials"), "{denied}");
-        assert!(p.allow(Phase::Adopt, Call::Inspect { container: "mesh-control" }).is_err());
-        assert!(p.allow(Phase::Adopt, Call::Fetch { url: "http://127.0.0.1:8222/healthz" }).is_ok());
-        assert!(p.allow(Phase::Adopt, Call::Fetch { url: "http://169.254.169.254/" }).is_err());
+        assert!(p.allow(Export::Adopt, Call::Inspect { container: "mesh-control" }).is_err());
+        assert!(p.allow(Export::Adopt, Call::Fetch { url: "http://127.0.0.1:8222/healthz" }).is_ok());
+        assert!(p.allow(Export::Adopt, Call::Fetch { url: "http://169.254.169.254/" }).is_err());
     }
 
     #[test]
     fn check_may_read_but_not_act() {
         let p = postgres();
-        let denied = p.allow(Phase::Check, Call::Tell { args: &words("push node-1") }).unwrap_err();
+        let denied = p.allow(Export::Check, Call::Tell { args: &words("push node-1") }).unwrap_err();
         assert!(denied.contains("`tell push node-1`") && denied.contains("may only read"), "{denied}");
-        assert!(p.allow(Phase::Check, Call::Carry { remote: "/postgres-module.json", bytes: Some(MANIFEST) }).is_err());
-        assert!(p.allow(Phase::Check, Call::Credential { name: "store-superuser" }).is_ok());
+        assert!(
+            p.allow(Export::Check, Call::Carry { remote: "/postgres-module.json", bytes: Some(MANIFEST) }).is_err()
+        );
+        assert!(p.allow(Export::Check, Call::Credential { name: "store-superuser" }).is_ok());
     }
 
     #[test]

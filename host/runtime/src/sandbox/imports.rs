@@ -13,8 +13,8 @@ use crate::events::{
     ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as CarriedRecord, Request, ResponseValue,
 };
 use crate::mesh::{ContainerState, MeshError, Payload, Response, SecretValue};
-use crate::model::Phase;
-use crate::record::transcript::Event;
+use crate::model::Export;
+use crate::record::transcript::Entry;
 use crate::sandbox::grants::Call;
 use crate::sandbox::limits::cut_to;
 use crate::sandbox::state::RunState;
@@ -81,7 +81,7 @@ impl RunState {
         let (scrubbed, found) = self.env.credentials.redact(text);
         let leaked = found.is_some();
         if let Some(secret) = found {
-            self.env.transcript.record(Event::SecretShown { module: self.env.module.clone(), secret, place: place() });
+            self.env.transcript.record(Entry::SecretShown { module: self.env.module.clone(), secret, place: place() });
         }
         (scrubbed, leaked)
     }
@@ -143,7 +143,7 @@ impl RunState {
                 Ok(()) => {
                     self.deadline.in_call(Some(format!("`{} {detail}`", kind.name())));
                     if self.env.transcript.is_observed() {
-                        self.env.transcript.announce(Event::Started {
+                        self.env.transcript.announce(Entry::Started {
                             module: self.env.module.clone(),
                             request: request.clone(),
                             at: self.env.mesh.now(),
@@ -169,7 +169,7 @@ impl RunState {
             Ok(value) => Ok(value.recorded()),
             Err(e) => Err(CallError { message: self.env.credentials.redact(e.message.clone()).0, ..e.clone() }),
         };
-        self.env.transcript.record(Event::Call {
+        self.env.transcript.record(Entry::Call {
             module: self.env.module.clone(),
             phase: self.phase,
             request,
@@ -237,10 +237,10 @@ impl RunState {
     /// is the sequence that runs. The command is counted as told once it may go through,
     /// whatever the mesh answers, so a failure the rules allow (no account) moves on.
     fn follow_plan(&mut self, grant: Call<'_>) -> Result<(), String> {
-        if let (Phase::Adopt, Call::Carry { remote, .. }, Some(plan)) = (self.phase, grant, self.plan.as_ref()) {
+        if let (Export::Adopt, Call::Carry { remote, .. }, Some(plan)) = (self.phase, grant, self.plan.as_ref()) {
             return carry_in_plan(remote, &plan.commands);
         }
-        let (Phase::Adopt, Call::Tell { args }, Some(plan)) = (self.phase, grant, self.plan.as_mut()) else {
+        let (Export::Adopt, Call::Tell { args }, Some(plan)) = (self.phase, grant, self.plan.as_mut()) else {
             return Ok(());
         };
         match plan.commands.get(plan.told) {
@@ -482,7 +482,7 @@ impl RunState {
         }
         if self.said > self.limits.say_lines {
             let dropped_after = self.limits.say_lines;
-            self.env.transcript.record(Event::SayCut { module, dropped_after });
+            self.env.transcript.record(Entry::SayCut { module, dropped_after });
             return Err(StopReason::error(
                 StopKind::Limit,
                 format!("it said more than {dropped_after} lines (limits.say_lines); the rest were dropped"),
@@ -494,7 +494,7 @@ impl RunState {
         }
         let (line, _) = self.scrub(line, || "a say line".into());
         let at = self.env.mesh.now();
-        self.env.transcript.record(Event::Say { module, line, at });
+        self.env.transcript.record(Entry::Say { module, line, at });
         Ok(())
     }
 }

@@ -11,7 +11,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::catalogue::credentials::Credentials;
 use crate::mesh::Mesh;
-use crate::model::Phase;
+use crate::model::Export;
 use crate::record::transcript::Transcript;
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::grants::Permissions;
@@ -81,7 +81,7 @@ pub struct RunState {
     pub(crate) table: ResourceTable,
     pub(crate) store_limits: Caps,
     pub(crate) env: RunEnv,
-    pub(crate) phase: Phase,
+    pub(crate) phase: Export,
     pub(crate) limits: Limits,
     pub(crate) said: usize,
     pub(crate) started: Instant,
@@ -128,7 +128,7 @@ impl RunState {
     /// Starts the budgets of an export call afresh: its compute time, its wall time and its
     /// host calls are each export's own, even when `adopt` follows `check` on one instance
     /// (what the limits say: per export call). Lines said are counted per run.
-    pub(crate) fn begin_export(&mut self, phase: Phase) {
+    pub(crate) fn begin_export(&mut self, phase: Export) {
         self.phase = phase;
         self.started = Instant::now();
         self.in_host = Duration::ZERO;
