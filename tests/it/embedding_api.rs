@@ -383,18 +383,29 @@ fn a_hundred_spawned_runs_adopt_and_leave_nothing_held() {
     let executor = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let reports = executor.block_on(async {
         let mut runs = tokio::task::JoinSet::new();
+        let mut first = None;
         for index in 0..100 {
             let node = format!("node-{index}");
             let mesh = Arc::new(SimulatedMesh::new(SimSetup::new((*foundation).clone(), &node)));
+            first.get_or_insert_with(|| mesh.clone());
             let run: Run<'static> = Run::builder(host.clone(), catalogue.clone(), foundation.clone(), mesh)
                 .credentials(credentials.clone())
                 .options(options_on(&node))
                 .build();
             runs.spawn(async move { run.run(&phase_three(), Mode::Adopt).await });
         }
-        runs.join_all().await
+        (runs.join_all().await, first.expect("a hundred meshes"))
     });
+    let (reports, first) = reports;
     drop(executor);
+    // What the simulator's node runs after the phase: the store kept, the bus the module's.
+    assert_eq!(first.container_image("mesh-store").as_deref(), Some("postgres:16.4-bookworm"));
+    assert_eq!(
+        first.container_image("mesh-bus").as_deref(),
+        Some("registry.mesh.local/nats-snapshot:2.10.22-mesh.3")
+    );
+    assert_eq!(first.container_image("mesh-nothing"), None);
+    drop(first);
     assert_eq!(reports.len(), 100);
     for report in &reports {
         assert!(report.succeeded(), "{:?}", report.modules);
@@ -434,4 +445,20 @@ fn a_plugin_that_is_no_component_and_one_of_another_world_are_told_apart_by_vari
     .unwrap();
     let error = Catalogue::at(dir.path()).module("postgres").err().expect("no plugin");
     assert!(matches!(&error, Error::NoPlugin { module: Some(m), .. } if m == "postgres"), "{error:?}");
+}
+
+/// An installer that holds a plugin's bytes (from its own store, not a file) loads them as
+/// they are, digested as a file of them would be, on the code its host was told to run.
+#[test]
+fn a_host_loads_plugin_bytes_it_holds_on_the_code_it_was_told_to_run() {
+    use mesh_adopt_runtime::{CodeKind, CodePolicy, Limits, PluginHost};
+    let bytes = std::fs::read(plugin("adopt_postgres")).unwrap();
+    let host = PluginHost::new(Limits::default()).unwrap().with_code(CodePolicy::Only(CodeKind::Baseline));
+    assert_eq!(host.code_policy(), CodePolicy::Only(CodeKind::Baseline));
+    let loaded = host.load_bytes(Path::new("held-in-memory.wasm"), &bytes).unwrap();
+    assert_eq!(loaded.digest, mesh_adopt_runtime::sha256_hex(&bytes));
+    assert_eq!(loaded.code.kind, CodeKind::Baseline);
+    assert_eq!(loaded.path, Path::new("held-in-memory.wasm"));
+    let error = host.load_bytes(Path::new("junk.wasm"), b"not a plugin").err().expect("junk");
+    assert!(matches!(error, Error::NotAComponent(_)), "{error:?}");
 }

@@ -65,22 +65,13 @@ pub struct RecordFile {
     path: PathBuf,
     file: Mutex<File>,
     broken: Mutex<Option<String>>,
-    redact: Option<Arc<Credentials>>,
 }
 
 impl RecordFile {
     /// Creates (or empties) the record at `path`, refusing anything but a regular file.
     pub fn create(path: &Path) -> Result<RecordFile, crate::error::Error> {
         let file = crate::files::create_output(path, "a recording")?;
-        Ok(RecordFile { path: path.to_path_buf(), file: Mutex::new(file), broken: Mutex::new(None), redact: None })
-    }
-
-    /// Every line redacted of `credentials`' values before it is written, whatever wrote it:
-    /// values are scrubbed where a plugin's text enters the run, this is the last guard.
-    pub fn redacting(mut self, credentials: Arc<Credentials>) -> RecordFile {
-        credentials.learn_all();
-        self.redact = Some(credentials);
-        self
+        Ok(RecordFile { path: path.to_path_buf(), file: Mutex::new(file), broken: Mutex::new(None) })
     }
 
     /// The file written.
@@ -96,10 +87,6 @@ impl RecordFile {
 
     /// Writes one line as it is.
     pub fn write_line(&self, line: &str) {
-        let line = match &self.redact {
-            Some(credentials) => credentials.redact(line.to_string()).0,
-            None => line.to_string(),
-        };
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         let written = writeln!(file, "{line}").and_then(|()| file.flush());
         if let Err(e) = written {

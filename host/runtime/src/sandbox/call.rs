@@ -26,11 +26,11 @@ const OUTPUT_CAPTURE_BYTES: usize = 16 << 10;
 /// The plugin a call runs, as the store is made for it and a stop report names it.
 pub(crate) struct Callee<'a> {
     /// The file it was loaded from.
-    pub path: &'a Path,
+    pub(crate) path: &'a Path,
     /// Its sha256, hex.
-    pub digest: &'a str,
+    pub(crate) digest: &'a str,
     /// The engine its code was compiled for.
-    pub engine: &'a Engine,
+    pub(crate) engine: &'a Engine,
 }
 
 /// One export call in a fresh sandbox: a store set up for it, `export` (which instantiates
