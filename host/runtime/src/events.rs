@@ -906,7 +906,7 @@ pub struct ErrorEvent {
 }
 
 /// The exit status of a run interrupted: what a shell gives a program ended by SIGINT.
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub const EXIT_INTERRUPTED: u8 = crate::model::exit::ExitStatus::Interrupted.code();
 
 /// The last line of a run stopped before its end: a command by SIGINT or SIGTERM, an
 /// embedded run cancelled.

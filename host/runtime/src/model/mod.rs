@@ -6,6 +6,7 @@
 pub mod code;
 pub mod contract;
 pub mod digest;
+pub mod exit;
 pub mod options;
 pub mod rule;
 

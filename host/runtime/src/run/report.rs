@@ -4,6 +4,7 @@
 use crate::effect::Violation;
 use crate::events::OutcomeWord;
 use crate::mesh::ContainerChange;
+use crate::model::exit::ExitStatus;
 use crate::model::{Export, Plan, Stopped, Unusable};
 use crate::record::screen::{visible, visible_lines};
 use crate::run::plan_file::SavedPlan;
@@ -223,15 +224,21 @@ impl RunReport {
         self.modules.iter().find(|(m, _)| m == module).map(|(_, o)| o)
     }
 
-    /// The process's exit status for this run: 0 when everything succeeded, 2 when an input
-    /// could not be used, 1 for a refusal, an incomplete or stopped adopt or a broken invariant.
-    pub fn exit_code(&self) -> u8 {
+    /// The process's exit status for this run: success when everything succeeded, unusable
+    /// when an input could not be used, failed for a refusal, an incomplete or stopped adopt
+    /// or a broken invariant.
+    pub fn exit_status(&self) -> ExitStatus {
         if self.succeeded() {
-            0
+            ExitStatus::Success
         } else if self.modules.iter().any(|(_, o)| matches!(o, ModuleOutcome::Unusable(_))) {
-            2
+            ExitStatus::Unusable
         } else {
-            1
+            ExitStatus::Failed
         }
+    }
+
+    /// [`RunReport::exit_status`] as the number the process exits with.
+    pub fn exit_code(&self) -> u8 {
+        self.exit_status().code()
     }
 }
