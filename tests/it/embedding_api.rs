@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use mesh_adopt_runtime::Error;
 use mesh_adopt_runtime::Export;
 use mesh_adopt_runtime::events::Event;
+use mesh_adopt_runtime::mesh::layer::{Layer, Layered};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::stream::{RecordFile, Sink};
 use mesh_adopt_runtime::{
@@ -214,49 +215,28 @@ fn the_public_api_names_no_wasmtime_type_and_no_generated_one() {
     assert!(leaks.is_empty(), "public items that name wasmtime's or the contract's types:\n{}", leaks.join("\n"));
 }
 
-/// An installer's own mesh, on the simulator, whose container engine is down: it keeps the
-/// trait's default `view`, so only `inspect` says so.
-struct EngineDown {
-    inner: SimulatedMesh,
-}
+/// An installer's own mesh, on the simulator, whose container engine is down: a layer that
+/// changes `inspect` alone, and has preflight see the mesh through it; everything else is the
+/// simulator's own, forwarded by the layer without a line of it here.
+struct EngineDown;
 
 #[async_trait::async_trait]
-impl mesh_adopt_runtime::mesh::Mesh for EngineDown {
-    fn summary(&self) -> String {
-        self.inner.summary()
-    }
-    async fn carry(
-        &self,
-        name: &str,
-        payload: mesh_adopt_runtime::mesh::Payload,
-        remote: &str,
-    ) -> Result<(), mesh_adopt_runtime::mesh::MeshError> {
-        self.inner.carry(name, payload, remote).await
-    }
-    async fn tell(
-        &self,
-        args: &[String],
-        timeout: std::time::Duration,
-    ) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
-        self.inner.tell(args, timeout).await
-    }
+impl Layer for EngineDown {
     async fn inspect(
         &self,
+        _inner: &dyn mesh_adopt_runtime::mesh::Mesh,
         _container: &str,
     ) -> Result<Option<mesh_adopt_runtime::mesh::ContainerState>, mesh_adopt_runtime::mesh::MeshError> {
         Err(mesh_adopt_runtime::mesh::MeshError::Unavailable("cannot connect to the container engine".into()))
     }
-    async fn fetch(
+
+    async fn view(
         &self,
-        url: &str,
-    ) -> Result<mesh_adopt_runtime::mesh::Response, mesh_adopt_runtime::mesh::MeshError> {
-        self.inner.fetch(url).await
-    }
-    fn now(&self) -> std::time::Duration {
-        self.inner.now()
-    }
-    async fn sleep(&self, duration: std::time::Duration) {
-        self.inner.sleep(duration).await
+        outer: &dyn mesh_adopt_runtime::mesh::Mesh,
+        _inner: &dyn mesh_adopt_runtime::mesh::Mesh,
+        containers: &[String],
+    ) -> mesh_adopt_runtime::effect::MeshView {
+        mesh_adopt_runtime::mesh::inspected_view(outer, containers).await
     }
 }
 
@@ -267,7 +247,11 @@ async fn an_installers_own_mesh_whose_engine_errs_stops_the_run_before_any_push(
     let dir = example_catalogue(&plugin("adopt_postgres"));
     let catalogue = Catalogue::at(dir.path());
     let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
-    let mesh = Arc::new(EngineDown { inner: SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")) });
+    let simulated = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+    let mesh = Arc::new(Layered::new(simulated.clone(), EngineDown));
+    // What the layer leaves alone is the simulator's own.
+    use mesh_adopt_runtime::mesh::Mesh as _;
+    assert_eq!((mesh.summary(), mesh.seed(), mesh.now()), (simulated.summary(), simulated.seed(), simulated.now()));
     let report = Run::builder(host(), &catalogue, &foundation, mesh.clone())
         .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
         .options(options_on("node-1"))
@@ -280,7 +264,7 @@ async fn an_installers_own_mesh_whose_engine_errs_stops_the_run_before_any_push(
         report.held
     );
     assert!(report.modules.iter().all(|(_, o)| matches!(o, ModuleOutcome::NotRun { .. })), "{:?}", report.modules);
-    assert!(mesh.inner.commands().is_empty(), "nothing reached the control plane: {:?}", mesh.inner.commands());
+    assert!(simulated.commands().is_empty(), "nothing reached the control plane: {:?}", simulated.commands());
 }
 
 /// What a run streams holds no credential's value, wherever the value reached (here an
@@ -461,4 +445,43 @@ fn a_host_loads_plugin_bytes_it_holds_on_the_code_it_was_told_to_run() {
     assert_eq!(loaded.path, Path::new("held-in-memory.wasm"));
     let error = host.load_bytes(Path::new("junk.wasm"), b"not a plugin").err().expect("junk");
     assert!(matches!(error, Error::NotAComponent(_)), "{error:?}");
+}
+
+/// A layer that only counts the commands told keeps everything else of the mesh inside: the
+/// run adopts, the simulator's own view and audit still reach the host (so the rules are
+/// verified, not merely predicted), and the layer saw every command.
+#[tokio::test]
+async fn a_layer_that_counts_tells_leaves_the_rest_of_the_mesh_as_it_is() {
+    #[derive(Default)]
+    struct CountsTells(std::sync::atomic::AtomicUsize);
+
+    #[async_trait::async_trait]
+    impl Layer for CountsTells {
+        async fn tell(
+            &self,
+            inner: &dyn mesh_adopt_runtime::mesh::Mesh,
+            args: &[String],
+            timeout: std::time::Duration,
+        ) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            inner.tell(args, timeout).await
+        }
+    }
+
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let catalogue = Catalogue::at(dir.path());
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let simulated = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+    let mesh = Arc::new(Layered::new(simulated.clone(), CountsTells::default()));
+    let report = Run::builder(host(), &catalogue, &foundation, mesh.clone())
+        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+        .options(options_on("node-1"))
+        .build()
+        .run(&phase_three(), Mode::Adopt)
+        .await;
+    assert!(report.succeeded(), "{:?}", report.modules);
+    assert_eq!(report.rules, mesh_adopt_runtime::RulesChecked::Verified);
+    let told = simulated.commands().len();
+    assert!(told > 0);
+    assert_eq!(mesh.layer().0.load(std::sync::atomic::Ordering::SeqCst), told);
 }

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
+pub mod layer;
 pub mod replay;
 pub mod simulated;
 
@@ -189,9 +190,25 @@ pub trait Mesh: Send + Sync {
     /// errs, or does not answer within [`VIEW_WAIT`], leaves the mesh unseen (never read as a
     /// container that is not there), and the run stops before any effect.
     async fn view(&self, containers: &[String]) -> crate::effect::MeshView {
+        inspected_view(self, containers).await
+    }
+
+    /// The mesh's own account of what changed and which invariants broke; empty where the
+    /// backend cannot observe that.
+    fn audit(&self) -> Audit {
+        Audit::default()
+    }
+}
+
+/// The view [`Mesh::view`] makes by default: each container asked of `mesh`'s `inspect`,
+/// its volumes unknown; an inspect that errs, or does not answer within [`VIEW_WAIT`], leaves
+/// the mesh unseen. For a mesh (or a [`layer::Layer`]) that answers `inspect` its own way and
+/// would have the view follow.
+pub async fn inspected_view(mesh: &(impl Mesh + ?Sized), containers: &[String]) -> crate::effect::MeshView {
+    {
         let mut view = crate::effect::MeshView { looked: true, ..Default::default() };
         for name in containers {
-            match crate::wait::within(self.inspect(name), VIEW_WAIT).await {
+            match crate::wait::within(mesh.inspect(name), VIEW_WAIT).await {
                 Some(Ok(Some(state))) => {
                     view.containers
                         .insert(name.clone(), crate::effect::ContainerSpec { image: state.image, volumes: None });
@@ -208,12 +225,6 @@ pub trait Mesh: Send + Sync {
             }
         }
         view
-    }
-
-    /// The mesh's own account of what changed and which invariants broke; empty where the
-    /// backend cannot observe that.
-    fn audit(&self) -> Audit {
-        Audit::default()
     }
 }
 
