@@ -485,3 +485,30 @@ async fn a_layer_that_counts_tells_leaves_the_rest_of_the_mesh_as_it_is() {
     assert!(told > 0);
     assert_eq!(mesh.layer().0.load(std::sync::atomic::Ordering::SeqCst), told);
 }
+
+/// A run has one record: run again, the same `Run` changes nothing, streams nothing more and
+/// says why, so a record never holds two runs.
+#[tokio::test]
+async fn a_run_runs_once_and_its_record_holds_that_run_alone() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let catalogue = Catalogue::at(dir.path());
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let seen: Seen = Arc::default();
+    let kept = seen.clone();
+    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+    let run = Run::builder(host(), &catalogue, &foundation, mesh.clone())
+        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+        .options(options_on("node-1"))
+        .events(Arc::new(move |event: &Event| kept.lock().unwrap().push(event.clone())))
+        .build();
+    assert!(run.run(&phase_three(), Mode::Adopt).await.succeeded());
+    let (streamed, told) = (seen.lock().unwrap().len(), mesh.commands().len());
+    let again = run.run(&phase_three(), Mode::Adopt).await;
+    assert_eq!(again.held, Some(Held::AlreadyRan));
+    assert!(again.modules.iter().all(|(_, o)| matches!(o, ModuleOutcome::NotRun { .. })), "{:?}", again.modules);
+    assert_eq!(again.exit_code(), 1);
+    assert_eq!(seen.lock().unwrap().len(), streamed, "nothing more was streamed");
+    assert_eq!(mesh.commands().len(), told, "nothing more reached the mesh");
+    let headers = seen.lock().unwrap().iter().filter(|e| matches!(e, Event::Run(_))).count();
+    assert_eq!(headers, 1);
+}

@@ -125,6 +125,7 @@ impl<'a> Run<'a> {
                 events: None,
                 streamed: std::sync::Mutex::new(Vec::new()),
                 ended: std::sync::atomic::AtomicBool::new(false),
+                ran: std::sync::atomic::AtomicBool::new(false),
             },
         }
     }

@@ -5,7 +5,7 @@
 use crate::effect::Rule;
 use crate::run::foresight::Foreseen;
 use crate::run::plan_file::SavedPlan;
-use crate::run::{Held, Mode, ModuleOutcome, Run};
+use crate::run::{Held, Mode, ModuleOutcome, Run, RunReport};
 
 impl Run<'_> {
     /// Why preflight holds back every effect of the run, with the words each module left
@@ -67,5 +67,19 @@ impl Run<'_> {
                 (Held::Problems { modules }, because)
             }
         })
+    }
+
+    /// The report of a second [`Run::run`] on this run: nothing done, nothing recorded.
+    pub(super) fn already_ran(&self, modules: &[String]) -> RunReport {
+        let because = "this run had already run: a run has one record; make another with `Run::builder`".to_string();
+        RunReport {
+            modules: modules.iter().map(|m| (m.clone(), ModuleOutcome::NotRun { because: because.clone() })).collect(),
+            changes: Vec::new(),
+            violations: Vec::new(),
+            mesh: self.mesh.summary(),
+            made_from: SavedPlan::new(&self.options, &self.foundation, self.host.limits(), &self.plan_key),
+            rules: crate::run::RulesChecked::NotPredicted,
+            held: Some(Held::AlreadyRan),
+        }
     }
 }

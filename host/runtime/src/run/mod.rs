@@ -48,7 +48,8 @@ pub enum Mode {
 }
 
 /// One run of a catalogue's modules against a mesh: made with [`Run::builder`], then
-/// [`Run::run`] as often as needed (each call is a whole preflight and, if asked, adopt).
+/// [`Run::run`] once (a whole preflight and, if asked, adopt), with one record. A second run
+/// is another `Run` from another builder.
 pub struct Run<'a> {
     host: Shared<'a, PluginHost>,
     catalogue: Shared<'a, Catalogue>,
@@ -66,6 +67,8 @@ pub struct Run<'a> {
     streamed: std::sync::Mutex<Vec<String>>,
     /// Whether the stream has had its last line (`end` or `interrupted`): it gets one.
     ended: std::sync::atomic::AtomicBool,
+    /// Whether [`Run::run`] was called: a run has one record, so it runs once.
+    ran: std::sync::atomic::AtomicBool,
 }
 
 impl Run<'_> {
@@ -102,7 +105,13 @@ impl Run<'_> {
     /// flight is killed with its process group, and nothing more reaches the mesh; what had
     /// been done is in the record ([`Transcript::interrupted`] says it as the record's last
     /// event).
+    ///
+    /// A `Run` runs once: called again, it changes nothing, writes nothing to the record and
+    /// reports every module not run, held by [`Held::AlreadyRan`].
     pub async fn run(&self, modules: &[String], mode: Mode) -> RunReport {
+        if self.ran.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return self.already_ran(modules);
+        }
         self.start_stream(modules, mode);
         let (mut preflight, mut loaded) = self.preflight(modules).await;
         let mut outcomes = std::mem::take(&mut preflight.modules);

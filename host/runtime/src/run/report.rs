@@ -161,6 +161,8 @@ pub enum Held {
     },
     /// A plugin showed a secret's value while it was being checked.
     SecretShown,
+    /// This [`crate::Run`] had already run: its record holds that run alone.
+    AlreadyRan,
 }
 
 /// How far a run checked the rules of the mesh, so a summary never says "held" of what
