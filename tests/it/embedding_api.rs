@@ -440,7 +440,7 @@ fn a_host_loads_plugin_bytes_it_holds_on_the_code_it_was_told_to_run() {
     let host = PluginHost::new(Limits::default()).unwrap().with_code(CodePolicy::Only(CodeKind::Baseline));
     assert_eq!(host.code_policy(), CodePolicy::Only(CodeKind::Baseline));
     let loaded = host.load_bytes(Path::new("held-in-memory.wasm"), &bytes).unwrap();
-    assert_eq!(loaded.digest, mesh_adopt_runtime::sha256_hex(&bytes));
+    assert_eq!(loaded.digest, mesh_adopt_runtime::Sha256::of(&bytes));
     assert_eq!(loaded.code.kind, CodeKind::Baseline);
     assert_eq!(loaded.path, Path::new("held-in-memory.wasm"));
     let error = host.load_bytes(Path::new("junk.wasm"), b"not a plugin").err().expect("junk");

@@ -92,6 +92,7 @@ pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKin
 pub use model::Export;
 pub use model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};
 pub use model::contract::{Contract, WORLD};
+pub use model::digest::Sha256;
 pub use model::exit::ExitStatus;
 pub use model::options::{
     DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,

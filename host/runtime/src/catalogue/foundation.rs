@@ -7,7 +7,6 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-use crate::catalogue::sha256_hex;
 use crate::files::{read_bounded, within_bound};
 use crate::model::FoundationResource;
 use mesh_adopt_manifest::validity::no_key_twice;
@@ -21,7 +20,7 @@ pub struct Foundation {
     /// Its resources, in the bundle's order.
     pub resources: Vec<FoundationResource>,
     /// The sha256 of the bytes it was read from, for saved plans.
-    pub digest: String,
+    pub digest: crate::model::digest::Sha256,
     /// The genesis credentials each container runs with, by the container's id, as the bundle
     /// says (`"credentials": [...]` on a container): whichever module adopts it must hand them
     /// over, whatever that module declares.
@@ -149,7 +148,7 @@ impl Foundation {
                     _ => FoundationResource::Other { id: r.id, kind: r.kind },
                 });
             }
-            Ok(Foundation { resources, digest: sha256_hex(bytes), runs_with })
+            Ok(Foundation { resources, digest: crate::model::digest::Sha256::of(bytes), runs_with })
         })
     }
 

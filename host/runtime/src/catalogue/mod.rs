@@ -248,8 +248,7 @@ fn entry(
 
 /// sha256 of `bytes`, in hex: how plugins are pinned and documents are named in saved plans.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    format!("{:x}", Sha256::digest(bytes))
+    crate::model::digest::Sha256::of(bytes).to_string()
 }
 
 #[cfg(test)]

@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use super::{PluginHost, looks_like_a_component, read_plugin};
-use crate::catalogue::sha256_hex;
 use crate::model::code::{CodeKind, CodeOrigin};
 use crate::model::contract::PACKAGE;
+use crate::model::digest::Sha256;
 
 /// A plugin file as `mesh-adopt inspect` shows it.
 #[derive(Debug, Clone)]
 pub struct PluginInfo {
     /// The file inspected.
     pub path: PathBuf,
-    /// Its sha256, hex: what a manifest pins.
-    pub digest: String,
+    /// Its sha256: what a manifest pins.
+    pub digest: crate::model::digest::Sha256,
     /// Its size in bytes.
     pub size: usize,
     /// The contract it targets, e.g. `mesh:adopt@0.1.0`, read from its imports.
@@ -41,7 +41,7 @@ impl PluginHost {
             let bytes = read_plugin(path)?;
             // Before any digest of it is taken, shown or recorded: the file may be anything.
             looks_like_a_component(path, &bytes)?;
-            let digest = sha256_hex(&bytes);
+            let digest = Sha256::of(&bytes);
             // Code already compiled serves; otherwise Winch's, which is quickest to make, and
             // is not kept: inspecting a plugin is no run of it.
             let (component, code) = match self.cached_component(&digest, Some(bytes.len() as u64))? {

@@ -82,16 +82,15 @@ impl DigestIndex {
     }
 
     /// The sha256 `path` had when it last had `identity`, if it was recorded.
-    pub(crate) fn recall(&self, path: &Path, identity: &FileIdentity) -> Option<String> {
+    pub(crate) fn recall(&self, path: &Path, identity: &FileIdentity) -> Option<crate::model::digest::Sha256> {
         let (record, path) = self.record(path)?;
         let text = String::from_utf8(crate::files::read_bounded(&record, RECORD_BYTES).ok()?).ok()?;
         let (line, recorded_path) = text.split_once('\n')?;
         let (fields, digest) = line.rsplit_once(' ')?;
         let sound = recorded_path.strip_suffix('\n') == Some(path.as_str())
             && format!("{fields} {digest}") == identity.line(digest)
-            && digest.len() == 64
-            && digest.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
-        sound.then(|| digest.to_string())
+            && !digest.bytes().any(|b| b.is_ascii_uppercase());
+        sound.then(|| crate::model::digest::Sha256::parse(digest)).flatten()
     }
 
     /// Records that `path`, with `identity`, hashes to `digest`. Best effort: an index that

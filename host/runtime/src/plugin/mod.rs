@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use crate::catalogue::sha256_hex;
 use anyhow::{Context as _, Result, anyhow};
 use wasmtime::Engine;
 use wasmtime::component::Component;
@@ -54,7 +53,7 @@ pub struct PluginHost {
     limits: Limits,
     /// Plugins already compiled and linked in this process, by sha256: a module adopted on
     /// many meshes is compiled once.
-    linked: Mutex<HashMap<String, (AdopterPre, CodeKind)>>,
+    linked: Mutex<HashMap<Sha256, (AdopterPre, CodeKind)>>,
     /// Native code kept across processes, when the host has a cache directory.
     cache: Option<CompileCache>,
     /// The functions Cranelift compiled before, beside the cache: what a new plugin's
@@ -62,19 +61,19 @@ pub struct PluginHost {
     functions: Option<Arc<FunctionStore>>,
     /// A gate per plugin being compiled, by sha256, so that runs asking for the same cold
     /// plugin together compile it once; removed when that compile ends.
-    compiling: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    compiling: Mutex<HashMap<Sha256, Arc<Mutex<()>>>>,
     /// Digests of plugin files already read, by file identity, so a fleet that loads the
     /// same file for every site reads and hashes it once, and a plugin loaded again from the
     /// compile cache is not read at all. A file replaced or rewritten has another identity
     /// and is read and hashed again (see [`crate::plugin::digests`], which also remembers digests
     /// across processes beside the compile cache).
-    seen: Mutex<HashMap<FileIdentity, String>>,
+    seen: Mutex<HashMap<FileIdentity, Sha256>>,
 }
 
 /// Refuses a plugin whose digest is not the one its manifest pins, naming both.
-fn check_pin(path: &Path, digest: &str, pin: Option<&str>) -> Result<()> {
+fn check_pin(path: &Path, digest: &Sha256, pin: Option<&str>) -> Result<()> {
     match pin {
-        Some(pin) if !digest.eq_ignore_ascii_case(pin.trim()) => {
+        Some(pin) if Sha256::parse(pin).as_ref() != Some(digest) => {
             Err(PinMismatch { path: path.to_path_buf(), digest: digest.to_string(), pin: pin.trim().to_string() }
                 .into())
         }
@@ -135,8 +134,8 @@ pub fn top_level_custom_sections(binary: &[u8]) -> Option<Vec<(&str, &[u8])>> {
 pub struct Plugin {
     /// The file it was loaded from.
     pub path: PathBuf,
-    /// Its sha256, hex: what a catalogue pins and a report names.
-    pub digest: String,
+    /// Its sha256: what a catalogue pins and a report names.
+    pub digest: Sha256,
     /// The code it runs as, and whether this load compiled it.
     pub code: CodeOrigin,
     pre: AdopterPre,
@@ -324,7 +323,7 @@ impl PluginHost {
             let bytes = read_plugin(path)?;
             // Before any digest of it is taken, shown or recorded: the file may be anything.
             looks_like_a_component(path, &bytes)?;
-            let digest = sha256_hex(&bytes);
+            let digest = Sha256::of(&bytes);
             // Checked before compiling: a file the manifest does not pin is never compiled.
             check_pin(path, &digest, pin)?;
             let plugin = self.load_digested(path, &bytes, digest)?;
@@ -339,7 +338,7 @@ impl PluginHost {
     }
 
     /// The plugin with this digest, if this process has linked it already.
-    fn linked_plugin(&self, path: &Path, digest: String) -> Option<Plugin> {
+    fn linked_plugin(&self, path: &Path, digest: Sha256) -> Option<Plugin> {
         let (pre, kind) = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest)?.clone();
         Some(Plugin { path: path.to_path_buf(), digest, code: CodeOrigin { kind, compiled: None }, pre })
     }
@@ -349,12 +348,12 @@ impl PluginHost {
     /// `None` when it must be compiled from its file.
     /// `size`, the plugin file's length when known, rules out baseline code for a plugin
     /// small enough to be optimised at once.
-    fn load_known(&self, path: &Path, digest: &str, size: Option<u64>) -> Result<Option<Plugin>> {
-        if let Some(plugin) = self.linked_plugin(path, digest.to_string()) {
+    fn load_known(&self, path: &Path, digest: &Sha256, size: Option<u64>) -> Result<Option<Plugin>> {
+        if let Some(plugin) = self.linked_plugin(path, digest.clone()) {
             return Ok(Some(plugin));
         }
         let Some(component) = self.cached_component(digest, size)? else { return Ok(None) };
-        self.finish_load(path, digest.to_string(), &component).map(Some)
+        self.finish_load(path, digest.clone(), &component).map(Some)
     }
 
     /// The plugin with this digest from a sound compile cache entry of a kind of code the
@@ -371,10 +370,10 @@ impl PluginHost {
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
     pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin, crate::error::Error> {
-        crate::error::plugin_at_boundary(|| self.load_digested(path, bytes, sha256_hex(bytes)))
+        crate::error::plugin_at_boundary(|| self.load_digested(path, bytes, Sha256::of(bytes)))
     }
 
-    fn load_digested(&self, path: &Path, bytes: &[u8], digest: String) -> Result<Plugin> {
+    fn load_digested(&self, path: &Path, bytes: &[u8], digest: Sha256) -> Result<Plugin> {
         if let Some(plugin) = self.load_known(path, &digest, Some(bytes.len() as u64))? {
             return Ok(plugin);
         }
@@ -406,8 +405,8 @@ impl PluginHost {
     }
 
     /// Checks a component's world, links it, and keeps it as linked in this process.
-    fn finish_load(&self, path: &Path, digest: String, (component, code): &(Component, CodeOrigin)) -> Result<Plugin> {
-        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest));
+    fn finish_load(&self, path: &Path, digest: Sha256, (component, code): &(Component, CodeOrigin)) -> Result<Plugin> {
+        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), digest.short());
         let tier = self.tier_of(code.kind)?;
         let contract = self.contract_of(&tier.engine, component).with_context(named)?;
         let pre = self.link(tier, component, contract).with_context(named)?;
@@ -506,4 +505,4 @@ impl PluginHost {
     }
 }
 
-pub use crate::model::digest::short;
+pub use crate::model::digest::Sha256;

@@ -6,15 +6,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 
-use super::{PluginHost, check_pin, looks_like_a_component, read_plugin, short};
-use crate::catalogue::sha256_hex;
+use super::{PluginHost, check_pin, looks_like_a_component, read_plugin};
 use crate::model::code::CodeKind;
+use crate::model::digest::Sha256;
 
 /// What [`PluginHost::optimise`] did for a plugin file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Optimised {
-    /// The plugin's sha256, hex.
-    pub digest: String,
+    /// The plugin's sha256.
+    pub digest: Sha256,
     /// How long compiling it took; `None` when its optimised code was cached already.
     pub compiled: Option<Duration>,
 }
@@ -31,7 +31,7 @@ impl PluginHost {
             };
             let bytes = read_plugin(path)?;
             looks_like_a_component(path, &bytes)?;
-            let digest = sha256_hex(&bytes);
+            let digest = Sha256::of(&bytes);
             // A file its manifest does not pin is not the module's plugin: no run would load it.
             check_pin(path, &digest, pin)?;
             let engine = &self.optimised.engine;
@@ -53,7 +53,7 @@ impl PluginHost {
                 )));
             }
             self.contract_of(engine, &component)
-                .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), short(&digest)))?;
+                .with_context(|| format!("failed to load plugin `{}` (sha256 {})", path.display(), digest.short()))?;
             Ok(Optimised { digest, compiled })
         })
     }

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalogue::Foundation;
 use crate::catalogue::plan_key::PlanKey;
 use crate::model::Plan;
+use crate::model::digest::Sha256;
 use crate::model::options::RunOptions;
 use crate::sandbox::limits::Limits;
 
@@ -37,7 +38,7 @@ pub struct SavedPlan {
     /// The sandbox's limits the plans were made under.
     pub limits: SavedLimits,
     /// The foundation bundle's sha256.
-    pub foundation_sha256: String,
+    pub foundation_sha256: Sha256,
     /// Names the key the credentials' digests were made with ([`PlanKey::id`]); the key
     /// itself stays where it was made.
     pub credentials_key: String,
@@ -83,9 +84,9 @@ pub struct SavedModule {
     /// The module's name.
     pub module: String,
     /// The sha256 of its `manifest.json`, byte for byte.
-    pub manifest_sha256: String,
+    pub manifest_sha256: Sha256,
     /// The sha256 of its plugin.
-    pub plugin_sha256: String,
+    pub plugin_sha256: Sha256,
     /// The keyed digest ([`PlanKey::digest`]) of the credentials its manifest grants, names
     /// and values together, so a credential changed since the plan was made is seen (empty
     /// when it grants none).
@@ -114,14 +115,19 @@ impl SavedPlan {
         }
     }
 
-    /// Adds one module's plan; `digests` are its manifest's, its plugin's and its granted
-    /// credentials'.
-    pub fn add(&mut self, module: &str, digests: [&str; 3], plan: &Plan) {
-        let [manifest_sha256, plugin_sha256, credentials_digest] = digests;
+    /// Adds one module's plan: its manifest's and its plugin's sha256, and the keyed digest
+    /// of the credentials it is granted.
+    pub fn add(
+        &mut self,
+        module: &str,
+        (manifest_sha256, plugin_sha256): (&Sha256, &Sha256),
+        credentials_digest: &str,
+        plan: &Plan,
+    ) {
         self.modules.push(SavedModule {
             module: module.to_string(),
-            manifest_sha256: manifest_sha256.to_string(),
-            plugin_sha256: plugin_sha256.to_string(),
+            manifest_sha256: manifest_sha256.clone(),
+            plugin_sha256: plugin_sha256.clone(),
             credentials_digest: credentials_digest.to_string(),
             summary: plan.summary.clone(),
             commands: plan.words(),
@@ -196,11 +202,11 @@ impl SavedPlan {
             };
             return fields("the plugin limits", shown(&self.limits), shown(&now.limits));
         }
-        if !self.foundation_sha256.eq_ignore_ascii_case(&now.foundation_sha256) {
+        if self.foundation_sha256 != now.foundation_sha256 {
             return Some(format!(
                 "the foundation bundle changed (sha256 {} now, {} when planned)",
-                short(&now.foundation_sha256),
-                short(&self.foundation_sha256)
+                now.foundation_sha256.short(),
+                self.foundation_sha256.short()
             ));
         }
         let grants_any = self.modules.iter().any(|m| !m.credentials_digest.is_empty());
@@ -222,18 +228,18 @@ impl SavedPlan {
             if !same(&saved.credentials_digest, &now.credentials_digest) {
                 return Some(format!("the credentials the `{m}` module's manifest grants changed"));
             }
-            if !same(&saved.manifest_sha256, &now.manifest_sha256) {
+            if saved.manifest_sha256 != now.manifest_sha256 {
                 return Some(format!(
                     "the `{m}` module's manifest changed (sha256 {} now, {} when planned)",
-                    short(&now.manifest_sha256),
-                    short(&saved.manifest_sha256)
+                    now.manifest_sha256.short(),
+                    saved.manifest_sha256.short()
                 ));
             }
-            if !same(&saved.plugin_sha256, &now.plugin_sha256) {
+            if saved.plugin_sha256 != now.plugin_sha256 {
                 return Some(format!(
                     "the `{m}` module's plugin changed (sha256 {} now, {} when planned)",
-                    short(&now.plugin_sha256),
-                    short(&saved.plugin_sha256)
+                    now.plugin_sha256.short(),
+                    saved.plugin_sha256.short()
                 ));
             }
             // Read as plans only when their words differ, to say how.
@@ -281,10 +287,6 @@ pub fn plan_difference(before: &Plan, after: &Plan) -> String {
     "no difference".into()
 }
 
-fn short(digest: &str) -> &str {
-    &digest[..digest.len().min(12)]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,7 +299,12 @@ mod tests {
 
     fn saved_with(key: &PlanKey, credentials: &str) -> SavedPlan {
         let mut plan = SavedPlan::new(&RunOptions::default(), &Foundation::default(), &Limits::default(), key);
-        plan.add("postgres", ["aa", "bb", credentials], &Plan::new(vec!["s".into()], vec![vec!["push".into()]]));
+        plan.add(
+            "postgres",
+            (&Sha256::of(b"manifest"), &Sha256::of(b"plugin")),
+            credentials,
+            &Plan::new(vec!["s".into()], vec![vec!["push".into()]]),
+        );
         plan
     }
 
@@ -312,7 +319,7 @@ mod tests {
     fn names_the_first_difference() {
         assert_eq!(saved().first_difference(&saved()), None);
         let mut moved = saved();
-        moved.modules[0].manifest_sha256 = "cc".into();
+        moved.modules[0].manifest_sha256 = Sha256::of(b"another manifest");
         assert!(saved().first_difference(&moved).unwrap().contains("`postgres` module's manifest changed"));
         let mut replanned = saved();
         replanned.modules[0].commands[0] = vec!["push".into(), "node-2".into()];

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
 
-use crate::catalogue::sha256_hex;
 use crate::error::LimitName;
 use crate::events;
 use crate::model::contract::Contract;
+use crate::model::digest::Sha256;
 use crate::model::{Context, Export, Input, Plan, Unusable};
 use crate::plugin::{Plugin, RunEnv};
 use crate::record::transcript::Entry;
@@ -39,7 +39,7 @@ pub(super) struct Loaded {
     pub(super) manifest: Arc<crate::catalogue::ModuleManifest>,
     pub(super) env: RunEnv,
     pub(super) ctx: Context,
-    pub(super) manifest_digest: String,
+    pub(super) manifest_digest: Sha256,
     /// The digest of the credentials its manifest grants, for saved plans.
     pub(super) credentials_digest: String,
 }
@@ -134,8 +134,8 @@ impl Run<'_> {
                         ModuleOutcome::Unusable(Unusable { input: Input::Manifest, message, cause: None })
                     }
                     Ok(plan) => {
-                        let digests = [ready.manifest_digest.as_str(), &ready.plugin.digest, &ready.credentials_digest];
-                        saved.add(module, digests, &plan);
+                        let digests = (&ready.manifest_digest, &ready.plugin.digest);
+                        saved.add(module, digests, &ready.credentials_digest, &plan);
                         self.transcript.record(Entry::Planned {
                             module: module.clone(),
                             summary: plan.summary.clone(),
@@ -274,7 +274,7 @@ impl Run<'_> {
             }
             e => (Input::Plugin, anyhow::Error::new(e)),
         })?;
-        let manifest_digest = sha256_hex(&found.manifest);
+        let manifest_digest = Sha256::of(&found.manifest);
         let env = RunEnv {
             module: module.to_string(),
             mesh: self.mesh.clone(),

@@ -13,7 +13,7 @@ use wasmtime::{Engine, Store, StoreLimitsBuilder, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
 
 use crate::error::{StopKind, StopReason};
-use crate::model::digest::short;
+use crate::model::digest::Sha256;
 use crate::model::{Export, Stopped};
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;
@@ -28,7 +28,7 @@ pub(crate) struct Callee<'a> {
     /// The file it was loaded from.
     pub(crate) path: &'a Path,
     /// Its sha256, hex.
-    pub(crate) digest: &'a str,
+    pub(crate) digest: &'a Sha256,
     /// The engine its code was compiled for.
     pub(crate) engine: &'a Engine,
 }
@@ -158,7 +158,7 @@ fn stop_report(
         "the `{}` plugin (`{}`, sha256 {}) was stopped during `{phase}`: {why}",
         env.module,
         plugin.path.display(),
-        short(plugin.digest)
+        plugin.digest.short()
     );
     if !last_call.is_empty() {
         message.push_str(&format!("\nits last host call: {}", crate::record::screen::visible(last_call)));
