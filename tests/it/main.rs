@@ -6,6 +6,7 @@
 //!
 //! The plugins are built by `just build-plugins` (the `just test` recipe does it first).
 
+mod architecture;
 mod cache;
 mod check_phase;
 mod cli;
