@@ -287,7 +287,7 @@ pub enum Op {
 
 impl Op {
     /// The import's name, as the streams and the host's messages spell it.
-    pub fn name(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Op::Carry => "carry",
             Op::Tell => "tell",

@@ -219,7 +219,7 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     // A fault no call matched did nothing: most often a typo in `matching`.
     let left = ran.mesh.faults_left();
     for (index, fault) in scenario.mesh.faults.iter().enumerate() {
-        if left.iter().any(|f| f.op.name() == fault.op && f.matching == fault.matching && f.times == fault.times) {
+        if left.iter().any(|f| f.op.as_str() == fault.op && f.matching == fault.matching && f.times == fault.times) {
             found.push(format!(
                 "fault {} (`{}` matching {:?}) was never applied: no call matched it",
                 index + 1,

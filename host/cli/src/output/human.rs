@@ -70,7 +70,7 @@ pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
             format!(
                 "{} {module:>10} ┆ {phase} {} {} → {result} ({took:.1?})",
                 clock(*at),
-                request.op.name(),
+                request.op.as_str(),
                 visible(&request.words())
             )
         }

@@ -113,7 +113,7 @@ fn check_call(call: &CallEvent) -> Result<()> {
         Op::Credential | Op::Inspect | Op::Fetch => Some(1),
         Op::Tell => None,
     };
-    let name = op.name();
+    let name = op.as_str();
     if let Some(arity) = arity
         && call.request.args.len() != arity
     {
@@ -144,7 +144,7 @@ fn shape(value: &CallValue) -> &'static str {
 
 /// A recorded call as a divergence names it.
 fn shown(call: &CallEvent) -> String {
-    format!("{} `{}` ({})", call.request.op.name(), call.request.words(), call.module)
+    format!("{} `{}` ({})", call.request.op.as_str(), call.request.words(), call.module)
 }
 
 /// A mesh answering from recorded calls. Its clock is virtual, and each answer sets it
@@ -214,7 +214,7 @@ impl ReplayMesh {
         }
         let number = state.answered as u64 + 1;
         let next = state.pending.front().cloned();
-        let (op, words) = (made.op.name(), made.words());
+        let (op, words) = (made.op.as_str(), made.words());
         let message = match next {
             Some(recorded) if recorded.request.op == made.op && matches(&recorded.request.args) => {
                 state.pending.pop_front();
@@ -267,7 +267,7 @@ impl Replay {
 /// The error for a recorded answer that does not fit its call, which [`read_recording`]
 /// refuses before a replay starts.
 fn misfit(op: Op, value: &CallValue) -> MeshError {
-    MeshError::Failed(format!("the recording answers a {} with {}", op.name(), shape(value)))
+    MeshError::Failed(format!("the recording answers a {} with {}", op.as_str(), shape(value)))
 }
 
 #[async_trait]

@@ -310,7 +310,7 @@ impl World {
         if self.host_killed {
             return Some(FaultEffect::HostKilledAfter);
         }
-        self.calls.push(format!("{} {words}", op.name()));
+        self.calls.push(format!("{} {words}", op.as_str()));
         if let Some((n, effect)) = &self.setup.fail_call
             && *n == self.calls.len() - 1
         {

@@ -34,8 +34,8 @@ impl CodeKind {
         }
     }
 
-    /// The kind's word: `baseline` or `optimised`, as options and the record write it.
-    pub fn word(self) -> &'static str {
+    /// The kind as options and the record spell it: `baseline` or `optimised`.
+    pub fn as_str(self) -> &'static str {
         match self {
             CodeKind::Baseline => "baseline",
             CodeKind::Optimised => "optimised",
@@ -45,7 +45,7 @@ impl CodeKind {
 
 impl fmt::Display for CodeKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.word(), self.compiler())
+        write!(f, "{} ({})", self.as_str(), self.compiler())
     }
 }
 

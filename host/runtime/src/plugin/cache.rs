@@ -80,7 +80,9 @@ fn is_entry_name(name: &str) -> bool {
     let hex = |part: &str, length: usize| part.len() == length && part.bytes().all(|b| b.is_ascii_hexdigit());
     let Some(stem) = name.strip_suffix(".cwasm") else { return false };
     match stem.split('-').collect::<Vec<_>>().as_slice() {
-        [digest, kind, engine] => hex(digest, 64) && CodeKind::ALL.iter().any(|k| k.word() == *kind) && hex(engine, 16),
+        [digest, kind, engine] => {
+            hex(digest, 64) && CodeKind::ALL.iter().any(|k| k.as_str() == *kind) && hex(engine, 16)
+        }
         [digest, engine] => hex(digest, 64) && hex(engine, 16),
         _ => false,
     }
@@ -276,7 +278,7 @@ impl CompileCache {
     /// The entry's key: the plugin's digest, the kind of code and the engine's compatibility
     /// hash.
     fn key(&self, engine: &Engine, kind: CodeKind, digest: &str) -> String {
-        format!("{digest}-{}-{:016x}", kind.word(), self.engine_hash(engine))
+        format!("{digest}-{}-{:016x}", kind.as_str(), self.engine_hash(engine))
     }
 
     fn entry(&self, engine: &Engine, kind: CodeKind, digest: &str) -> PathBuf {
@@ -294,7 +296,7 @@ impl CompileCache {
     /// `digest`, for any engine: read from the names alone, to know whether finding the
     /// one of an engine is worth that engine.
     pub(crate) fn may_hold(&self, kind: CodeKind, digest: &str) -> bool {
-        let prefix = format!("{digest}-{}-", kind.word());
+        let prefix = format!("{digest}-{}-", kind.as_str());
         fs::read_dir(&self.dir).into_iter().flatten().flatten().any(|found| {
             let name = found.file_name();
             let name = name.to_string_lossy();

@@ -189,7 +189,7 @@ impl Transcript {
         self.with_events(|events| {
             events.iter().find_map(|e| match e {
                 Entry::Call { module: m, request, outcome: Err(error), .. } if m == module => {
-                    let call = format!("`{} {}`", request.op.name(), request.words());
+                    let call = format!("`{} {}`", request.op.as_str(), request.words());
                     match error.kind {
                         ErrorKind::Denied => Some(format!("its plugin was denied {call} ({})", error.message)),
                         _ if request.op == Op::Tell
@@ -217,7 +217,7 @@ impl Transcript {
                 Entry::Call { module: m, phase: crate::model::Export::Check, request, outcome: Err(error), .. }
                     if m == module && error.kind == ErrorKind::Denied =>
                 {
-                    Some(format!("`{} {}` ({})", request.op.name(), request.words(), error.message))
+                    Some(format!("`{} {}` ({})", request.op.as_str(), request.words(), error.message))
                 }
                 _ => None,
             })

@@ -91,7 +91,7 @@ impl RunState {
     /// value split across two arguments is caught too; where one is found each argument is
     /// redacted, and if the value spans arguments only the joined, redacted words are kept.
     fn scrub_request(&mut self, request: Request) -> (Request, bool) {
-        let place = || format!("the arguments of its {} call", request.op.name());
+        let place = || format!("the arguments of its {} call", request.op.as_str());
         let (joined, leaked) = self.scrub(request.args.join(" "), place);
         if !leaked {
             return (request, false);
@@ -141,7 +141,7 @@ impl RunState {
             match allowed.and_then(|()| self.uses_its_own_carries(grant)).and_then(|()| self.follow_plan(grant)) {
                 Err(why) => Err(denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
-                    self.deadline.in_call(Some(format!("`{} {detail}`", kind.name())));
+                    self.deadline.in_call(Some(format!("`{} {detail}`", kind.as_str())));
                     if self.env.transcript.is_observed() {
                         self.env.transcript.announce(Entry::Started {
                             module: self.env.module.clone(),
@@ -163,7 +163,7 @@ impl RunState {
         };
         let took = entered.elapsed();
         self.last_call.clear();
-        let _ = write!(self.last_call, "{} {detail}", kind.name());
+        let _ = write!(self.last_call, "{} {detail}", kind.as_str());
         let past_deadline = self.deadline.passed();
         let recorded = match &outcome {
             Ok(value) => Ok(value.recorded()),

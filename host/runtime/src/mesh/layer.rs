@@ -1,0 +1,134 @@
+//! A mesh wrapped by another that changes only what it says: an installer's audit log, a
+//! fault to inject, a command to rewrite. Everything it leaves alone reaches the mesh inside
+//! it, the trait's provided methods included, so a wrapper never silently swaps the inner
+//! mesh's own `view`, `audit`, clock or seed for a default.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use async_trait::async_trait;
+
+use super::{Audit, ContainerState, Mesh, MeshError, Payload, Response};
+
+/// What a wrapper changes of the mesh inside it. Each method is handed that mesh and, by
+/// default, passes the call to it as it is: implement only the ones to change.
+///
+/// `view` is what preflight predicts from; it follows the inner mesh's unless the layer says
+/// otherwise. A layer that changes `inspect` and would have preflight see the mesh through it
+/// makes its `view` with [`super::inspected_view`] of `outer`, the layered mesh itself.
+#[async_trait]
+pub trait Layer: Send + Sync {
+    /// Names the wrapped mesh in messages.
+    fn summary(&self, inner: &dyn Mesh) -> String {
+        inner.summary()
+    }
+
+    /// See [`Mesh::carry`].
+    async fn carry(&self, inner: &dyn Mesh, name: &str, payload: Payload, remote: &str) -> Result<(), MeshError> {
+        inner.carry(name, payload, remote).await
+    }
+
+    /// See [`Mesh::tell`].
+    async fn tell(&self, inner: &dyn Mesh, args: &[String], timeout: Duration) -> Result<String, MeshError> {
+        inner.tell(args, timeout).await
+    }
+
+    /// See [`Mesh::inspect`].
+    async fn inspect(&self, inner: &dyn Mesh, container: &str) -> Result<Option<ContainerState>, MeshError> {
+        inner.inspect(container).await
+    }
+
+    /// See [`Mesh::fetch`].
+    async fn fetch(&self, inner: &dyn Mesh, url: &str) -> Result<Response, MeshError> {
+        inner.fetch(url).await
+    }
+
+    /// See [`Mesh::view`]; `outer` is the layered mesh, whose calls pass through this layer.
+    async fn view(&self, outer: &dyn Mesh, inner: &dyn Mesh, containers: &[String]) -> crate::effect::MeshView {
+        let _ = outer;
+        inner.view(containers).await
+    }
+}
+
+/// `inner` with `layer` over it: a [`Mesh`] that is the inner one but for what the layer
+/// changes.
+pub struct Layered<L> {
+    inner: Arc<dyn Mesh>,
+    layer: L,
+}
+
+impl<L: Layer> Layered<L> {
+    /// `layer` over `inner`.
+    pub fn new(inner: Arc<dyn Mesh>, layer: L) -> Layered<L> {
+        Layered { inner, layer }
+    }
+
+    /// The layer, to read what it kept.
+    pub fn layer(&self) -> &L {
+        &self.layer
+    }
+
+    /// The mesh inside.
+    pub fn inner(&self) -> &Arc<dyn Mesh> {
+        &self.inner
+    }
+}
+
+#[async_trait]
+impl<L: Layer> Mesh for Layered<L> {
+    fn summary(&self) -> String {
+        self.layer.summary(&*self.inner)
+    }
+
+    async fn carry(&self, name: &str, payload: Payload, remote: &str) -> Result<(), MeshError> {
+        self.layer.carry(&*self.inner, name, payload, remote).await
+    }
+
+    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
+        self.layer.tell(&*self.inner, args, timeout).await
+    }
+
+    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
+        self.layer.inspect(&*self.inner, container).await
+    }
+
+    async fn fetch(&self, url: &str) -> Result<Response, MeshError> {
+        self.layer.fetch(&*self.inner, url).await
+    }
+
+    fn now(&self) -> Duration {
+        self.inner.now()
+    }
+
+    async fn sleep(&self, duration: Duration) {
+        self.inner.sleep(duration).await
+    }
+
+    fn opened_at(&self) -> SystemTime {
+        self.inner.opened_at()
+    }
+
+    fn seed(&self) -> Option<u64> {
+        self.inner.seed()
+    }
+
+    fn random_drawn(&self, module: &str) {
+        self.inner.random_drawn(module)
+    }
+
+    async fn land_pushes(&self, within: Duration) {
+        self.inner.land_pushes(within).await
+    }
+
+    async fn quiesce(&self) {
+        self.inner.quiesce().await
+    }
+
+    async fn view(&self, containers: &[String]) -> crate::effect::MeshView {
+        self.layer.view(self, &*self.inner, containers).await
+    }
+
+    fn audit(&self) -> Audit {
+        self.inner.audit()
+    }
+}
