@@ -22,8 +22,9 @@ type Closing = Arc<OnceLock<(Arc<Output>, Arc<Transcript>)>>;
 /// have stopped within [`INTERRUPT_GRACE`]: a plugin being compiled holds the run's thread,
 /// and nothing can interrupt a compile.
 pub struct Interrupts {
-    /// The signal the watcher received, named, for the run to answer.
-    received: tokio::sync::oneshot::Receiver<&'static str>,
+    /// The signal the watcher received, named, for the run to answer: behind a lock, so the
+    /// session that holds these waits on it while its run borrows it too.
+    received: tokio::sync::Mutex<tokio::sync::oneshot::Receiver<&'static str>>,
     /// Where the watcher closes the record when it ends the program itself.
     closing: Closing,
 }
@@ -65,7 +66,7 @@ impl Interrupts {
             crate::output::finish_stdout_within(INTERRUPT_GRACE);
             std::process::exit(ExitStatus::Interrupted.code().into());
         });
-        Interrupts { received, closing }
+        Interrupts { received: tokio::sync::Mutex::new(received), closing }
     }
 
     /// Where the record is, once it is open, for the watcher to close should it end the
@@ -75,8 +76,8 @@ impl Interrupts {
     }
 
     /// Waits for SIGINT or SIGTERM, and names it.
-    pub async fn next(&mut self) -> &'static str {
-        match (&mut self.received).await {
+    pub async fn next(&self) -> &'static str {
+        match (&mut *self.received.lock().await).await {
             Ok(signal) => signal,
             Err(_) => std::future::pending().await,
         }

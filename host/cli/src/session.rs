@@ -1,6 +1,12 @@
-//! What `check`, `run` and `replay` share once their arguments are read: the credentials
-//! guarded before anything is written, the site read, the output open, and the record that
-//! feeds it.
+//! One session for each command that runs plugins (`check`, `run`, `replay`), which guards,
+//! opens and drives its run, so that no command writes the guards itself.
+//!
+//! Its steps, in the order a command takes them: SIGINT and SIGTERM taken over and every
+//! credential learnt before anything is written ([`Session::guard`]); the site read and the
+//! output open, its record closed by an interrupt that ends the program ([`Guarded::open`]);
+//! the run's options and mesh refused when they hold a credential's value
+//! ([`Session::clear`]); and the run driven to its report, or stopped by an interrupt
+//! ([`Session::drive`]). What a command does between these steps is its own.
 
 use std::sync::Arc;
 
@@ -12,10 +18,21 @@ use mesh_adopt_runtime::RunOptions;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::transcript::Transcript;
 use mesh_adopt_runtime::{Catalogue, Foundation};
-use mesh_adopt_runtime::{Run, RunBuilder};
+use mesh_adopt_runtime::{Mode, Run, RunBuilder, RunReport};
 
 use crate::args::SiteArgs;
+use crate::interrupts::Interrupts;
 use crate::output::Output;
+
+/// A command that runs plugins, guarded from its start and not yet open: the interrupts
+/// answered and the credentials known, so that nothing it writes can be cut off half-way or
+/// hold a credential's value.
+pub struct Guarded {
+    /// SIGINT and SIGTERM, taken over.
+    interrupts: Interrupts,
+    /// The genesis credentials, the same the last redaction guards.
+    credentials: Arc<Credentials>,
+}
 
 /// A run's site and output, open: what a command builds its run from.
 pub struct Session {
@@ -29,24 +46,45 @@ pub struct Session {
     pub output: Arc<Output>,
     /// The run's events, each reaching `output` as it happens.
     pub transcript: Arc<Transcript>,
+    /// SIGINT and SIGTERM, answered by stopping the run.
+    interrupts: Interrupts,
+}
+
+/// A run's options and mesh, neither holding a credential's value: the only inputs a
+/// session makes a run from.
+pub struct Cleared {
+    /// The run's options.
+    options: RunOptions,
+    /// The mesh it acts on.
+    mesh: Arc<dyn Mesh>,
+}
+
+impl Cleared {
+    /// The run's options.
+    pub fn options(&self) -> &RunOptions {
+        &self.options
+    }
+
+    /// The mesh the run acts on.
+    pub fn mesh(&self) -> &dyn Mesh {
+        self.mesh.as_ref()
+    }
 }
 
 impl Session {
-    /// Reads the site's catalogue and foundation and opens its credentials; every event the
-    /// run records reaches `output` as it happens.
-    pub fn open(site: &SiteArgs, credentials: Arc<Credentials>, output: Output) -> Result<Session> {
-        let catalogue = site.catalogue()?;
-        let foundation = site.foundation()?;
-        let output = Arc::new(output);
-        let observer = output.clone();
-        let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
-        Ok(Session { catalogue, foundation, credentials, output, transcript })
+    /// The first step of a command that runs plugins, before anything is written: SIGINT and
+    /// SIGTERM taken over (neither kills the program half-way from here), and every
+    /// credential's value learnt, so that no line the program writes can hold one.
+    pub fn guard(site: &SiteArgs) -> Result<Guarded> {
+        let interrupts = Interrupts::take_over();
+        let credentials = guard_credentials(site)?;
+        Ok(Guarded { interrupts, credentials })
     }
 
     /// Refuses options (or a mesh's description) that hold a credential's value, before any
     /// of it is shown or recorded: a run would have to print it, and a credential is never
     /// shown. The error names the credential, never the value.
-    pub fn refuse_credentials_in(&self, options: &RunOptions, mesh: &dyn Mesh) -> Result<()> {
+    pub fn clear(&self, options: RunOptions, mesh: Arc<dyn Mesh>) -> Result<Cleared> {
         let shown = [options.node.clone(), options.source_words(), mesh.summary()];
         for (what, text) in ["--node", "--catalog-source", "the mesh's description"].iter().zip(shown) {
             if let (_, Some(name)) = self.credentials.redact(text) {
@@ -56,16 +94,47 @@ impl Session {
                 );
             }
         }
-        Ok(())
+        Ok(Cleared { options, mesh })
     }
 
-    /// A run of this site's catalogue on `mesh`, recorded to the session's output.
-    pub fn run<'a>(&'a self, host: &'a PluginHost, mesh: Arc<dyn Mesh>, options: RunOptions) -> RunBuilder<'a> {
-        Run::builder(host, &self.catalogue, &self.foundation, mesh)
+    /// A run of this site's catalogue on the cleared mesh and options, recorded to the
+    /// session's output.
+    pub fn run<'a>(&'a self, host: &'a PluginHost, cleared: Cleared) -> RunBuilder<'a> {
+        Run::builder(host, &self.catalogue, &self.foundation, cleared.mesh)
             .credentials(self.credentials.clone())
             .record(self.transcript.clone())
             .events(self.output.clone())
-            .options(options)
+            .options(cleared.options)
+    }
+
+    /// Runs `modules` in `mode` to its report, or, when SIGINT or SIGTERM comes first, stops
+    /// it and says so on the output and in the record: then there is no report.
+    pub async fn drive(&self, run: &Run<'_>, modules: &[String], mode: Mode) -> Option<RunReport> {
+        tokio::select! {
+            report = run.run(modules, mode) => Some(report),
+            signal = self.interrupts.next() => {
+                // Dropping the run stops the plugin in its sandbox and ends every control-plane
+                // process it had started.
+                self.output.interrupted(signal, &self.transcript);
+                None
+            }
+        }
+    }
+}
+
+impl Guarded {
+    /// Reads the site's catalogue and foundation and opens the session on `output`; every
+    /// event the run records reaches `output` as it happens, and an interrupt that has to end
+    /// the program itself closes that record first.
+    pub fn open(self, site: &SiteArgs, output: Output) -> Result<Session> {
+        let catalogue = site.catalogue()?;
+        let foundation = site.foundation()?;
+        let output = Arc::new(output);
+        let observer = output.clone();
+        let transcript = Arc::new(Transcript::observed(Box::new(move |event| observer.observe(event))));
+        let Guarded { interrupts, credentials } = self;
+        interrupts.close_with(&output, &transcript);
+        Ok(Session { catalogue, foundation, credentials, output, transcript, interrupts })
     }
 }
 
@@ -73,7 +142,7 @@ impl Session {
 /// writes can hold one ([`crate::output::redact_with`]); refuses a credentials directory with
 /// an entry that cannot be read, whose value could then not be kept from being shown. The
 /// credentials returned are the session's: one reading serves the guard and the run.
-pub fn guard_credentials(site: &SiteArgs) -> Result<Arc<Credentials>> {
+fn guard_credentials(site: &SiteArgs) -> Result<Arc<Credentials>> {
     let credentials = Arc::new(site.credentials());
     crate::output::redact_with(credentials.clone());
     if let Some((name, why)) = credentials.unreadable().into_iter().next() {

@@ -12,9 +12,8 @@ use clap::Args;
 
 use crate::args::{CacheArgs, CodeArg, CodeArgs, ShownArgs, SiteArgs};
 use crate::exit::ExitStatus;
-use crate::interrupts::Interrupts;
 use crate::overwrite::refuse_overwriting;
-use crate::session::{Session, guard_credentials};
+use crate::session::Session;
 use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
@@ -226,30 +225,27 @@ fn plan_key() -> Result<PlanKey> {
 /// to `--plan` when given).
 pub async fn check_or_run(args: PhaseArgs, phase: Phase<'_>) -> Result<ExitStatus> {
     let mode = phase.mode();
-    let mut interrupts = Interrupts::take_over();
-    let credentials = guard_credentials(&args.site)?;
+    let guarded = Session::guard(&args.site)?;
     args.refuse_config_off_live()?;
     let modules = args.modules()?;
     args.check_outputs(&phase)?;
     let options = args.site.options()?;
-    let output = args.shown.output(args.mesh == MeshKind::Live)?;
-    let session = Session::open(&args.site, credentials, output)?;
-    interrupts.close_with(&session.output, &session.transcript);
+    let session = guarded.open(&args.site, args.shown.output(args.mesh == MeshKind::Live)?)?;
     let saved_plan = phase.plan().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(session.foundation.clone(), &options.node))),
         MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
     };
-    session.refuse_credentials_in(&options, mesh.as_ref())?;
+    let cleared = session.clear(options, mesh)?;
     let output = &session.output;
     let host = args.cache.host(args.limits(), args.code.policy(CodeArg::Auto))?;
     output.line(&format!(
         "{} {} on {}",
         if mode == Mode::Check { "checking" } else { "adopting" },
         modules.join(", "),
-        mesh.summary()
+        cleared.mesh().summary()
     ));
-    let mut run = session.run(&host, mesh, options);
+    let mut run = session.run(&host, cleared);
     if phase.out().is_some() || saved_plan.is_some() {
         run = run.plan_key(plan_key()?);
     }
@@ -257,15 +253,7 @@ pub async fn check_or_run(args: PhaseArgs, phase: Phase<'_>) -> Result<ExitStatu
         run = run.saved_plan(saved);
     }
     let run = run.build();
-    let report = tokio::select! {
-        report = run.run(&modules, mode) => report,
-        signal = interrupts.next() => {
-            // Dropping the run stops the plugin in its sandbox and ends every control-plane
-            // process it had started.
-            output.interrupted(signal, &session.transcript);
-            return Ok(ExitStatus::Interrupted);
-        }
-    };
+    let Some(report) = session.drive(&run, &modules, mode).await else { return Ok(ExitStatus::Interrupted) };
     let status = ExitStatus::of_report(&report);
     if let (Some(out), ExitStatus::Success) = (phase.out(), status) {
         // What the plans were made from is the operator's catalogue: a credential's value in

@@ -9,9 +9,8 @@ use clap::Args;
 
 use crate::args::{ShownArgs, SiteArgs};
 use crate::exit::ExitStatus;
-use crate::interrupts::Interrupts;
 use crate::overwrite::refuse_overwriting;
-use crate::session::{Session, guard_credentials};
+use crate::session::Session;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::Mode;
 use mesh_adopt_runtime::PluginHost;
@@ -41,8 +40,7 @@ pub struct ReplayArgs {
 /// Replays a recording against the catalogue's plugins (or one given), and says whether and
 /// where the plugin diverged. Exit 0 only when every recorded call was made as recorded.
 pub async fn replay(args: ReplayArgs) -> Result<ExitStatus> {
-    let mut interrupts = Interrupts::take_over();
-    let credentials = guard_credentials(&args.site)?;
+    let guarded = Session::guard(&args.site)?;
     let recording = read_recording(&args.recording)?;
     let (modules, calls) = replayed(recording.calls, args.module.as_deref())?;
     let overrides = match (&args.plugin, modules.as_slice()) {
@@ -54,13 +52,12 @@ pub async fn replay(args: ReplayArgs) -> Result<ExitStatus> {
     inputs.push(args.recording.clone());
     inputs.extend(args.plugin.clone());
     refuse_overwriting(&[("--record", args.shown.record.as_deref())], &inputs, "the recording and the plugin")?;
-    let session = Session::open(&args.site, credentials, args.shown.output(false)?)?;
-    interrupts.close_with(&session.output, &session.transcript);
+    let session = guarded.open(&args.site, args.shown.output(false)?)?;
     let mesh = Arc::new(ReplayMesh::new(calls, recording.seed));
     let host = PluginHost::new(Limits::default()).context("failed to start the plugin host")?;
-    let options = args.site.options_over(recording.options)?;
-    session.refuse_credentials_in(&options, mesh.as_ref())?;
+    let cleared = session.clear(args.site.options_over(recording.options)?, mesh.clone())?;
     let output = &session.output;
+    let options = cleared.options();
     output.line(&format!(
         "replaying {} of `{}` on node {}, built from {}, waiting up to {}s",
         modules.join(", "),
@@ -69,18 +66,12 @@ pub async fn replay(args: ReplayArgs) -> Result<ExitStatus> {
         options.source_words(),
         options.wait.as_secs()
     ));
-    let mut run = session.run(&host, mesh.clone(), options);
+    let mut run = session.run(&host, cleared);
     for (module, path) in overrides {
         run = run.plugin_override(&module, path);
     }
     let run = run.command(events::Command::Replay).build();
-    let report = tokio::select! {
-        report = run.run(&modules, Mode::Adopt) => report,
-        signal = interrupts.next() => {
-            output.interrupted(signal, &session.transcript);
-            return Ok(ExitStatus::Interrupted);
-        }
-    };
+    let Some(report) = session.drive(&run, &modules, Mode::Adopt).await else { return Ok(ExitStatus::Interrupted) };
     let divergence = mesh.divergence();
     let verdict = events::Event::Replay(events::ReplayEvent {
         recording: args.recording.display().to_string(),
