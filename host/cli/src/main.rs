@@ -1,24 +1,23 @@
 //! The `mesh-adopt` command: parses arguments, drives the runtime and prints what happened.
 //!
-//! [`cli`] parses the command line and hands each command to its module under [`commands`];
+//! [`cli`] parses the command line and hands each command to its module under [`commands`],
+//! where a command with more work than its one file keeps that work in a directory of its
+//! own: `commands/build/` (a module's source located, built by its language's toolchain,
+//! placed and pinned) and `commands/new/` (the module written from the templates in
+//! `commands/new/templates/`), with the language both name in `commands/language.rs`.
 //! [`args`] holds the arguments several commands share, [`session`] and [`interrupts`] what
-//! the commands that run plugins share, [`output`] how anything is shown, and [`exit`] the
-//! statuses a command ends with. [`build`], [`scaffold`] and [`templates`] are the work of
-//! `build` and `new`, [`language`] and [`pin`] what those two share.
+//! the commands that run plugins share (the guards every run is made under, and the run
+//! driven to its report), [`overwrite`] the refusal to write over a run's inputs, [`output`]
+//! how anything is shown, and [`exit`] the statuses a command ends with.
 
 mod args;
-mod build;
 mod cli;
 mod commands;
 mod exit;
 mod interrupts;
-mod language;
 mod output;
 mod overwrite;
-mod pin;
-mod scaffold;
 mod session;
-mod templates;
 
 /// The one place an [`exit::ExitStatus`] becomes the process's exit code.
 fn main() -> std::process::ExitCode {

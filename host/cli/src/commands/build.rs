@@ -1,6 +1,18 @@
-//! `mesh-adopt build`: each module's plugin built from its source, loaded, then placed and
-//! pinned; with `--check`, compared with what is placed, for a catalogue's CI. The building
-//! itself is [`crate::build`]'s; this is the command around it.
+//! `mesh-adopt build`: each module's plugin built from the source its manifest names, loaded
+//! on this host before it is placed, then placed beside the manifest and pinned in it;
+//! with `--check`, built the same way and only compared with what is placed, for a
+//! catalogue's CI.
+//!
+//! The steps are this file's: each module's source located ([`source`]), built by its
+//! language's toolchain and loaded ([`toolchain`]), then staged and placed with its pin
+//! ([`place`], [`pin`]). Every module asked for is built and loaded before any is placed, so
+//! a build that fails half-way through a catalogue leaves every module as it was.
+
+mod pin;
+mod place;
+pub mod source;
+mod source_identity;
+mod toolchain;
 
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
@@ -9,11 +21,13 @@ use crate::args::{CacheArgs, CatalogueArg, CodeArg, CodeArgs};
 use crate::exit::ExitStatus;
 use std::path::Path;
 
-use crate::build::Built;
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::files::read_bounded;
 use mesh_adopt_runtime::{PLUGIN_BYTES, sha256_hex};
+
+use place::Verdict;
+use toolchain::Built;
 
 /// The arguments of `build`.
 #[derive(Debug, Args)]
@@ -45,7 +59,7 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
     let catalogue = Catalogue::at(&args.catalogue.dir);
     args.catalogue.require_dir()?;
     let sources = if args.modules.is_empty() {
-        let found = crate::build::modules_with_source(&catalogue)?;
+        let found = source::modules_with_source(&catalogue)?;
         if found.is_empty() {
             bail!(
                 "no module of the catalogue `{}` names its plugin's source (`adopt.source` in its manifest)",
@@ -54,7 +68,7 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
         }
         found
     } else {
-        args.modules.iter().map(|m| crate::build::locate(&catalogue, m)).collect::<Result<_>>()?
+        args.modules.iter().map(|m| source::locate(&catalogue, m)).collect::<Result<_>>()?
     };
     // A build is where optimised code is made: nobody waits on a run for it after. `--check`
     // only compares, so it takes the quickest code.
@@ -69,18 +83,18 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
         let before = placed_before(&source.plugin_path);
         let module = source.module.clone();
         built.push(
-            crate::build::build(&host, source, &shared_target, args.check)
+            toolchain::build(&host, source, &shared_target, args.check)
                 .with_context(|| format!("the `{module}` module was not built; nothing was placed{before}"))?,
         );
     }
     if args.check {
         let mut fresh = true;
         for one in &built {
-            match crate::build::verdict(one, !args.no_pin) {
-                crate::build::Verdict::Matches => {
+            match place::verdict(one, !args.no_pin) {
+                Verdict::Matches => {
                     crate::outln!("ok     {:<16} sha256 {}", one.source.module, one.digest)
                 }
-                crate::build::Verdict::Stale(why) => {
+                Verdict::Stale(why) => {
                     fresh = false;
                     crate::outln!("STALE  {:<16} {why}", one.source.module);
                 }
@@ -122,7 +136,7 @@ pub fn build(args: BuildArgs) -> Result<ExitStatus> {
             one.source.plugin_path.display()
         );
     }
-    let staged: Vec<_> = changed.iter().map(|one| crate::build::stage(one, !args.no_pin)).collect::<Result<_>>()?;
+    let staged: Vec<_> = changed.iter().map(|one| place::stage(one, !args.no_pin)).collect::<Result<_>>()?;
     let mut placed: Vec<&str> = Vec::new();
     for (one, staged) in changed.into_iter().zip(staged) {
         let repinned = staged.place().with_context(|| match placed.as_slice() {

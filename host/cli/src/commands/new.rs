@@ -1,12 +1,18 @@
 //! `mesh-adopt new`: a module started in a catalogue, its manifest, its plugin's source and
 //! scenarios that pass as written, with the commands to run next.
+//!
+//! The steps are this file's: the request read, the module written ([`scaffold`]) from its
+//! language's templates ([`templates`]), then what was written and what to run next said.
+
+mod scaffold;
+mod templates;
 
 use anyhow::Result;
 use clap::Args;
 
 use crate::args::{CatalogueArg, default_catalogue};
+use crate::commands::language::Language;
 use crate::exit::ExitStatus;
-use crate::language::Language;
 
 /// The arguments of `new`.
 #[derive(Debug, Args)]
@@ -37,14 +43,14 @@ pub struct NewArgs {
 /// Writes a new module into a catalogue and says what it wrote and what to run next.
 pub fn new(args: NewArgs) -> Result<ExitStatus> {
     let language = args.lang;
-    let request = crate::scaffold::Request {
+    let request = scaffold::Request {
         module: &args.module,
         catalogue: &args.catalogue.dir,
         adopts: args.adopts.as_deref(),
         language,
-        sdk: crate::scaffold::SdkSource::parse(args.sdk.as_deref(), language)?,
+        sdk: scaffold::SdkSource::parse(args.sdk.as_deref(), language)?,
     };
-    let made = crate::scaffold::new_module(&request)?;
+    let made = scaffold::new_module(&request)?;
     for file in &made.files {
         crate::outln!("created {}", file.display());
     }

@@ -48,7 +48,7 @@ fn default_scenario_paths(catalogue: &Path) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     for module in at.module_names().unwrap_or_default() {
         paths.push(catalogue.join("modules").join(&module));
-        if let Ok(source) = crate::build::locate(&at, &module)
+        if let Ok(source) = super::build::source::locate(&at, &module)
             && source.source.is_dir()
         {
             paths.push(source.source);
@@ -155,8 +155,8 @@ fn warn_of_plugins_older_than_their_source(catalogue: &Path) {
     let catalogue = Catalogue::at(catalogue);
     let Some(modules) = catalogue.module_names() else { return };
     // A module whose source cannot be found here is `build`'s to report, not this warning's.
-    for source in modules.iter().filter_map(|module| crate::build::locate(&catalogue, module).ok()) {
-        if let Some(changed) = crate::build::changed_since_built(&source) {
+    for source in modules.iter().filter_map(|module| super::build::source::locate(&catalogue, module).ok()) {
+        if let Some(changed) = super::build::source::changed_since_built(&source) {
             crate::errln!(
                 "warning: the `{}` plugin in place (`{}`) is older than `{}`: this tests the plugin as last built; \
                  `mesh-adopt build {}` tests what the source says now",

@@ -1,5 +1,5 @@
-//! `mesh-adopt new`: a new module in a catalogue checkout — its manifest, its plugin's source
-//! (a Rust crate, a JavaScript package or a Python project) and its scenarios side by side in
+//! A new module written into a catalogue checkout — its manifest, its plugin's source (a Rust
+//! crate, a JavaScript package or a Python project) and its scenarios side by side in
 //! `modules/<module>/` — which builds and passes as written, for an author to grow from.
 //! Nothing outside that directory is touched.
 
@@ -7,8 +7,9 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use crate::language::Language;
-use crate::templates;
+use super::templates;
+use crate::commands::build::source::lexically_normal;
+use crate::commands::language::Language;
 
 /// What to make.
 pub struct Request<'a> {
@@ -184,7 +185,7 @@ pub fn new_module(request: &Request) -> Result<Scaffolded> {
             resolved.display()
         );
     }
-    let module_dir = crate::build::lexically_normal(&modules.join(module));
+    let module_dir = lexically_normal(&modules.join(module));
     if module_dir.exists() {
         bail!("`{}` already exists; nothing was written", module_dir.display());
     }

@@ -1,5 +1,6 @@
 //! A module that adopts, in place, a container genesis raised: what the foundation bundle and
-//! the genesis credentials say of it, and the manifest and scenarios that keep it.
+//! the genesis credentials say of it, and the manifest, plugin source and scenarios that keep
+//! it, the source and scenarios kept in `adopted/`.
 
 use std::path::Path;
 
@@ -7,7 +8,25 @@ use anyhow::{Context as _, Result, bail};
 
 use mesh_adopt_runtime::{Foundation, FoundationResource};
 
-use super::{Adopted, Documents, Handover, pretty, rust, sequence};
+use super::{Adopted, Documents, Handover, fill, pretty, sequence, type_name};
+
+/// The plugin's `src/lib.rs`, on the SDK's helpers, with `{{module}}`, `{{type}}`, `{{id}}`
+/// (the container's bundle id) and `{{handover}}` (its `HANDOVER`) to fill in.
+const LIB_RS: &str = include_str!("adopted/lib.rs.in");
+
+/// The scenario it adopts in: `{{name}}` (the container's), `{{container}}` (as a TOML
+/// string), `{{commands}}` and `{{accepted}}` to fill in.
+const ADOPTS_IN_PLACE: &str = include_str!("adopted/scenarios/adopts-in-place.toml.in");
+
+/// The scenario it refuses a server of another image in, with `{{module}}` to fill in.
+const IMAGE_DRIFT: &str = include_str!("adopted/scenarios/image-drift.toml.in");
+
+/// The scenario it refuses a foundation without the container in, with `{{id}}` and
+/// `{{id_json}}` (as a TOML string) to fill in.
+const CONTAINER_MISSING: &str = include_str!("adopted/scenarios/container-missing.toml.in");
+
+/// The scenario genesis left no credential to hand over in, with `{{credential}}` to fill in.
+const CREDENTIAL_MISSING: &str = include_str!("adopted/scenarios/credential-missing.toml.in");
 
 /// The foundation bundle's container `bundle_id`, refused by name when the bundle has no
 /// such container.
@@ -123,78 +142,47 @@ pub fn adopts_in_place(module: &str, adopted: &Adopted, handover: Option<&Handov
         },
     }));
     let json = |v: &str| serde_json::to_string(v).expect("a string serialises");
-    let lib_rs = rust::adopt_lib_rs(module, adopted, handover);
+    let lib_rs = lib_rs(module, adopted, handover);
     let accept: Vec<String> = handover
         .map(|h| format!("secret accept node-1 {module} {} --from /accepting-{}", h.secret, h.secret))
         .into_iter()
         .collect();
     let accepted = handover.map(|h| format!("{:?}", format!("{module}/{}", h.secret))).unwrap_or_default();
-    let adopts = format!(
-        r#"name = "adopts {name} in place"
-
-[expect]
-outcome = "adopted"
-messages = ["adopting {name}"]
-commands = [
-{commands}]
-kept = [{container}]
-accepted = [{accepted}]
-"#,
-        name = adopted.name,
-        container = json(&adopted.name),
-        commands = sequence(module, &accept),
+    let adopts = fill(
+        ADOPTS_IN_PLACE,
+        &[
+            ("name", &adopted.name),
+            ("container", &json(&adopted.name)),
+            ("commands", &sequence(module, &accept)),
+            ("accepted", &accepted),
+        ],
     );
-    let drifted = format!(
-        r#"name = "refuses, before registering, a manifest whose server runs another image than the foundation's"
-
-[[edit]]
-file = "manifest:{module}"
-set = "/resources/0/image"
-to = "registry.mesh.local/something-else:1"
-
-[expect]
-outcome = "refused"
-messages = ["is pinned to image `registry.mesh.local/something-else:1`", "Nothing has been registered"]
-commands = []
-"#,
-    );
-    let missing = format!(
-        r#"name = "refuses, before registering, when the foundation bundle has no `{id}`"
-
-[[edit]]
-file = "foundation"
-remove_resource = {id_json}
-
-[expect]
-outcome = "refused"
-messages = ["the foundation bundle has no `{id}`"]
-commands = []
-"#,
-        id = adopted.bundle_id,
-        id_json = json(&adopted.bundle_id),
-    );
+    let drifted = fill(IMAGE_DRIFT, &[("module", module)]);
+    let missing = fill(CONTAINER_MISSING, &[("id", &adopted.bundle_id), ("id_json", &json(&adopted.bundle_id))]);
     let mut scenarios = vec![
         ("adopts-in-place".to_string(), adopts),
         ("image-drift".to_string(), drifted),
         ("container-missing".to_string(), missing),
     ];
     if let Some(h) = handover {
-        scenarios.push((
-            "credential-missing".to_string(),
-            format!(
-                r#"name = "cannot be used, and nothing is registered, when genesis left no `{credential}`"
-
-[mesh]
-credentials = {{}}
-
-[expect]
-outcome = "unusable"
-messages = ["{credential}"]
-commands = []
-"#,
-                credential = h.credential
-            ),
-        ));
+        scenarios.push(("credential-missing".to_string(), fill(CREDENTIAL_MISSING, &[("credential", &h.credential)])));
     }
     Documents { manifest, lib_rs, scenarios }
+}
+
+/// The adopt-in-place plugin's source, on the SDK's helpers.
+fn lib_rs(module: &str, adopted: &Adopted, handover: Option<&Handover>) -> String {
+    let handover_const = match handover {
+        Some(h) => format!(
+            "Some((\"{secret}\", \"{credential}\", \"the {id}'s {secret}\"))",
+            secret = h.secret,
+            credential = h.credential,
+            id = adopted.bundle_id
+        ),
+        None => "None".to_string(),
+    };
+    fill(
+        LIB_RS,
+        &[("module", module), ("type", &type_name(module)), ("id", &adopted.bundle_id), ("handover", &handover_const)],
+    )
 }

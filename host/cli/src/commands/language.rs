@@ -1,6 +1,10 @@
 //! The languages a plugin can be written in: what `new --lang` chooses and what `build` tells
-//! from a source's project file. A module of its own, so that the scaffold, its templates and
-//! the build all name one type without depending on each other.
+//! from a source's project file.
+//!
+//! It sits under `commands/`, beside the two commands that use it, as [`super::phase`] sits
+//! beside `check` and `run`: the crate root keeps what every command's running shares
+//! (arguments, output, sessions, exit statuses), and a language is neither `build`'s nor
+//! `new`'s alone: `new`'s templates and `build`'s toolchains name this one type.
 
 use std::path::Path;
 

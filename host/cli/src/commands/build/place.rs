@@ -9,7 +9,7 @@ use anyhow::{Context as _, Result};
 use mesh_adopt_runtime::files::read_bounded;
 use mesh_adopt_runtime::{MANIFEST_BYTES, sha256_hex};
 
-use super::Built;
+use super::toolchain::Built;
 
 /// What `--check` found of one module.
 #[derive(Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub fn stage(built: &Built, pin: bool) -> Result<Staged<'_>> {
     let manifest = if pin && source.pin.as_deref() != Some(built.digest.as_str()) {
         let text = String::from_utf8(read_bounded(&source.manifest_path, MANIFEST_BYTES)?)
             .with_context(|| format!("`{}` is not UTF-8", source.manifest_path.display()))?;
-        let pinned = crate::pin::with_pin(&text, &built.digest)
+        let pinned = super::pin::with_pin(&text, &built.digest)
             .with_context(|| format!("failed to pin the plugin in `{}`", source.manifest_path.display()))?;
         Some(staged_file(dir, &source.manifest_path, pinned.as_bytes())?)
     } else {
