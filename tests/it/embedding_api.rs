@@ -384,10 +384,7 @@ fn a_hundred_spawned_runs_adopt_and_leave_nothing_held() {
     drop(executor);
     // What the simulator's node runs after the phase: the store kept, the bus the module's.
     assert_eq!(first.container_image("mesh-store").as_deref(), Some("postgres:16.4-bookworm"));
-    assert_eq!(
-        first.container_image("mesh-bus").as_deref(),
-        Some("registry.mesh.local/nats-snapshot:2.10.22-mesh.3")
-    );
+    assert_eq!(first.container_image("mesh-bus").as_deref(), Some("registry.mesh.local/nats-snapshot:2.10.22-mesh.3"));
     assert_eq!(first.container_image("mesh-nothing"), None);
     drop(first);
     assert_eq!(reports.len(), 100);

@@ -254,7 +254,7 @@ pub async fn check_or_run(args: PhaseArgs, phase: Phase<'_>) -> Result<ExitStatu
     }
     let run = run.build();
     let Some(report) = session.drive(&run, &modules, mode).await else { return Ok(ExitStatus::Interrupted) };
-    let status = ExitStatus::of_report(&report);
+    let status = report.exit_status();
     if let (Some(out), ExitStatus::Success) = (phase.out(), status) {
         // What the plans were made from is the operator's catalogue: a credential's value in
         // it (an image named after it) would be written out, so no plan is.

@@ -79,7 +79,7 @@ pub async fn replay(args: ReplayArgs) -> Result<ExitStatus> {
         divergence: divergence.clone(),
     });
     // A plugin or catalogue that cannot be used is bad input, as in a run: not a divergence.
-    let status = match (&divergence, ExitStatus::of_report(&report)) {
+    let status = match (&divergence, report.exit_status()) {
         (_, ExitStatus::Unusable) => ExitStatus::Unusable,
         (None, _) => ExitStatus::Success,
         (Some(_), _) => ExitStatus::Failed,
