@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::phase::{Phase, PhaseArgs, check_or_run};
+use super::phase::{CheckOrRun, PhaseArgs, check_or_run};
 use crate::exit::ExitStatus;
 
 /// The arguments of `check`: a phase's, and `--out`, which only `check` takes.
@@ -22,5 +22,5 @@ pub struct CheckArgs {
 
 /// Runs preflight alone; `--out` saves the plans for a `run --plan` to be held to.
 pub async fn check(args: CheckArgs) -> Result<ExitStatus> {
-    check_or_run(args.phase, Phase::Check { out: args.out.as_deref() }).await
+    check_or_run(args.phase, CheckOrRun::Check { out: args.out.as_deref() }).await
 }

@@ -158,7 +158,7 @@ impl PhaseArgs {
 
     /// Refuses a `--record` or `check --out` that would write over one of the run's inputs
     /// (`run --plan`'s among them).
-    fn check_outputs(&self, phase: &Phase) -> Result<()> {
+    fn check_outputs(&self, phase: &CheckOrRun) -> Result<()> {
         // Before anything runs: a plan that could not be saved at the end is no check.
         if let Some(out) = phase.out() {
             mesh_adopt_runtime::files::output_file(out, "a plan")?;
@@ -175,7 +175,7 @@ impl PhaseArgs {
 }
 
 /// Which of the two phases runs, with the saved plan only it takes.
-pub enum Phase<'a> {
+pub enum CheckOrRun<'a> {
     /// `check`: preflight only; `--out` saves every module's plan to that file.
     Check {
         /// `--out PLAN`.
@@ -188,28 +188,28 @@ pub enum Phase<'a> {
     },
 }
 
-impl Phase<'_> {
+impl CheckOrRun<'_> {
     /// What the run does: only check, or go on to adopt.
     fn mode(&self) -> Mode {
         match self {
-            Phase::Check { .. } => Mode::Check,
-            Phase::Run { .. } => Mode::Adopt,
+            CheckOrRun::Check { .. } => Mode::Check,
+            CheckOrRun::Run { .. } => Mode::Adopt,
         }
     }
 
     /// Where `check --out` saves the plans.
     fn out(&self) -> Option<&Path> {
         match self {
-            Phase::Check { out } => *out,
-            Phase::Run { .. } => None,
+            CheckOrRun::Check { out } => *out,
+            CheckOrRun::Run { .. } => None,
         }
     }
 
     /// The plans `run --plan` is held to.
     fn plan(&self) -> Option<&Path> {
         match self {
-            Phase::Run { plan } => *plan,
-            Phase::Check { .. } => None,
+            CheckOrRun::Run { plan } => *plan,
+            CheckOrRun::Check { .. } => None,
         }
     }
 }
@@ -223,7 +223,7 @@ fn plan_key() -> Result<PlanKey> {
 
 /// `check` (preflight only, `--out` saves the plans) and `run` (preflight, then adopt, held
 /// to `--plan` when given).
-pub async fn check_or_run(args: PhaseArgs, phase: Phase<'_>) -> Result<ExitStatus> {
+pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<ExitStatus> {
     let mode = phase.mode();
     let guarded = Session::guard(&args.site)?;
     args.refuse_config_off_live()?;

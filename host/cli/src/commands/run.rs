@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::phase::{Phase, PhaseArgs, check_or_run};
+use super::phase::{CheckOrRun, PhaseArgs, check_or_run};
 use crate::exit::ExitStatus;
 
 /// The arguments of `run`: a phase's, and `--plan`, which only `run` takes.
@@ -23,5 +23,5 @@ pub struct RunArgs {
 
 /// Runs preflight, then adopts; held to the saved plans of `--plan` when given.
 pub async fn run(args: RunArgs) -> Result<ExitStatus> {
-    check_or_run(args.phase, Phase::Run { plan: args.plan.as_deref() }).await
+    check_or_run(args.phase, CheckOrRun::Run { plan: args.plan.as_deref() }).await
 }
