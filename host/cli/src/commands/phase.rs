@@ -174,7 +174,7 @@ impl PhaseArgs {
     }
 }
 
-/// Which of the two phases runs, with the saved plan only it takes.
+/// Which of the two commands runs the phase, with the saved plan only it takes.
 pub enum CheckOrRun<'a> {
     /// `check`: preflight only; `--out` saves every module's plan to that file.
     Check {
