@@ -71,7 +71,7 @@ fn the_architecture_map_matches_the_tree() {
             problems.push(format!("`{path}` does not open with a `//!` comment naming its one idea"));
         }
         let lines = text.lines().count();
-        if lines > LONG_FILE_LINES && !named.iter().any(|n| *n == path) {
+        if lines > LONG_FILE_LINES && !named.contains(&path) {
             problems.push(format!("`{path}` has {lines} lines and ARCHITECTURE.md does not name its one idea"));
         }
     }

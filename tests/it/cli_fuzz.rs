@@ -1985,8 +1985,8 @@ fn cli_fuzz_doc_lines_quote_their_documents() {
         let mut file = None;
         for (i, part) in parts.into_iter().enumerate() {
             if i % 2 == 0 {
-                let named = part.split_whitespace().map(|w| w.trim_matches([',', ':', ';', '(', ')']));
-                file = named.filter(|w| w.ends_with(".md") || w.ends_with(".rs")).last().or(file);
+                let mut named = part.split_whitespace().map(|w| w.trim_matches([',', ':', ';', '(', ')']));
+                file = named.rfind(|w| w.ends_with(".md") || w.ends_with(".rs")).or(file);
                 continue;
             }
             quotations += 1;

@@ -424,7 +424,7 @@ fn a_plugin_that_is_no_component_and_one_of_another_world_are_told_apart_by_vari
         r#"{"name":"postgres","version":"1","resources":[{"id":"s","type":"container","name":"s","image":"i:1"}],"adopt":{"plugin":"adopt.wasm"}}"#,
     )
     .unwrap();
-    let error = Catalogue::at(dir.path()).module("postgres").err().expect("no plugin");
+    let error = Catalogue::at(dir.path()).module("postgres").expect_err("no plugin");
     assert!(matches!(&error, Error::NoPlugin { module: Some(m), .. } if m == "postgres"), "{error:?}");
 }
 
