@@ -64,9 +64,10 @@ fn well_formed(bytes: &[u8], manifest: &ModuleManifest) -> Result<(), String> {
         return Err(format!("it is not UTF-8 (the byte at offset {} is not)", e.valid_up_to()));
     }
     if manifest.resources.is_empty() {
-        return Err(format!(
+        return Err(
             "its `resources` list nothing: a module raises something on its node, or there is nothing to install"
-        ));
+                .into(),
+        );
     }
     for container in manifest.resolved_containers() {
         let id = container.id.escape_debug();
