@@ -509,3 +509,50 @@ async fn a_run_runs_once_and_its_record_holds_that_run_alone() {
     let headers = seen.lock().unwrap().iter().filter(|e| matches!(e, Event::Run(_))).count();
     assert_eq!(headers, 1);
 }
+
+/// Runs spawned past the host's pool of instances wait for one to end instead of failing:
+/// with room for two plugins at once and every `tell` slowed so instances overlap, twenty
+/// runs all adopt.
+#[test]
+fn runs_past_the_pool_of_instances_wait_for_one_instead_of_failing() {
+    struct SlowTells;
+
+    #[async_trait::async_trait]
+    impl Layer for SlowTells {
+        async fn tell(
+            &self,
+            inner: &dyn mesh_adopt_runtime::mesh::Mesh,
+            args: &[String],
+            timeout: std::time::Duration,
+        ) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            inner.tell(args, timeout).await
+        }
+    }
+
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let limits = mesh_adopt_runtime::Limits { concurrent_instances: 2, ..mesh_adopt_runtime::Limits::default() };
+    let host = Arc::new(mesh_adopt_runtime::PluginHost::new(limits).unwrap());
+    let catalogue = Arc::new(Catalogue::at(dir.path()));
+    let foundation = Arc::new(Foundation::load(&dir.path().join("foundation.json")).unwrap());
+    let credentials = Arc::new(Credentials::open(&dir.path().join("genesis/credentials")));
+    let executor = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let reports = executor.block_on(async {
+        let mut runs = tokio::task::JoinSet::new();
+        for index in 0..20 {
+            let node = format!("node-{index}");
+            let simulated = Arc::new(SimulatedMesh::new(SimSetup::new((*foundation).clone(), &node)));
+            let mesh = Arc::new(Layered::new(simulated, SlowTells));
+            let run: Run<'static> = Run::builder(host.clone(), catalogue.clone(), foundation.clone(), mesh)
+                .credentials(credentials.clone())
+                .options(options_on(&node))
+                .build();
+            runs.spawn(async move { run.run(&phase_three(), Mode::Adopt).await });
+        }
+        runs.join_all().await
+    });
+    for report in &reports {
+        assert!(report.succeeded(), "{:?}", report.modules);
+    }
+    assert_eq!(reports.len(), 20);
+}

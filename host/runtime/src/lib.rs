@@ -17,8 +17,15 @@
 //! let catalogue = Catalogue::at("catalogue");
 //! let foundation = Foundation::load(Path::new("catalogue/foundation.json"))?;
 //! let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+//! // The shipped plugins build each module from the catalogue's source: a run gives one.
+//! let options = RunOptions {
+//!     catalog_source: Some(parse_catalog_source("https://git.mesh.local/catalogue.git@v3.2.0")?),
+//!     ..RunOptions::default()
+//! };
+//! options.validate()?;
 //! let run = Run::builder(&host, &catalogue, &foundation, mesh)
 //!     .credentials(Arc::new(Credentials::open(Path::new("catalogue/genesis/credentials"))))
+//!     .options(options)
 //!     .build();
 //! // From async code: `run.run(&modules, Mode::Adopt).await`.
 //! let report = run.run_blocking(&PHASE_THREE.map(String::from), Mode::Adopt)?;
@@ -55,8 +62,13 @@
 //!   command line, with them, takes about one. Optimise just the generator, as this
 //!   workspace does, in the embedder's `Cargo.toml`:
 //!   `[profile.dev.package.cranelift-codegen] opt-level = 2` and the same for `regalloc2`.
-//! - **Threads.** A [`PluginHost`] starts one thread that ticks the sandbox's compute
-//!   deadline; the live mesh starts one on first use. Both live as long as the program.
+//! - **Hosts and threads.** Share one [`PluginHost`] among runs: each reserves its engines'
+//!   pool of [`Limits::concurrent_instances`] instances (a large share of address space), and
+//!   starts one thread that ticks the sandbox's compute deadline for as long as the host
+//!   lives. Calls past the pool wait for an instance to end. The live mesh starts one thread
+//!   on first use.
+//! - **Options.** [`RunOptions::validate`] says what is wrong with options an installer
+//!   made before a run does; the shipped plugins need a catalogue source to build from.
 
 #![warn(missing_docs)]
 // No type of the contract's generated bindings, nor of the runtime's plumbing, may leak

@@ -37,6 +37,9 @@ impl PluginHost {
     /// Describes a plugin file without running it: what it targets, imports and exports, and
     /// whether this host would load it.
     pub fn describe(&self, path: &Path) -> Result<PluginInfo, crate::error::Error> {
+        if std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound) {
+            return Err(crate::error::Error::NoPlugin { module: None, path: path.to_path_buf() });
+        }
         crate::error::plugin_at_boundary(|| {
             let bytes = read_plugin(path)?;
             // Before any digest of it is taken, shown or recorded: the file may be anything.

@@ -28,9 +28,10 @@ impl PluginHost {
         export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T> {
         let callee = Callee { path: &plugin.path, digest: &plugin.digest, engine: plugin.pre.engine() };
+        let _slot = self.slots.acquire().await.expect("the host's slots are never closed");
         crate::sandbox::call::call(&self.limits, callee, env, phase, async |store: &mut Store<RunState>| {
             let mut adopter =
-                plugin.pre.instantiate(&mut *store).await.map_err(|e| self.limits.name_the_limit(e.into()))?;
+                plugin.pre.instantiate(&mut *store).await.map_err(|e| self.limits.limit_stop(e.into()))?;
             export(&mut adopter, store).await.map_err(anyhow::Error::from)
         })
         .await

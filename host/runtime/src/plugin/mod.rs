@@ -68,6 +68,10 @@ pub struct PluginHost {
     /// and is read and hashed again (see [`crate::plugin::digests`], which also remembers digests
     /// across processes beside the compile cache).
     seen: Mutex<HashMap<FileIdentity, Sha256>>,
+    /// One permit per instance the engines' pools hold ([`Limits::concurrent_instances`]): a
+    /// call takes one before it instantiates its plugin, so calls past the pool wait for an
+    /// instance to end instead of being refused by the pool.
+    slots: tokio::sync::Semaphore,
 }
 
 /// Refuses a plugin whose digest is not the one its manifest pins, naming both.
@@ -169,12 +173,13 @@ impl PluginHost {
             optimised: Tier::build(&limits, CodeKind::Optimised, functions.as_ref())?,
             baseline: OnceLock::new(),
             policy: CodePolicy::default(),
-            limits,
             linked: Mutex::new(HashMap::new()),
             cache: None,
             functions,
             seen: Mutex::new(HashMap::new()),
             compiling: Mutex::new(HashMap::new()),
+            slots: tokio::sync::Semaphore::new(limits.concurrent_instances.max(1) as usize),
+            limits,
         })
     }
 

@@ -10,7 +10,12 @@ const REFUSAL_BYTES: usize = 16 << 10;
 impl Run<'_> {
     /// The stop report of `module`'s plugin, scrubbed of secrets, with its kind.
     pub(super) fn stopped(&self, module: &str, during: Export, error: anyhow::Error) -> Stopped {
-        let kind = error.downcast_ref::<Stopped>().map_or_else(|| crate::error::StopKind::of(&error), |s| s.kind);
+        // The sandbox's own report says in which export it stopped the plugin (the check just
+        // before an adopt is a check).
+        let (kind, during) = match error.downcast_ref::<Stopped>() {
+            Some(stopped) => (stopped.kind, stopped.during),
+            None => (crate::error::StopKind::of(&error), during),
+        };
         let report = self.scrub_in(module, format!("{error:#}"), "its stop report");
         Stopped { during, kind, report }
     }

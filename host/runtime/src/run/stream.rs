@@ -7,6 +7,11 @@ use crate::model::Input;
 use crate::run::{Mode, ModuleOutcome, Run, RunReport};
 
 impl Run<'_> {
+    /// Whether [`Run::run`] has begun, so the stream has its header.
+    fn began(&self) -> bool {
+        self.ran.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// The stream's first line, and every event of the transcript from now on.
     pub(super) fn start_stream(&self, modules: &[String], mode: Mode) {
         // Every credential's value is known before anything is streamed or any plugin runs,
@@ -52,19 +57,21 @@ impl Run<'_> {
 
     /// Ends the stream with the process's (or the installer's) exit status: the line that
     /// tells a finished record from an interrupted one.
-    /// A stream has one last line: a second `end` or `interrupted` is not written.
+    /// A stream has one last line, after its header: a second `end` or `interrupted`, or one
+    /// before [`Run::run`] began, is not written.
     pub fn end(&self, exit: u8) {
-        if !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if self.began() && !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
             self.stream(&events::Event::End(events::EndEvent { exit }));
         }
     }
 
     /// Ends the stream of a run stopped before its end (`why`: `SIGINT`, `SIGTERM`, or
     /// `cancelled` for a dropped [`Run::run`]), with the effects that had reached the mesh;
-    /// returns the event.
+    /// returns the event. Before [`Run::run`] began, nothing is written: there is no record to
+    /// end.
     pub fn interrupted(&self, why: &str) -> events::Event {
         let event = self.transcript.interrupted(why);
-        if !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if self.began() && !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
             self.stream(&event);
         }
         event

@@ -151,7 +151,7 @@ fn stop_report(
     (error, kind): (anyhow::Error, StopKind),
 ) -> anyhow::Error {
     let (mut why, backtrace) = stop_words(&error);
-    if let Some(hint) = limits.limit_hint(&why) {
+    if let Some(hint) = limits.limit_hint(&why).filter(|hint| !why.contains(hint.as_str())) {
         why.push_str(&format!(" ({hint})"));
     }
     let mut message = format!(

@@ -43,9 +43,10 @@ pub struct Limits {
     pub plan_commands: usize,
     /// How many lines a plan's summary may have.
     pub plan_summary_lines: usize,
-    /// How many plugin instances may be alive at once in this process. The engine keeps a
-    /// pool of this many memories and stacks, reused from run to run instead of mapped and
-    /// unmapped each time; an instance beyond it waits for none, it is refused.
+    /// How many plugin instances may be alive at once on one [`crate::PluginHost`]. The engine
+    /// keeps a pool of this many memories and stacks, reused from run to run instead of mapped
+    /// and unmapped each time; a call beyond it waits until an instance ends (a run waiting on
+    /// the mesh holds its instance), so runs spawned past it queue instead of failing.
     pub concurrent_instances: u32,
     /// Core instances one plugin component may create. A Rust plugin needs a handful (its
     /// module and the shims that adapt WASI); a componentize-py one 14; a JavaScript one
@@ -110,6 +111,19 @@ impl Limits {
         let text = format!("{error:#}");
         match self.limit_hint(&text) {
             Some(hint) => anyhow::anyhow!("{text} ({hint})"),
+            None => error,
+        }
+    }
+
+    /// A plugin's instantiation refused by one of the sandbox's limits, as a stop of kind
+    /// [`StopKind::Limit`](crate::error::StopKind::Limit) naming the limit and how to raise
+    /// it; any other error as it is.
+    pub(crate) fn limit_stop(&self, error: anyhow::Error) -> anyhow::Error {
+        let text = format!("{error:#}");
+        match self.limit_hint(&text) {
+            Some(hint) => {
+                crate::error::StopReason::error(crate::error::StopKind::Limit, format!("{text} ({hint})")).into()
+            }
             None => error,
         }
     }
