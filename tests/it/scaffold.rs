@@ -450,6 +450,19 @@ fn build_refuses_a_manifest_without_a_source_and_places_nothing() {
     exited(&out, 2);
     let said = text(&out.stderr);
     assert!(said.contains("the `broken` module's manifest `modules/broken/manifest.json` is malformed"), "{said}");
+    // A manifest no run would take (a grant beyond any catalogue's) is not built for either,
+    // refused as a run refuses it, and its plugin is left as it was.
+    let manifest = repo.path().join("modules/postgres/manifest.json");
+    let mut edited: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    edited["adopt"]["grants"]["credentials"] = serde_json::json!(["../../etc/shadow"]);
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&edited).unwrap()).unwrap();
+    let before = sha256_of(&repo.path().join("modules/postgres/adopt.wasm"));
+    let out = repo.mesh_adopt().args(["build", "postgres"]).output();
+    exited(&out, 2);
+    let said = text(&out.stderr);
+    assert!(said.contains("manifest `modules/postgres/manifest.json` grants too much"), "{said}");
+    assert!(said.contains("credential grant `../../etc/shadow` is not a plain name"), "{said}");
+    assert_eq!(sha256_of(&repo.path().join("modules/postgres/adopt.wasm")), before);
 }
 
 /// The shipped catalogue's own plugins are what `mesh-adopt build` makes of their sources.

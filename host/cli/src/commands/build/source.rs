@@ -94,6 +94,11 @@ pub fn locate(catalogue: &Catalogue, module: &str) -> Result<ModuleSource> {
     let bytes = read_bounded(&manifest_path, MANIFEST_BYTES)?;
     let manifest = ModuleManifest::parse(&bytes)
         .with_context(|| format!("the `{module}` module's manifest `{}` is malformed", manifest_path.display()))?;
+    // A manifest no run would take is not built for: the catalogue's rule, said as a run says it.
+    if let Err(invalid) = manifest.check_valid(&bytes) {
+        let whose = format!("the `{module}` module's manifest `{}` {}", manifest_path.display(), invalid.kind());
+        return Err(anyhow::anyhow!("{}", invalid.detail()).context(whose));
+    }
     let adopt = manifest.adopt;
     let Some(source) = adopt.source.filter(|s| !s.trim().is_empty()) else {
         return Err(NoSource { module: module.to_string(), manifest: manifest_path }.into());
