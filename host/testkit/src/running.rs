@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 
 use mesh_adopt_runtime::PluginHost;
-use mesh_adopt_runtime::events::{Event, OutcomeWord};
+use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimulatedMesh};
 use mesh_adopt_runtime::transcript::Transcript;
@@ -28,10 +28,6 @@ pub struct ScenarioRun {
     pub mesh: Arc<SimulatedMesh>,
     /// Every call and line of the run.
     pub transcript: Arc<Transcript>,
-    /// The contract each module's plugin speaks, by module, as the run's `loaded` events say
-    /// (a module whose plugin did not load has none): what decides whether a refusal without
-    /// a code is one its contract allows.
-    pub contracts: BTreeMap<String, Contract>,
 }
 
 impl Prepared {
@@ -52,25 +48,13 @@ impl Prepared {
     /// checks, against the catalogue in memory, with credentials nothing has handed out yet.
     async fn run_on(&self, host: &PluginHost, mesh: Arc<SimulatedMesh>) -> ScenarioRun {
         let transcript = Arc::new(Transcript::default());
-        let loaded = Arc::new(Mutex::new(BTreeMap::new()));
-        let contracts = loaded.clone();
-        // The run's stream is the one place it says which contract each plugin speaks.
-        let sink = move |event: &Event| {
-            if let Event::Loaded(plugin) = event
-                && let Some(contract) = Contract::of_version(&plugin.contract)
-            {
-                contracts.lock().unwrap_or_else(|p| p.into_inner()).insert(plugin.module.clone(), contract);
-            }
-        };
         let run = Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
             .credentials(Arc::new(Credentials::in_memory(self.credentials.clone())))
             .record(transcript.clone())
-            .events(Arc::new(sink))
             .options(self.options.clone())
             .build();
         let report = run.run(&self.modules, Mode::Adopt).await;
-        let contracts = std::mem::take(&mut *loaded.lock().unwrap_or_else(|p| p.into_inner()));
-        ScenarioRun { report, mesh, transcript, contracts }
+        ScenarioRun { report, mesh, transcript }
     }
 }
 
@@ -172,7 +156,7 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     }
     if let Some(expected) = &expect.code
         && word == Some(expect.outcome)
-        && let Some(difference) = code_difference(expected, refusal(&ran.report), &ran.contracts, &message)
+        && let Some(difference) = code_difference(expected, refusal(&ran.report), &ran.report.contracts, &message)
     {
         found.push(difference);
     }

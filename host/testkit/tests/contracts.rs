@@ -52,7 +52,7 @@ fn a_0_1_0_plugins_refusal_passes_without_its_code_because_its_contract_says_so(
         .block_on(mesh_adopt_testkit::run(&host, &catalogue, &file, None))
         .unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(ran.contracts.get("postgres"), Some(&Contract::V0_1), "{:?}", ran.contracts);
+    assert_eq!(ran.report.contracts.get("postgres"), Some(&Contract::V0_1), "{:?}", ran.report.contracts);
     assert_eq!(mesh_adopt_testkit::refusal_code(&ran.report), None);
     let differences = mesh_adopt_testkit::differences(&file.scenario, &ran);
     assert!(differences.is_empty(), "{}", differences.join("\n"));

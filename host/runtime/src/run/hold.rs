@@ -80,6 +80,7 @@ impl Run<'_> {
             made_from: SavedPlan::new(&self.options, &self.foundation, self.host.limits(), &self.plan_key),
             rules: crate::run::RulesChecked::NotPredicted,
             held: Some(Held::AlreadyRan),
+            contracts: Default::default(),
         }
     }
 }

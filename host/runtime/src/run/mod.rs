@@ -153,6 +153,7 @@ impl Run<'_> {
             made_from: preflight.saved,
             rules,
             held,
+            contracts: preflight.contracts,
         };
         for (module, outcome) in &report.modules {
             self.stream_outcome(module, outcome);

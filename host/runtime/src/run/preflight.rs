@@ -50,6 +50,8 @@ pub(super) struct Preflight {
     pub modules: Vec<(String, ModuleOutcome)>,
     /// What the plans were made from, with the plans: what `check --out` saves.
     pub saved: SavedPlan,
+    /// The contract each loaded plugin speaks, by module.
+    pub contracts: std::collections::BTreeMap<String, crate::model::contract::Contract>,
 }
 
 impl Run<'_> {
@@ -59,6 +61,7 @@ impl Run<'_> {
         let mut outcomes = Vec::with_capacity(modules.len());
         let mut loaded = Vec::with_capacity(modules.len());
         let mut saved = SavedPlan::new(&self.options, &self.foundation, self.host.limits(), &self.plan_key);
+        let mut contracts = std::collections::BTreeMap::new();
         // A credential that cannot be read could not be kept from being shown; a module asked
         // for twice would be adopted twice. Either is a bad input of the whole run.
         let unreadable = self.credentials.unreadable();
@@ -96,6 +99,7 @@ impl Run<'_> {
                 }
             };
             let plugin = &ready.plugin;
+            contracts.insert(module.clone(), plugin.contract());
             let event = events::LoadedEvent::of(module, &plugin.digest, plugin.code, plugin.contract());
             self.stream(&events::Event::Loaded(event));
             let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
@@ -149,7 +153,7 @@ impl Run<'_> {
             outcomes.push((module.clone(), outcome));
             loaded.push(Some(ready));
         }
-        (Preflight { modules: outcomes, saved }, loaded)
+        (Preflight { modules: outcomes, saved, contracts }, loaded)
     }
 
     /// A plan within the limits and the plugin's grants, its words scrubbed; a plan beyond

@@ -132,6 +132,9 @@ pub struct RunReport {
     /// Why preflight held back every effect, when it did: what an installer acts on
     /// without reading the modules' `not run` texts.
     pub held: Option<Held>,
+    /// The contract each module's plugin speaks, for the modules whose plugin loaded: what
+    /// decides, say, whether a refusal without a code is one its contract allows.
+    pub contracts: std::collections::BTreeMap<String, crate::model::contract::Contract>,
 }
 
 /// Why preflight held back every effect of a run asked to adopt (a module that refuses in
