@@ -205,25 +205,27 @@ pub trait Mesh: Send + Sync {
 /// the mesh unseen. For a mesh (or a [`layer::Layer`]) that answers `inspect` its own way and
 /// would have the view follow.
 pub async fn inspected_view(mesh: &(impl Mesh + ?Sized), containers: &[String]) -> crate::effect::MeshView {
-    let mut view = crate::effect::MeshView { looked: true, ..Default::default() };
-    for name in containers {
-        match crate::wait::within(mesh.inspect(name), VIEW_WAIT).await {
-            Some(Ok(Some(state))) => {
-                view.containers
-                    .insert(name.clone(), crate::effect::ContainerSpec { image: state.image, volumes: None });
-            }
-            Some(Ok(None)) => {}
-            Some(Err(error)) => {
-                view.unseen = Some(format!("inspecting `{name}` failed: {error}"));
-                break;
-            }
-            None => {
-                view.unseen = Some(format!("inspecting `{name}` did not answer within {VIEW_WAIT:?}"));
-                break;
+    {
+        let mut view = crate::effect::MeshView { looked: true, ..Default::default() };
+        for name in containers {
+            match crate::wait::within(mesh.inspect(name), VIEW_WAIT).await {
+                Some(Ok(Some(state))) => {
+                    view.containers
+                        .insert(name.clone(), crate::effect::ContainerSpec { image: state.image, volumes: None });
+                }
+                Some(Ok(None)) => {}
+                Some(Err(error)) => {
+                    view.unseen = Some(format!("inspecting `{name}` failed: {error}"));
+                    break;
+                }
+                None => {
+                    view.unseen = Some(format!("inspecting `{name}` did not answer within {VIEW_WAIT:?}"));
+                    break;
+                }
             }
         }
+        view
     }
-    view
 }
 
 impl From<&ContainerChange> for crate::events::Change {

@@ -119,11 +119,13 @@ impl Limits {
     /// [`StopKind::Limit`](crate::error::StopKind::Limit) naming the limit and how to raise
     /// it; any other error as it is.
     pub(crate) fn limit_stop(&self, error: anyhow::Error) -> anyhow::Error {
-        if self.limit_hint(&format!("{error:#}")).is_none() {
-            return error;
+        let text = format!("{error:#}");
+        match self.limit_hint(&text) {
+            Some(hint) => {
+                crate::error::StopReason::error(crate::error::StopKind::Limit, format!("{text} ({hint})")).into()
+            }
+            None => error,
         }
-        let named = format!("{:#}", self.name_the_limit(error));
-        crate::error::StopReason::error(crate::error::StopKind::Limit, named).into()
     }
 
     /// Which of the sandbox's limits `text` says was hit, and how to raise it.
