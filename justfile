@@ -55,6 +55,16 @@ build: build-plugins
 demo: build
     cargo run --quiet -- run --catalog-source https://git.mesh.local/catalogue.git@v3.2.0
 
+# The operator's demo on the reference node, as root: genesis with data, phase three adopted live, the data read back.
+live-demo: setup
+    node/demo up
+    node/demo adopt
+    node/demo read
+
+# Tear the live demo down: its containers, state and catalogue repository; the images stay.
+live-down:
+    node/demo down
+
 ### check
 
 # Run every test: the plugins' own, then the host's against the real plugins.
