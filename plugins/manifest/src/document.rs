@@ -151,6 +151,11 @@ pub struct ManifestResource {
     pub image: String,
     /// For a container: its mounts, `host:inside[:opts]`, possibly naming accesses.
     pub volumes: Vec<String>,
+    /// Every other field, as written (`environment`, `command`, `labels`, …): part of the
+    /// container's spec, so a node recreates a container when any of them changes
+    /// (docs/push-rule.md), whether or not this crate knows the field.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A host path the module is given, referred to by id from its volumes.

@@ -7,9 +7,13 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
+use crate::effect::{ContainerSpec, Spec};
 use crate::files::{read_bounded, within_bound};
 use crate::model::FoundationResource;
 use mesh_adopt_manifest::validity::no_key_twice;
+
+/// The owner a node records for what genesis raised.
+pub const GENESIS_OWNER: &str = "genesis";
 
 /// The largest foundation bundle read.
 pub const FOUNDATION_BYTES: u64 = 16 << 20;
@@ -25,6 +29,9 @@ pub struct Foundation {
     /// says (`"credentials": [...]` on a container): whichever module adopts it must hand them
     /// over, whatever that module declares.
     pub runs_with: BTreeMap<String, Vec<String>>,
+    /// Each container's whole spec as the bundle writes it, by the container's name: what the
+    /// node compares a module's container with (docs/push-rule.md).
+    pub specs: BTreeMap<String, Spec>,
 }
 
 #[derive(Deserialize)]
@@ -46,6 +53,9 @@ struct RawResource {
     path: Option<String>,
     #[serde(default)]
     credentials: Vec<String>,
+    /// Every other field: part of a container's spec.
+    #[serde(flatten)]
+    other: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Foundation {
@@ -78,6 +88,7 @@ impl Foundation {
             no_key_twice(bytes).map_err(anyhow::Error::msg)?;
             let mut resources: Vec<FoundationResource> = Vec::with_capacity(raw.resources.len());
             let mut runs_with = BTreeMap::new();
+            let mut specs = BTreeMap::new();
             for (index, r) in raw.resources.into_iter().enumerate() {
                 if let Some(first) = resources.iter().position(|seen| seen.id() == r.id) {
                     bail!(
@@ -135,6 +146,11 @@ impl Foundation {
                         bail!("resource {index} (`{}`, a container) names no image", r.id);
                     }
                 }
+                if r.kind == "container"
+                    && let (Some(name), Some(image)) = (&r.name, &r.image)
+                {
+                    specs.insert(name.clone(), Spec::from_fields(name, image, &r.volumes, &r.other));
+                }
                 resources.push(match r.kind.as_str() {
                     "container" => FoundationResource::Container {
                         name: r.name.clone().ok_or_else(|| missing("name"))?,
@@ -148,7 +164,20 @@ impl Foundation {
                     _ => FoundationResource::Other { id: r.id, kind: r.kind },
                 });
             }
-            Ok(Foundation { resources, digest: crate::model::digest::Sha256::of(bytes), runs_with })
+            Ok(Foundation { resources, digest: crate::model::digest::Sha256::of(bytes), runs_with, specs })
+        })
+    }
+
+    /// The container named `name` as genesis raised it, with its spec digest: what the node
+    /// runs before any module has pushed.
+    pub fn raised(&self, name: &str) -> Option<ContainerSpec> {
+        self.resources.iter().find_map(|r| match r {
+            FoundationResource::Container { name: n, image, volumes, .. } if n == name => Some(
+                ContainerSpec::new(image.clone(), Some(volumes.clone()))
+                    .with_digest(self.specs.get(name).map(Spec::digest))
+                    .with_owner(Some(GENESIS_OWNER.to_string())),
+            ),
+            _ => None,
         })
     }
 

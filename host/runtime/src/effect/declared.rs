@@ -121,6 +121,8 @@ pub struct Genesis {
     pub image: String,
     /// Its volumes.
     pub volumes: Vec<String>,
+    /// Its whole spec, as the bundle writes it.
+    pub spec: super::Spec,
 }
 
 /// A module's adoption of a genesis container, as the rules read it.
@@ -136,6 +138,8 @@ pub struct Adopter {
     pub image: String,
     /// Resolved volumes.
     pub volumes: Vec<String>,
+    /// That container's whole spec, as the module declares it.
+    pub spec: super::Spec,
 }
 
 /// Every declaration of the modules a run touches, gathered: what the rules are derived from.
@@ -168,7 +172,8 @@ impl Declarations {
                 if let Some(credentials) = foundation.runs_with.get(id) {
                     declarations.runs_with.insert(name.clone(), credentials.clone());
                 }
-                let genesis = Genesis { id: id.clone(), image: image.clone(), volumes: volumes.clone() };
+                let spec = foundation.specs.get(name).cloned().unwrap_or_default();
+                let genesis = Genesis { id: id.clone(), image: image.clone(), volumes: volumes.clone(), spec };
                 declarations.genesis.insert(name.clone(), genesis);
             }
         }
@@ -192,6 +197,7 @@ impl Declarations {
                     name: own.name.clone(),
                     image: own.image.clone(),
                     volumes: own.volumes.clone(),
+                    spec: super::Spec::of_module(own),
                 });
             }
         }

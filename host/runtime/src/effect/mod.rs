@@ -11,6 +11,7 @@
 mod declared;
 mod predict;
 mod rules;
+mod spec;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -21,14 +22,60 @@ pub(crate) use declared::check as check_declared;
 pub use declared::{Adopter, DeclarationError, Declarations, Genesis};
 pub use predict::{Planned, Prediction, PushEffect, predict};
 pub use rules::{Rule, Seen, rules};
+pub use spec::{OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
 
-/// A container as the node runs it: its image and its volumes, `host:inside[:opts]`.
+/// A container as the node runs it: its image, its volumes (`host:inside[:opts]`), and, where
+/// the backend can tell, the digest of the spec it was created from and the module owning it.
+/// Grows fields as backends learn to say more: build it with [`ContainerSpec::new`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ContainerSpec {
     /// The image it runs.
     pub image: String,
     /// Its mounts; `None` when the backend cannot say (a live engine asked for the image only).
     pub volumes: Option<Vec<String>>,
+    /// The digest of the whole spec the node created it from (docs/push-rule.md); `None` when
+    /// the backend cannot say (a container no node recorded one for): then only the image and
+    /// the mounts are compared, and the summary says the rest was not verified.
+    pub digest: Option<SpecDigest>,
+    /// The module the node says owns it (`genesis` for what genesis raised), where the engine
+    /// keeps owners.
+    pub owner: Option<String>,
+}
+
+impl ContainerSpec {
+    /// A container running `image` on `volumes` (unknown: `None`), its spec digest and owner
+    /// not known.
+    pub fn new(image: impl Into<String>, volumes: Option<Vec<String>>) -> ContainerSpec {
+        ContainerSpec { image: image.into(), volumes, digest: None, owner: None }
+    }
+
+    /// The same, created from a spec whose digest is `digest`.
+    pub fn with_digest(mut self, digest: Option<SpecDigest>) -> ContainerSpec {
+        self.digest = digest;
+        self
+    }
+
+    /// The same, owned by `owner` as the node says.
+    pub fn with_owner(mut self, owner: Option<String>) -> ContainerSpec {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether a push of `declared` keeps this container, by the push rule: the digests
+    /// compared where this container's is known; otherwise its image and mounts.
+    pub fn keeps(&self, declared: &ContainerSpec) -> bool {
+        match (&self.digest, &declared.digest) {
+            (Some(running), Some(wanted)) => running == wanted,
+            _ => {
+                self.image == declared.image
+                    && match (&self.volumes, &declared.volumes) {
+                        (Some(running), Some(wanted)) => declared::same_volumes(running, wanted),
+                        _ => true,
+                    }
+            }
+        }
+    }
 }
 
 /// A module the control plane already knows when the run starts: a re-run's push applies it
@@ -45,8 +92,11 @@ pub struct KnownModule {
     pub settled: BTreeSet<String>,
 }
 
-/// The mesh as a backend sees it before the run: what a prediction starts from.
+/// The mesh as a backend sees it before the run: what a prediction starts from. Grows fields
+/// as backends learn to say more: start from [`MeshView::default`] or [`MeshView::looked`] and
+/// set what the backend knows.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct MeshView {
     /// The node's containers by name (those asked about; one not there is absent).
     pub containers: BTreeMap<String, ContainerSpec>,
@@ -62,6 +112,13 @@ pub struct MeshView {
     /// Why the backend could not say what a container it was asked about is (an engine that
     /// errs or hangs): no prediction stands on an unknown, so the run stops before any effect.
     pub unseen: Option<String>,
+}
+
+impl MeshView {
+    /// A view of a backend that looked at the node and has yet to say what it found.
+    pub fn looked() -> MeshView {
+        MeshView { looked: true, ..MeshView::default() }
+    }
 }
 
 /// What one push does to one container.
@@ -128,6 +185,14 @@ pub fn landed_differences(expected: &BTreeMap<String, ContainerSpec>, found: &Me
             }
             Some(got) if got.image != want.image => {
                 differences.push(format!("`{name}` runs {}, where the prediction has it run {}", got.image, want.image))
+            }
+            Some(got) if got.digest.is_some() && want.digest.is_some() && got.digest != want.digest => {
+                let short = |d: &Option<SpecDigest>| d.as_ref().map(|d| d.short().to_string()).unwrap_or_default();
+                differences.push(format!(
+                    "`{name}` was created from the spec {}, where the prediction has the spec {}",
+                    short(&got.digest),
+                    short(&want.digest)
+                ))
             }
             Some(got) => {
                 if let (Some(got), Some(want)) = (&got.volumes, &want.volumes)

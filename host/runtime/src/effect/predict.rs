@@ -5,8 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use mesh_adopt_manifest::ModuleManifest;
 use mesh_adopt_manifest::command::Command;
 
-use super::declared::same_volumes;
-use super::{ContainerEffect, ContainerSpec, KnownModule, MeshView, SecretEffect, Touch};
+use super::{ContainerEffect, ContainerSpec, KnownModule, MeshView, SecretEffect, Spec, Touch};
 
 /// What one push of the run does, in the order the node applies it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,10 +148,11 @@ fn apply(
     };
     for module in known.iter_mut().filter(|k| k.prepared) {
         for declared in module.manifest.resolved_containers() {
+            let wanted = ContainerSpec::new(declared.image.clone(), Some(declared.volumes.clone()))
+                .with_digest(Some(Spec::of_module(&declared).digest()))
+                .with_owner(Some(module.name.clone()));
             let effect = match node.get(&declared.name) {
-                Some(running) if running.image == declared.image && same(&running.volumes, &declared.volumes) => {
-                    ContainerEffect::Kept { image: declared.image.clone() }
-                }
+                Some(running) if running.keeps(&wanted) => ContainerEffect::Kept { image: declared.image.clone() },
                 Some(running) => ContainerEffect::Recreated {
                     from: running.image.clone(),
                     to: declared.image.clone(),
@@ -160,10 +160,12 @@ fn apply(
                 },
                 None => ContainerEffect::Created { image: declared.image.clone(), volumes: declared.volumes.clone() },
             };
-            node.insert(
-                declared.name.clone(),
-                ContainerSpec { image: declared.image.clone(), volumes: Some(declared.volumes.clone()) },
-            );
+            // A kept container is left as it is: it keeps the owner the node gave it.
+            let owner = match &effect {
+                ContainerEffect::Kept { .. } => node.get(&declared.name).and_then(|running| running.owner.clone()),
+                _ => wanted.owner.clone(),
+            };
+            node.insert(declared.name.clone(), wanted.with_owner(owner));
             push.containers.push(Touch { container: declared.name.clone(), module: module.name.clone(), effect });
         }
         for secret in &module.manifest.secrets {
@@ -181,9 +183,4 @@ fn apply(
     }
     push.after = node.clone();
     push
-}
-
-/// Whether running volumes (unknown: taken as the same) match declared ones.
-fn same(running: &Option<Vec<String>>, declared: &[String]) -> bool {
-    running.as_deref().is_none_or(|running| same_volumes(running, declared))
 }

@@ -185,8 +185,21 @@ fn touched(
             match (&touch.effect, how) {
                 (ContainerEffect::Kept { .. }, _) | (ContainerEffect::Created { .. }, _) => {}
                 (ContainerEffect::Recreated { from, to, volumes }, AdoptedAs::Kept) => {
+                    // Which fields of its declared spec differ from the bundle's: the change a
+                    // node recreates it for, image and mounts or not (docs/push-rule.md).
+                    let fields = declarations
+                        .adopters
+                        .get(name)
+                        .and_then(|adopters| adopters.iter().find(|a| &a.module == module))
+                        .map(|a| genesis.spec.differing_fields(&a.spec))
+                        .unwrap_or_default();
+                    let differs = if fields.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (its spec differs from the bundle's in {})", list(&fields))
+                    };
                     found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
-                        "`{name}` (the bundle's `{}`), which `{module}` declares it keeps, {} recreated: \
+                        "`{name}` (the bundle's `{}`), which `{module}` declares it keeps, {} recreated{differs}: \
                          {from} → {to}, on {} where it ran on {}",
                         genesis.id,
                         seen.would_be(),
@@ -233,10 +246,15 @@ fn touched(
         // A container that ran before the run and that genesis did not raise was raised by a
         // module: only that one may replace it, and only when the mesh can say which it was.
         let module = &touch.module;
-        match declarations.raised_before.get(name) {
-            Some(owner) if owner == module => {}
-            Some(owner) => found.push(Rule::OneOwner.broken(format!(
-                "`{name}` was raised by `{owner}` in an earlier run, and `{module}`'s push {} replace it",
+        // The control plane's modules say who raised it; failing that, the node's owner label.
+        let owner = match declarations.raised_before.get(name) {
+            Some(owner) => Some((owner.clone(), "in an earlier run")),
+            None => view.containers[name].owner.clone().map(|owner| (owner, "as the node's owner label says")),
+        };
+        match owner {
+            Some((owner, _)) if &owner == module => {}
+            Some((owner, known_from)) => found.push(Rule::OneOwner.broken(format!(
+                "`{name}` was raised by `{owner}` {known_from}, and `{module}`'s push {} replace it",
                 match seen {
                     Seen::Predicted => "would",
                     Seen::Observed => "did",

@@ -206,12 +206,11 @@ pub trait Mesh: Send + Sync {
 /// would have the view follow.
 pub async fn inspected_view(mesh: &(impl Mesh + ?Sized), containers: &[String]) -> crate::effect::MeshView {
     {
-        let mut view = crate::effect::MeshView { looked: true, ..Default::default() };
+        let mut view = crate::effect::MeshView::looked();
         for name in containers {
             match crate::wait::within(mesh.inspect(name), VIEW_WAIT).await {
                 Some(Ok(Some(state))) => {
-                    view.containers
-                        .insert(name.clone(), crate::effect::ContainerSpec { image: state.image, volumes: None });
+                    view.containers.insert(name.clone(), crate::effect::ContainerSpec::new(state.image, None));
                 }
                 Some(Ok(None)) => {}
                 Some(Err(error)) => {

@@ -16,7 +16,8 @@ use sha2::{Digest, Sha256};
 
 use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response};
 use crate::catalogue::{Foundation, FoundationResource, ModuleManifest};
-use crate::effect::{ContainerEffect, ContainerSpec, KnownModule, MeshView, Touch};
+use crate::catalogue::foundation::GENESIS_OWNER;
+use crate::effect::{ContainerEffect, ContainerSpec, KnownModule, MeshView, Spec, SpecDigest, Touch};
 use mesh_adopt_manifest::command::Command;
 
 /// Where the bus answers for its health, on the node's loopback.
@@ -128,30 +129,15 @@ struct ModuleRecord {
     prepared: bool,
 }
 
-/// A container on the node.
+/// A container on the node, with the digest of the spec it was created from and its owner, as
+/// a node labels them.
 #[derive(Debug, Clone)]
 struct Container {
     image: String,
     volumes: Vec<String>,
     running: bool,
-}
-
-impl Container {
-    fn digest(&self) -> String {
-        spec_digest(&self.image, &self.volumes)
-    }
-}
-
-fn spec_digest(image: &str, volumes: &[String]) -> String {
-    let mut sorted = volumes.to_vec();
-    sorted.sort();
-    let mut hash = Sha256::new();
-    hash.update(image.as_bytes());
-    for v in sorted {
-        hash.update([0]);
-        hash.update(v.as_bytes());
-    }
-    format!("{:x}", hash.finalize())
+    digest: SpecDigest,
+    owner: String,
 }
 
 struct World {
@@ -191,7 +177,17 @@ impl SimulatedMesh {
         for resource in &setup.foundation.resources {
             if let FoundationResource::Container { name, image, volumes, .. } = resource {
                 let image = setup.running_images.get(name).cloned().unwrap_or_else(|| image.clone());
-                containers.insert(name.clone(), Container { image, volumes: volumes.clone(), running: true });
+                let spec = setup.foundation.specs.get(name).cloned().unwrap_or_default().on_image(&image);
+                containers.insert(
+                    name.clone(),
+                    Container {
+                        image,
+                        volumes: volumes.clone(),
+                        running: true,
+                        digest: spec.digest(),
+                        owner: GENESIS_OWNER.to_string(),
+                    },
+                );
             }
         }
         // Which container answers on the bus's monitor: the simulator's model of phase
@@ -491,9 +487,9 @@ impl World {
                     self.changes.push(ContainerChange::Removed { name: name.clone() });
                     ContainerEffect::Removed
                 } else {
-                    let wanted = spec_digest(&declared.image, &declared.volumes);
+                    let wanted = Spec::of_module(&declared).digest();
                     match self.containers.get_mut(&name) {
-                        Some(existing) if existing.digest() == wanted => {
+                        Some(existing) if existing.digest == wanted => {
                             // Reported once, and only for a container this run has not changed.
                             if !self.changes.iter().any(|c| c.name() == name) {
                                 self.changes
@@ -505,6 +501,8 @@ impl World {
                             let from = std::mem::replace(&mut existing.image, declared.image.clone());
                             existing.volumes = declared.volumes.clone();
                             existing.running = true;
+                            existing.digest = wanted;
+                            existing.owner = module.clone();
                             *self.recreations.entry(name.clone()).or_default() += 1;
                             self.changes.push(ContainerChange::Recreated {
                                 name: name.clone(),
@@ -525,6 +523,8 @@ impl World {
                                     image: declared.image.clone(),
                                     volumes: declared.volumes.clone(),
                                     running: true,
+                                    digest: wanted,
+                                    owner: module.clone(),
                                 },
                             );
                             self.changes
@@ -656,7 +656,12 @@ impl Mesh for SimulatedMesh {
         let containers = world
             .containers
             .iter()
-            .map(|(name, c)| (name.clone(), ContainerSpec { image: c.image.clone(), volumes: Some(c.volumes.clone()) }))
+            .map(|(name, c)| {
+                let spec = ContainerSpec::new(c.image.clone(), Some(c.volumes.clone()))
+                    .with_digest(Some(c.digest.clone()))
+                    .with_owner(Some(c.owner.clone()));
+                (name.clone(), spec)
+            })
             .collect();
         let modules = world
             .registration_order
@@ -681,7 +686,11 @@ impl Mesh for SimulatedMesh {
                 }
             })
             .collect();
-        MeshView { containers, modules, complete: true, looked: true, unseen: None }
+        let mut view = MeshView::looked();
+        view.containers = containers;
+        view.modules = modules;
+        view.complete = true;
+        view
     }
 
     fn audit(&self) -> Audit {

@@ -5,9 +5,7 @@
 use std::time::Duration;
 
 use crate::catalogue::FoundationResource;
-use crate::effect::{
-    ContainerSpec, Declarations, MeshView, Planned, Prediction, PushEffect, SecretEffect, Seen, Violation,
-};
+use crate::effect::{Declarations, MeshView, Planned, Prediction, PushEffect, SecretEffect, Seen, Violation};
 use crate::effect::{predict, rules};
 use crate::record::transcript::Entry;
 use crate::run::preflight::Loaded;
@@ -61,9 +59,10 @@ impl Run<'_> {
         let mut view = self.mesh.view(&names).await;
         if !view.looked {
             for resource in &self.foundation.resources {
-                if let FoundationResource::Container { name, image, volumes, .. } = resource {
-                    let spec = ContainerSpec { image: image.clone(), volumes: Some(volumes.clone()) };
-                    view.containers.insert(name.clone(), spec);
+                if let FoundationResource::Container { name, .. } = resource
+                    && let Some(raised) = self.foundation.raised(name)
+                {
+                    view.containers.insert(name.clone(), raised);
                 }
             }
         }

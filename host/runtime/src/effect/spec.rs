@@ -1,0 +1,229 @@
+//! A container's spec and its digest, as the push rule defines them (docs/push-rule.md): what a
+//! node compares to decide whether a pushed container is kept or recreated. The foundation
+//! bundle's form and a module manifest's form are normalised to one, so genesis's store and the
+//! module that keeps it have one digest exactly when every field of theirs agrees.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+use sha2::{Digest as _, Sha256};
+
+use mesh_adopt_manifest::ManifestResource;
+
+/// The label a node records a container's spec digest in, on the engine.
+pub const SPEC_LABEL: &str = "org.mesh-adopt.spec";
+
+/// The label a node records the module owning a container in (`genesis` for what genesis
+/// raised).
+pub const OWNER_LABEL: &str = "org.mesh-adopt.owner";
+
+/// A resource's fields that are its identity or the node's bookkeeping, not its spec.
+const NOT_SPEC: [&str; 4] = ["id", "type", "kind", "credentials"];
+
+/// A container's spec: the resource less its identity, accesses resolved, mounts as a set,
+/// empty fields dropped. Two containers with equal specs are the same container to a node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Spec(Map<String, Value>);
+
+impl Spec {
+    /// A module's container, its volumes already resolved
+    /// ([`mesh_adopt_manifest::ModuleManifest::resolved_containers`]).
+    pub fn of_module(resource: &ManifestResource) -> Spec {
+        Spec::from_fields(&resource.name, &resource.image, &resource.volumes, &resource.other)
+    }
+
+    /// A container as the foundation bundle writes it: its name, image and host mounts, and
+    /// every other field it gives.
+    pub fn from_fields(name: &str, image: &str, volumes: &[String], other: &Map<String, Value>) -> Spec {
+        let mut fields: Map<String, Value> = other
+            .iter()
+            .filter(|(key, _)| !NOT_SPEC.contains(&key.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut mounts = volumes.to_vec();
+        mounts.sort();
+        fields.insert("name".into(), Value::from(name));
+        fields.insert("image".into(), Value::from(image));
+        fields.insert("volumes".into(), Value::from(mounts));
+        fields.retain(|_, value| !is_empty(value));
+        Spec(fields)
+    }
+
+    /// The same spec run on another image: a container genesis raised and something restarted
+    /// onto a newer image since.
+    pub fn on_image(&self, image: &str) -> Spec {
+        let mut fields = self.0.clone();
+        fields.insert("image".into(), Value::from(image));
+        Spec(fields)
+    }
+
+    /// The fields whose values differ between this spec and `other` (one has it and the
+    /// other not, or they differ), in order: what a message names as the change.
+    pub fn differing_fields(&self, other: &Spec) -> Vec<String> {
+        let mut keys: Vec<&String> = self.0.keys().chain(other.0.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter().filter(|key| self.0.get(*key) != other.0.get(*key)).cloned().collect()
+    }
+
+    /// The spec's canonical JSON: keys sorted, no whitespace, minimal escapes.
+    pub fn canonical(&self) -> String {
+        let mut out = String::new();
+        write_canonical(&Value::Object(self.0.clone()), &mut out);
+        out
+    }
+
+    /// The digest a node keys its decision on.
+    pub fn digest(&self) -> SpecDigest {
+        SpecDigest(format!("{:x}", Sha256::digest(self.canonical().as_bytes())))
+    }
+}
+
+/// The SHA-256 of a spec's canonical JSON; shown, and labelled on the engine, as `sha256:HEX`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SpecDigest(String);
+
+impl SpecDigest {
+    /// Reads `sha256:HEX` (as the node labels a container) or bare hex; anything else is not a
+    /// digest of this rule.
+    pub fn parse(text: &str) -> Option<SpecDigest> {
+        let hex = text.trim().strip_prefix("sha256:").unwrap_or(text.trim());
+        (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+            .then(|| SpecDigest(hex.to_string()))
+    }
+
+    /// The first twelve hex digits, enough to tell two specs apart in a message.
+    pub fn short(&self) -> &str {
+        &self.0[..12]
+    }
+}
+
+impl fmt::Display for SpecDigest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sha256:{}", self.0)
+    }
+}
+
+/// Whether a field's value says nothing: a missing field and an empty one are one spec.
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::Bool(_) | Value::Number(_) => false,
+    }
+}
+
+/// Writes `value` as canonical JSON: object keys sorted by code point (UTF-8 byte order is the
+/// same order), strings escaped as serde_json escapes them (`"`, `\`, control characters).
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(fields) => {
+            let mut keys: Vec<&String> = fields.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(key.as_str()).to_string());
+                out.push(':');
+                write_canonical(&fields[key], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundle_store(other: Value) -> Spec {
+        let Value::Object(other) = other else { unreachable!() };
+        Spec::from_fields(
+            "mesh-store",
+            "postgres:16.4-bookworm",
+            &["/var/lib/mesh/store:/var/lib/postgresql/data".to_string()],
+            &other,
+        )
+    }
+
+    #[test]
+    fn the_bundle_form_and_the_module_form_of_one_container_have_one_digest() {
+        let manifest = mesh_adopt_manifest::ModuleManifest::parse(
+            br#"{"name": "postgres", "resources": [{"id": "server", "type": "container", "name": "mesh-store",
+                 "image": "postgres:16.4-bookworm", "volumes": ["${access:data}:/var/lib/postgresql/data"],
+                 "environment": {}}],
+                 "accesses": [{"id": "data", "path": "/var/lib/mesh/store"}]}"#,
+        )
+        .unwrap();
+        let module = Spec::of_module(&manifest.resolved_containers()[0]);
+        let bundle =
+            bundle_store(serde_json::json!({"id": "store", "kind": "container", "credentials": ["store-superuser"]}));
+        assert_eq!(module.digest(), bundle.digest());
+        assert_eq!(
+            module.canonical(),
+            r#"{"image":"postgres:16.4-bookworm","name":"mesh-store","volumes":["/var/lib/mesh/store:/var/lib/postgresql/data"]}"#
+        );
+    }
+
+    #[test]
+    fn any_field_changed_or_added_is_another_digest() {
+        let plain = bundle_store(serde_json::json!({}));
+        for field in [
+            serde_json::json!({"environment": {"PGDATA": "/tmp/empty"}}),
+            serde_json::json!({"command": ["postgres", "-c", "fsync=off"]}),
+            serde_json::json!({"entrypoint": "/bin/sh"}),
+            serde_json::json!({"ports": ["5432:5432"]}),
+            serde_json::json!({"user": "0"}),
+            serde_json::json!({"restart": "always"}),
+            serde_json::json!({"networks": ["mesh"]}),
+            serde_json::json!({"labels": {"tier": "data"}}),
+            serde_json::json!({"healthcheck": {"test": ["pg_isready"]}}),
+            serde_json::json!({"a-field-no-one-knows": 1}),
+        ] {
+            assert_ne!(bundle_store(field.clone()).digest(), plain.digest(), "{field} left the digest as it was");
+        }
+        assert_ne!(plain.on_image("postgres:17").digest(), plain.digest());
+        assert_eq!(plain.on_image("postgres:16.4-bookworm").digest(), plain.digest());
+    }
+
+    #[test]
+    fn the_canonical_form_is_what_the_documented_python_writes() {
+        // json.dumps({"environment": {"B": "x\ny\u0001\"é", "A": "1"}, "name": "n", "image": "i"},
+        //            sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        let spec = Spec::from_fields(
+            "n",
+            "i",
+            &[],
+            serde_json::json!({"environment": {"B": "x\ny\u{1}\"é", "A": "1"}}).as_object().unwrap(),
+        );
+        assert_eq!(
+            spec.canonical(),
+            "{\"environment\":{\"A\":\"1\",\"B\":\"x\\ny\\u0001\\\"é\"},\"image\":\"i\",\"name\":\"n\"}"
+        );
+    }
+
+    #[test]
+    fn a_digest_is_read_back_only_in_its_own_form() {
+        let digest = bundle_store(serde_json::json!({})).digest();
+        assert_eq!(SpecDigest::parse(&digest.to_string()), Some(digest.clone()));
+        assert_eq!(SpecDigest::parse(&digest.0), Some(digest));
+        for odd in ["", "sha256:", "sha256:XYZ", "md5:abc", &"a".repeat(63)] {
+            assert_eq!(SpecDigest::parse(odd), None, "{odd:?}");
+        }
+    }
+}
