@@ -75,18 +75,37 @@ pub(crate) struct StandIn {
 impl StandIn {
     pub(crate) fn new() -> StandIn {
         let state = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(state.path().join("images")).unwrap();
-        std::fs::create_dir_all(state.path().join("volumes")).unwrap();
-        // The containers genesis raised, as the foundation bundle has them: the store in the
-        // engine's older two-word form, the bus with its mounts.
-        std::fs::write(state.path().join("images/mesh-store"), "postgres:16.4-bookworm").unwrap();
-        std::fs::write(state.path().join("images/mesh-bus"), "nats:2.10.22-alpine").unwrap();
-        std::fs::write(
-            state.path().join("volumes/mesh-bus"),
-            "/var/lib/mesh/bus:/data /etc/mesh/bus:/etc/nats:ro /etc/mesh/tls/bus:/tls:ro",
-        )
-        .unwrap();
+        // The containers genesis raised, as the foundation bundle has them and as genesis
+        // raises them (each labelled with its spec digest): the store and the bus.
+        let bundle: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(root().join("catalogue/foundation.json")).unwrap()).unwrap();
+        let raised: Vec<&serde_json::Value> = bundle["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["name"] == "mesh-store" || r["name"] == "mesh-bus")
+            .collect();
+        let raised_path = state.path().join("raised.json");
+        std::fs::write(&raised_path, serde_json::json!({ "resources": raised }).to_string()).unwrap();
+        let genesis = std::process::Command::new(root().join("tests/live/control-plane"))
+            .args(["genesis", raised_path.to_str().unwrap()])
+            .env("STANDIN_STATE", state.path())
+            .output()
+            .unwrap();
+        assert!(genesis.status.success(), "{}", String::from_utf8_lossy(&genesis.stderr));
+        // Nothing was told yet: what genesis did is not a command of the run's.
+        std::fs::remove_file(state.path().join("argv.log")).unwrap();
+        std::fs::remove_file(state.path().join("env.log")).unwrap();
         StandIn { state }
+    }
+
+    /// Leaves `container` as an engine answering in the word forms shows it, with no spec
+    /// recorded: its image and, unless `with_mounts` is false, its mounts.
+    pub(crate) fn unlabelled(&self, container: &str, with_mounts: bool) {
+        std::fs::remove_file(self.path().join("specs").join(container)).unwrap();
+        if !with_mounts {
+            std::fs::remove_file(self.path().join("volumes").join(container)).unwrap();
+        }
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -333,7 +352,8 @@ fn a_live_engine_that_shows_no_mounts_leaves_the_volume_rules_predicted_only() {
     let nats = Nats::start();
     let standin = StandIn::new();
     // The engine answers in the older two-word form: images only.
-    std::fs::remove_dir_all(standin.path().join("volumes")).unwrap();
+    standin.unlabelled("mesh-store", false);
+    standin.unlabelled("mesh-bus", false);
     let catalogue = live_catalogue();
     let out = live_command(&standin, catalogue.path(), &nats, &["run", "postgres", "--mesh", "live", "--json"]);
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod driver;
+pub mod inspect;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -21,7 +22,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use tokio::io::AsyncWriteExt;
 
-use mesh_adopt_runtime::effect::{ContainerSpec, MeshView};
+use mesh_adopt_runtime::effect::MeshView;
 use mesh_adopt_runtime::mesh::{ContainerState, Mesh, MeshError, Payload, Response};
 
 /// The file the live mesh is configured by, looked for in the working directory.
@@ -30,8 +31,9 @@ pub const CONFIG_FILE: &str = "mesh-adopt.toml";
 /// The largest configuration read: real ones are a few hundred bytes.
 const CONFIG_BYTES: u64 = 1 << 20;
 
-/// What the default inspect asks the container engine: the image, whether it runs, and its
-/// mounts, which the host checks a push against once it has landed.
+/// An inspect template's `--format` for an engine whose JSON answer is not wanted: the
+/// image, whether it runs, and its mounts, as words. The default asks for the engine's JSON,
+/// which also carries the labels a node records the spec digest and the owner in.
 pub const INSPECT_FORMAT: &str =
     "{{.Config.Image}} {{.State.Running}} mounts{{range .Mounts}} {{.Source}}:{{.Destination}}{{end}}";
 
@@ -46,9 +48,11 @@ pub struct LiveConfig {
     pub carry: Vec<String>,
     /// As `carry`, for a secret; the secret is still only on standard input.
     pub carry_secret: Vec<String>,
-    /// Prints the image `{container}` was created from, then whether it runs (`true`/`false`).
+    /// Describes `{container}`: the engine's JSON (`container inspect`), or the words
+    /// `IMAGE RUNNING [mounts HOST:INSIDE…]` (see [`inspect::read_answer`]).
     pub inspect: Vec<String>,
-    /// Text in the inspect command's error output that means "no such container".
+    /// Text in the inspect command's error output that means "no such container", matched
+    /// without regard to case (docker says `No such container`, podman `no such container`).
     pub inspect_absent: String,
     /// How long an inspect may take, in seconds.
     pub inspect_timeout_seconds: u64,
@@ -70,8 +74,8 @@ impl Default for LiveConfig {
             control: words(&["docker", "exec", "-i", "mesh-control", "mesh"]),
             carry: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "{remote}"]),
             carry_secret: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "--secret", "{remote}"]),
-            inspect: words(&["docker", "inspect", "--format", INSPECT_FORMAT, "{container}"]),
-            inspect_absent: "No such object".into(),
+            inspect: words(&["docker", "container", "inspect", "{container}"]),
+            inspect_absent: "no such container".into(),
             inspect_timeout_seconds: 10,
             fetch_timeout_seconds: 5,
             fetch_body_bytes: 64 << 10,
@@ -270,29 +274,6 @@ async fn run_process(
     }
 }
 
-/// An inspect answer's words: the image, `true` or `false`, then `mounts` and each mount (the
-/// older form stops after the second word). Anything else is no answer to act on: a warning
-/// line, an empty answer, a third word that is not `mounts`.
-fn read_inspect_answer(answer: &str) -> Result<(ContainerState, Option<Vec<String>>), &'static str> {
-    let mut lines = answer.lines().filter(|l| !l.trim().is_empty());
-    let (Some(line), None) = (lines.next(), lines.next()) else {
-        return Err("it is to be one line");
-    };
-    let mut words = line.split_whitespace();
-    let image = words.next().ok_or("it names no image")?.to_string();
-    let running = match words.next() {
-        Some("true") => true,
-        Some("false") => false,
-        _ => return Err("its second word is to be `true` or `false`"),
-    };
-    let mounts = match words.next() {
-        None => None,
-        Some("mounts") => Some(words.map(String::from).collect()),
-        Some(_) => return Err("its third word, when there is one, is to be `mounts`"),
-    };
-    Ok((ContainerState { image, running }, mounts))
-}
-
 /// How long a command's pipes are read after it exited: what it wrote is there at once; a
 /// pipe still open after this is held by something it left running.
 const PIPES_AFTER_EXIT: Duration = Duration::from_millis(500);
@@ -351,14 +332,13 @@ impl LiveMesh {
 }
 
 impl LiveMesh {
-    /// Runs the inspect template for `container`: its state, and its mounts when the answer
-    /// carries them (`IMAGE RUNNING mounts HOST:INSIDE…`, the default template's form); the
-    /// older `IMAGE RUNNING` form is still read, with the mounts unknown.
-    async fn inspect_spec(&self, container: &str) -> Result<Option<(ContainerState, Option<Vec<String>>)>, MeshError> {
+    /// Runs the inspect template for `container` and reads its answer
+    /// ([`inspect::read_answer`]); `None` when the engine says there is no such container.
+    async fn inspect_spec(&self, container: &str) -> Result<Option<inspect::Inspected>, MeshError> {
         let argv = filled(&self.config.inspect, &[("container", container)]);
         let done = self.run(&argv, None, Duration::from_secs(self.config.inspect_timeout_seconds)).await?;
         if done.code != Some(0) {
-            if done.stderr.contains(&self.config.inspect_absent) {
+            if done.stderr.to_lowercase().contains(&self.config.inspect_absent.to_lowercase()) {
                 return Ok(None);
             }
             return Err(MeshError::Failed(format!(
@@ -368,9 +348,10 @@ impl LiveMesh {
                 first_lines(&done.stderr)
             )));
         }
-        read_inspect_answer(&done.stdout).map(Some).map_err(|why| {
+        inspect::read_answer(&done.stdout).map(Some).map_err(|why| {
             MeshError::Failed(format!(
-                "`{}` answered `{}`, which is not `IMAGE RUNNING [mounts HOST:INSIDE…]`: {why}",
+                "`{}` answered `{}`, which is neither the engine's JSON for one container nor \
+                 `IMAGE RUNNING [mounts HOST:INSIDE…]`: {why}",
                 argv.join(" "),
                 first_lines(&done.stdout)
             ))
@@ -400,17 +381,18 @@ impl Mesh for LiveMesh {
     }
 
     async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
-        Ok(self.inspect_spec(container).await?.map(|(state, _)| state))
+        Ok(self.inspect_spec(container).await?.map(|found| found.state))
     }
 
     /// Each container asked about, inspected: its image and, where the engine's answer has
-    /// them, its mounts. The control plane's modules cannot be asked, so the view is partial.
+    /// them, its mounts, spec digest and owner. The control plane's modules cannot be asked,
+    /// so the view is partial.
     async fn view(&self, containers: &[String]) -> MeshView {
-        let mut view = MeshView { looked: true, ..MeshView::default() };
+        let mut view = MeshView::looked();
         for name in containers {
             match self.inspect_spec(name).await {
-                Ok(Some((state, volumes))) => {
-                    view.containers.insert(name.clone(), ContainerSpec { image: state.image, volumes });
+                Ok(Some(found)) => {
+                    view.containers.insert(name.clone(), found.spec());
                 }
                 // Absent, as the engine says in its own words (`inspect_absent`).
                 Ok(None) => {}
@@ -473,22 +455,5 @@ impl Mesh for LiveMesh {
     async fn sleep(&self, duration: Duration) {
         // On the driver's runtime, whose timers are there whatever the caller's executor has.
         let _ = driver::on_driver(tokio::time::sleep(duration)).await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_inspect_answer_is_read_only_in_its_stated_forms() {
-        let (state, mounts) = read_inspect_answer("nats:2 true mounts /a:/b /c:/d\n").unwrap();
-        assert_eq!((state.image.as_str(), state.running), ("nats:2", true));
-        assert_eq!(mounts, Some(vec!["/a:/b".to_string(), "/c:/d".to_string()]));
-        let (state, mounts) = read_inspect_answer("nats:2 false").unwrap();
-        assert_eq!((state.running, mounts), (false, None));
-        for odd in ["", "nats:2", "nats:2 maybe", "nats:2 true extra", "WARNING: x\nnats:2 true"] {
-            assert!(read_inspect_answer(odd).is_err(), "{odd:?} was taken as an answer");
-        }
     }
 }
