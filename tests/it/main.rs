@@ -33,4 +33,5 @@ mod sandbox;
 mod scaffold;
 mod scenarios;
 mod screens;
+mod secret_guard;
 mod support;

@@ -81,16 +81,25 @@ impl Session {
         Ok(Guarded { interrupts, credentials })
     }
 
-    /// Refuses options (or a mesh's description) that hold a credential's value, before any
-    /// of it is shown or recorded: a run would have to print it, and a credential is never
-    /// shown. The error names the credential, never the value.
+    /// Refuses options (or a mesh's description) that hold a credential's value whole, before
+    /// any of it is shown or recorded: a run would have to print it, and a credential is never
+    /// shown. The error names the option and the credential, never the value.
     pub fn clear(&self, options: RunOptions, mesh: Arc<dyn Mesh>) -> Result<Cleared> {
-        let shown = [options.node.clone(), options.source_words(), mesh.summary()];
-        for (what, text) in ["--node", "--catalog-source", "the mesh's description"].iter().zip(shown) {
+        let shown = [
+            ("--node", options.node.clone(), "a node's name is shown in every plan and line that names it"),
+            (
+                "--catalog-source",
+                options.source_words(),
+                "a builder's own credentials hold any password the repository needs, never its URL or ref",
+            ),
+            ("the mesh's description", mesh.summary(), "the description is shown at the head of every run"),
+        ];
+        for (what, text, why) in shown {
             if let (_, Some(name)) = self.credentials.redact(text) {
                 bail!(
-                    "{what} holds the value of the genesis credential `{name}`, which is never shown: it cannot be \
-                     a run's option (a password in a URL belongs to the builder's own credentials)"
+                    "{what} holds the value of the genesis credential `{name}`, which is never shown: {why}. \
+                     Take the value out of {what}; if the credential's value is a word the run uses anyway, it is \
+                     no secret: give the credential a value of its own"
                 );
             }
         }
@@ -149,6 +158,13 @@ fn guard_credentials(site: &SiteArgs) -> Result<Arc<Credentials>> {
         bail!(
             "the credentials directory holds `{name}`, which cannot be read as a credential ({why}): its value could \
              not be kept from being shown; make it a regular file of at most 64 KiB, or move it out"
+        );
+    }
+    if let Some((credential, name)) = credentials.value_in_a_name() {
+        bail!(
+            "the value of the genesis credential `{credential}` is part of the credential name `{name}`, which is \
+             shown wherever a value is redacted and asked for by name: the value cannot be kept from being shown; \
+             give the credential a value of its own"
         );
     }
     Ok(credentials)

@@ -212,6 +212,16 @@ impl Credentials {
         self.unreadable.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// A credential whose value is part of a credential's name (its own or another's), with
+    /// that name: a name is shown wherever a value is redacted, in the host's words and in a
+    /// plugin's calls, so such a value cannot be kept from being shown.
+    pub fn value_in_a_name(&self) -> Option<(String, String)> {
+        let handed_out = self.handed_out.lock().unwrap_or_else(|p| p.into_inner());
+        handed_out.iter().find_map(|(credential, value)| {
+            handed_out.iter().find(|(name, _)| name.contains(value.as_str())).map(|(name, _)| (credential.clone(), name.clone()))
+        })
+    }
+
     fn is_directory(&self, name: &str) -> bool {
         match &self.source {
             Source::Directory { dir: Ok(dir), .. } => dir.metadata(name).is_ok_and(|m| m.is_dir()),
@@ -339,9 +349,31 @@ impl Credentials {
     }
 
     /// `text` with the value of every credential handed out replaced by its name, and the
-    /// name of the first one found, if any. Text without any comes back as it was, unmoved.
+    /// name of the first one found, if any. A value is found only where it occurs whole: a
+    /// text that merely begins or ends with a word a value starts with holds no value. Text
+    /// without any comes back as it was, unmoved. For a text cut at a limit, see
+    /// [`Credentials::redact_cut`].
     pub fn redact(&self, text: String) -> (String, Option<String>) {
+        self.redact_as(text, Ending::Whole)
+    }
+
+    /// [`Credentials::redact`] for a text an output limit cut short: what is left at its end
+    /// may be the beginning of a value whose rest was cut away, as good as the value to a
+    /// guesser, so a beginning of at least [`SCRUBBED_CHARS`] characters there goes too.
+    /// Called only where a text was actually cut, before any note saying so is added.
+    pub fn redact_cut(&self, text: String) -> (String, Option<String>) {
+        self.redact_as(text, Ending::Cut)
+    }
+
+    fn redact_as(&self, text: String, ending: Ending) -> (String, Option<String>) {
         let handed_out = self.handed_out.lock().unwrap_or_else(|p| p.into_inner());
+        // What a redaction leaves is redacted already: a value inside one of these (a value
+        // that is part of a credential's name) is not found again, so redacting twice (the
+        // run's, then the program's last) changes nothing more.
+        let markers: Vec<String> = handed_out
+            .iter()
+            .flat_map(|(name, _)| [format!("<secret {name}>"), format!("<secret {name}, cut>")])
+            .collect();
         let mut scrubbed = text;
         let mut found = None;
         for (name, value) in handed_out.iter() {
@@ -350,14 +382,16 @@ impl Credentials {
             let escaped = serde_json::to_string(value).unwrap_or_default();
             let escaped = escaped.trim_matches('"');
             for form in [value.as_str(), escaped] {
-                if scrubbed.contains(form) {
-                    scrubbed = scrubbed.replace(form, &format!("<secret {name}>"));
+                if scrubbed.contains(form)
+                    && let Some(replaced) = replace_outside(&scrubbed, form, &format!("<secret {name}>"), &markers)
+                {
+                    scrubbed = replaced;
                     found.get_or_insert_with(|| name.clone());
                 }
             }
-            // Text cut at a limit may end part-way through a value: what is left of it is as
-            // good as the value to a guesser, so a tail of it long enough to tell goes too.
-            if let Some(cut) = cut_value_at_end(&scrubbed, value) {
+            if ending == Ending::Cut
+                && let Some(cut) = [value.as_str(), escaped].iter().find_map(|form| cut_value_at_end(&scrubbed, form))
+            {
                 scrubbed.truncate(cut);
                 scrubbed.push_str(&format!("<secret {name}, cut>"));
                 found.get_or_insert_with(|| name.clone());
@@ -365,6 +399,37 @@ impl Credentials {
         }
         (scrubbed, found)
     }
+}
+
+/// `text` with every `form` that is not inside one of `markers` replaced by `marker`, or
+/// none when every `form` in it is inside one.
+fn replace_outside(text: &str, form: &str, marker: &str, markers: &[String]) -> Option<String> {
+    let mut replaced = String::with_capacity(text.len());
+    let mut any = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if let Some(kept) = markers.iter().find(|m| rest.starts_with(m.as_str())) {
+            replaced.push_str(kept);
+            rest = &rest[kept.len()..];
+        } else if rest.starts_with(form) {
+            replaced.push_str(marker);
+            rest = &rest[form.len()..];
+            any = true;
+        } else {
+            replaced.push(c);
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    any.then_some(replaced)
+}
+
+/// How a text to redact ends: as it was written, or cut at a limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// Whole: a value is in it only where it occurs whole.
+    Whole,
+    /// Cut at a limit: its last characters may also be the beginning of a value.
+    Cut,
 }
 
 /// Where `text` ends with the start of `value` (at least [`SCRUBBED_CHARS`] of it, short of
@@ -398,6 +463,40 @@ mod tests {
         assert_eq!(cut_value_at_end("aaa genesis-sup", "genesis-superuser"), Some(4));
         assert_eq!(cut_value_at_end("aaa genes", "genesis-superuser"), None, "shorter than a secret is told");
         assert_eq!(cut_value_at_end("aaa genesis-superuser", "genesis-superuser"), None, "whole: redacted as such");
+    }
+
+    #[test]
+    fn a_value_is_found_whole_and_its_beginning_only_where_a_text_was_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("store-superuser"), "postgres-dev-password\n").unwrap();
+        let credentials = Credentials::open(dir.path());
+        credentials.learn_all();
+        // A word the value begins with, ending a whole text, is that word and nothing more.
+        for text in ["module issue postgres", "postgres-dev", "assign node-1 postgres-dev-passwor"] {
+            assert_eq!(credentials.redact(text.into()), (text.to_string(), None), "{text}");
+        }
+        assert_eq!(
+            credentials.redact("pw=postgres-dev-password;".into()),
+            ("pw=<secret store-superuser>;".to_string(), Some("store-superuser".into()))
+        );
+        // Cut at a limit, the same ending may be what is left of the value.
+        assert_eq!(
+            credentials.redact_cut("the password is postgres-dev".into()),
+            ("the password is <secret store-superuser, cut>".to_string(), Some("store-superuser".into()))
+        );
+        assert_eq!(credentials.redact_cut("too short to tell: postg".into()).1, None);
+    }
+
+    #[test]
+    fn a_text_redacted_once_is_not_redacted_again() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("store-superuser"), "superuser\n").unwrap();
+        let credentials = Credentials::open(dir.path());
+        credentials.learn_all();
+        let (once, found) = credentials.redact("secret accept superuser".into());
+        assert_eq!((once.as_str(), found.as_deref()), ("secret accept <secret store-superuser>", Some("store-superuser")));
+        // The credential's name holds its value; what the first redaction left stays as it is.
+        assert_eq!(credentials.redact(once.clone()), (once, None));
     }
 
     #[test]

@@ -269,9 +269,9 @@ impl Adopter {
             }
             Adopter::V0_2 { bindings, given } => {
                 Self::init(bindings, given, &mut *store, ctx).await?;
-                match bindings.call_check(store).await? {
+                match bindings.call_check(&mut *store).await? {
                     Ok(plan) => Ok(Ok(v0_2::plan(plan))),
-                    Err(refusal) => Ok(Err(coded(v0_2::refusal(refusal))?)),
+                    Err(refusal) => Ok(Err(coded(store.data_mut(), v0_2::refusal(refusal))?)),
                 }
             }
         }
@@ -289,9 +289,9 @@ impl Adopter {
             }
             Adopter::V0_2 { bindings, given } => {
                 Self::init(bindings, given, &mut *store, ctx).await?;
-                match bindings.call_adopt(store).await? {
+                match bindings.call_adopt(&mut *store).await? {
                     Ok(report) => Ok(Ok(v0_2::report(report))),
-                    Err(refusal) => Ok(Err(coded(v0_2::refusal(refusal))?)),
+                    Err(refusal) => Ok(Err(coded(store.data_mut(), v0_2::refusal(refusal))?)),
                 }
             }
         }
@@ -318,15 +318,21 @@ impl Adopter {
 
 /// A refusal whose code is kebab-case; any other code is the plugin's fault, and stops it
 /// naming the code, so no installer acts on a code that is not one.
-fn coded(refusal: Refusal) -> wasmtime::Result<Refusal> {
+fn coded(state: &mut RunState, refusal: Refusal) -> wasmtime::Result<Refusal> {
     if let Some(code) = &refusal.code
         && let Some(fault) = Refusal::plugin_code_fault(code)
     {
-        // What the plugin meant to say is kept, cut, so the author sees which refusal it was.
+        // What the plugin meant to say is kept, cut, so the author sees which refusal it was;
+        // where it was cut, what is left of a secret's value is redacted too.
+        const CODE_SHOWN: usize = 64;
         const MESSAGE_SHOWN: usize = 500;
-        let shown: String = code.chars().take(64).collect();
+        let mut shown = code.clone();
+        if crate::sandbox::limits::cut_to(&mut shown, CODE_SHOWN) {
+            shown = state.scrub_cut(shown, || "its refusal's code".into()).0;
+        }
         let mut message = refusal.message.clone();
         if crate::sandbox::limits::cut_to(&mut message, MESSAGE_SHOWN) {
+            message = state.scrub_cut(message, || "its refusal".into()).0;
             message.push_str(" … (cut)");
         }
         wasmtime::bail!("it refused with the code {shown:?}, which {fault}; its refusal said: {message}");

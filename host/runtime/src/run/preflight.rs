@@ -204,15 +204,18 @@ impl Run<'_> {
         }
         for (index, command) in plan.commands.iter().enumerate() {
             // A value found in a command would reach the control plane's argv and its logs:
-            // named by its credential, never shown, before anything moves.
-            if let (_, Some(credential)) = self.credentials.redact(command.join(" ")) {
+            // named by its credential, the command shown with the value in its place, before
+            // anything moves. Only a value that is whole in the command's words counts.
+            if let (shown, Some(credential)) = self.credentials.redact(command.join(" ")) {
                 return Err((
                     format!(
-                        "the `{module}` plugin's plan, command {}, holds the value of credential `{credential}`: a \
-                     command would carry it into the control plane's arguments and logs. A credential reaches \
-                     the control plane only as a carried secret; if its value is an ordinary word, it cannot be \
-                     kept secret: change it",
-                        index + 1
+                        "the `{module}` plugin's plan, command {} (`tell {}`), holds the value of credential \
+                         `{credential}`: the command would carry it into the control plane's arguments and logs. \
+                         A credential reaches the control plane only as a carried secret. If the value is a word \
+                         the plan uses in its own right (a module, container, node or path name), the credential \
+                         is no secret: give it a value of its own",
+                        index + 1,
+                        crate::record::screen::visible(&shown)
                     ),
                     None,
                 ));

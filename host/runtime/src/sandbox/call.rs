@@ -164,7 +164,7 @@ fn stop_report(
         message.push_str(&format!("\nits last host call: {}", crate::record::screen::visible(last_call)));
     }
     for (name, captured) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
-        let text = scrubbed_output(env, captured.text(), &format!("its {name}"));
+        let text = captured.text(|text, cut| scrubbed_output(env, text, cut, &format!("its {name}")));
         if !text.is_empty() {
             let lines: Vec<String> =
                 text.lines().map(|l| format!("  | {}", crate::record::screen::visible(l))).collect();
@@ -214,10 +214,11 @@ fn at_epoch_tick(state: &RunState) -> wasmtime::Result<UpdateDeadline> {
     Ok(UpdateDeadline::Yield(1))
 }
 
-/// `text` a plugin wrote at `place` with secret values replaced by their names; a value
-/// found is recorded as shown there, which fails the run.
-fn scrubbed_output(env: &RunEnv, text: String, place: &str) -> String {
-    let (text, found) = env.credentials.redact(text);
+/// `text` a plugin wrote at `place` with secret values replaced by their names (and, when
+/// the capture was `cut`, what is left of one at its end); a value found is recorded as
+/// shown there, which fails the run.
+fn scrubbed_output(env: &RunEnv, text: String, cut: bool, place: &str) -> String {
+    let (text, found) = if cut { env.credentials.redact_cut(text) } else { env.credentials.redact(text) };
     if let Some(secret) = found {
         env.transcript.record(crate::record::transcript::Entry::SecretShown {
             module: env.module.clone(),

@@ -33,10 +33,16 @@ impl Captured {
         inner.bytes.extend_from_slice(&bytes[..take]);
     }
 
-    /// What was written, as text, with a note when the cap cut it.
-    pub fn text(&self) -> String {
+    /// What was written, as text, with a note when the cap cut it. `redact` is given the
+    /// text before the note, and whether the cap cut it (its end may then be what is left of
+    /// a secret's value), so the note is never taken for the text it follows.
+    pub fn text(&self, redact: impl FnOnce(String, bool) -> String) -> String {
         let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let mut text = String::from_utf8_lossy(&inner.bytes).trim().to_string();
+        let kept = String::from_utf8_lossy(&inner.bytes);
+        // A cut text keeps its last characters as they came: they may be a value's beginning.
+        // (less a character the cap split, which would hide how it ends).
+        let kept = if inner.cut { kept.trim_start().trim_end_matches('\u{FFFD}') } else { kept.trim() };
+        let mut text = redact(kept.to_string(), inner.cut);
         if inner.cut {
             text.push_str(&format!("\n… (cut at {} bytes)", inner.cap));
         }
@@ -117,6 +123,6 @@ mod tests {
     fn captured_output_keeps_the_first_bytes_and_says_it_was_cut() {
         let out = Captured::new(5);
         out.push(b"hello world");
-        assert_eq!(out.text(), "hello\n… (cut at 5 bytes)");
+        assert_eq!(out.text(|text, _| text), "hello\n… (cut at 5 bytes)");
     }
 }

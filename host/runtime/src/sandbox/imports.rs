@@ -78,7 +78,19 @@ impl RunState {
     /// `text` with secret values replaced by their names; a value found is recorded as shown
     /// at `place`, which fails the run.
     pub(crate) fn scrub(&mut self, text: String, place: impl FnOnce() -> String) -> (String, bool) {
-        let (scrubbed, found) = self.env.credentials.redact(text);
+        let redacted = self.env.credentials.redact(text);
+        self.shown_at(redacted, place)
+    }
+
+    /// [`RunState::scrub`] for a text cut at a limit, whose end may be what is left of a value
+    /// ([`crate::Credentials::redact_cut`]).
+    pub(crate) fn scrub_cut(&mut self, text: String, place: impl FnOnce() -> String) -> (String, bool) {
+        let redacted = self.env.credentials.redact_cut(text);
+        self.shown_at(redacted, place)
+    }
+
+    /// Records a value found in a text as shown at `place`; the text, and whether one was.
+    fn shown_at(&mut self, (scrubbed, found): (String, Option<String>), place: impl FnOnce() -> String) -> (String, bool) {
         let leaked = found.is_some();
         if let Some(secret) = found {
             self.env.transcript.record(Entry::SecretShown { module: self.env.module.clone(), secret, place: place() });
@@ -90,14 +102,24 @@ impl RunState {
     /// found (which denies the call). The words they make together are searched, once, so a
     /// value split across two arguments is caught too; where one is found each argument is
     /// redacted, and if the value spans arguments only the joined, redacted words are kept.
+    /// The words of a tell too large to keep end where they were cut, and their last may be
+    /// the beginning of a value.
     fn scrub_request(&mut self, request: Request) -> (Request, bool) {
         let place = || format!("the arguments of its {} call", request.op.as_str());
-        let (joined, leaked) = self.scrub(request.args.join(" "), place);
+        let cut = request.cut.is_some();
+        let joined = request.args.join(" ");
+        let (joined, leaked) = if cut { self.scrub_cut(joined, place) } else { self.scrub(joined, place) };
         if !leaked {
             return (request, false);
         }
         let credentials = &self.env.credentials;
-        let args: Vec<String> = request.args.iter().map(|arg| credentials.redact(arg.clone()).0).collect();
+        let last = request.args.len().saturating_sub(1);
+        let args: Vec<String> = request
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, arg)| if cut && i == last { credentials.redact_cut(arg.clone()) } else { credentials.redact(arg.clone()) }.0)
+            .collect();
         let args = if credentials.redact(args.join(" ")).1.is_some() { vec![joined] } else { args };
         (Request { args, ..request }, true)
     }
@@ -451,7 +473,9 @@ impl RunState {
     pub(crate) async fn serve_fetch(&mut self, url: String) -> Result<Response, HostError> {
         self.serve(Call::Fetch { url: &url }, one(Op::Fetch, &url), None, async |state| {
             let mut response = state.env.mesh.fetch(&url).await?;
-            cut_to(&mut response.body, state.limits.fetch_body_bytes);
+            if cut_to(&mut response.body, state.limits.fetch_body_bytes) {
+                response.body = state.env.credentials.redact_cut(response.body).0;
+            }
             Ok(response)
         })
         .await
@@ -489,10 +513,14 @@ impl RunState {
             ));
         }
         let mut line = line;
-        if cut_to(&mut line, self.limits.say_line_bytes) {
+        let place = || "a say line".to_string();
+        let (line, _) = if cut_to(&mut line, self.limits.say_line_bytes) {
+            let (mut line, leaked) = self.scrub_cut(line, place);
             line.push_str(" … (cut)");
-        }
-        let (line, _) = self.scrub(line, || "a say line".into());
+            (line, leaked)
+        } else {
+            self.scrub(line, place)
+        };
         let at = self.env.mesh.now();
         self.env.transcript.record(Entry::Say { module, line, at });
         Ok(())
