@@ -24,10 +24,12 @@ setup-langs:
         && plugins/python/.venv/bin/pip install --quiet --disable-pip-version-check -r plugins/python/requirements.txt \
         && touch plugins/python/.venv/.installed)
 
-# Install what the tests need beyond that: a NATS server for the live backend's tests, and
-# the other languages' toolchains for the conformance suite.
+# Install what the tests need beyond that: a NATS server for the live backend's tests, the
+# other languages' toolchains for the conformance suite, and the reference node (as root:
+# podman, runc and mmdebstrap from Debian, and its images, built once and kept; node/README.md).
 setup-test: setup setup-langs
     @command -v nats-server >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server)
+    @node/setup
 
 ### build
 

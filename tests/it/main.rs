@@ -26,6 +26,7 @@ mod live;
 mod loading;
 mod native_baseline;
 mod nats;
+mod node;
 mod preflight;
 mod provider;
 mod renamed;
