@@ -24,10 +24,14 @@ setup-langs:
         && plugins/python/.venv/bin/pip install --quiet --disable-pip-version-check -r plugins/python/requirements.txt \
         && touch plugins/python/.venv/.installed)
 
-# Install what the tests need beyond that: a NATS server for the live backend's tests, the
-# other languages' toolchains for the conformance suite, and the reference node (as root:
-# podman, runc and mmdebstrap from Debian, and its images, built once and kept; node/README.md).
-setup-test: setup setup-langs
+# Install what the tests need beyond that: the machine's parts, and the other languages'
+# toolchains for the conformance suite.
+setup-test: setup setup-langs setup-machine
+
+# The machine's parts the tests run: a NATS server for the live backend's tests, and the
+# reference node (as root: podman, runc and mmdebstrap from Debian, and its images, built
+# once and kept; node/README.md). One after the other: both install Debian packages.
+setup-machine:
     @command -v nats-server >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server)
     @node/setup
 
@@ -73,7 +77,8 @@ live-down:
 # The host and its tests build in one cargo invocation (a `cargo build` then a `cargo test`
 # would leave a core idle through each one's longest crate), and everything else the tests
 # need runs beside it at the lowest priority, in the cores' gaps: the toolchains' downloads
-# and the other SDKs' tests, the wasm plugins, the Rust SDK's tests and its packaging. The
+# and the other SDKs' tests, the wasm plugins, the Rust SDK's tests and its packaging, the
+# machine's parts (the reference node's images are built from Debian packages). The
 # host's build is the longest and holds the tests back, so it is never the one kept waiting.
 # The builds use separate directories (the plugins' for wasm32-wasip2 in release, for the
 # host target in debug; the host's), so none waits on another's lock.
@@ -81,9 +86,10 @@ test: setup
     @nice -n 19 just test-langs & langs=$!; \
         nice -n 19 just build-test-plugins & plugins=$!; \
         nice -n 19 just test-sdk & sdk=$!; \
+        nice -n 19 just setup-machine & machine=$!; \
         cargo test --quiet --no-run; host=$?; \
-        wait $langs; langs=$?; wait $plugins; plugins=$?; wait $sdk; sdk=$?; \
-        [ "$langs$plugins$sdk$host" = 0000 ]
+        wait $langs; langs=$?; wait $plugins; plugins=$?; wait $sdk; sdk=$?; wait $machine; machine=$?; \
+        [ "$langs$plugins$sdk$machine$host" = 00000 ]
     @just setup-test
     cargo run --quiet -- build --no-pin
     cargo test --quiet
