@@ -76,7 +76,8 @@ fn a_value_beginning_or_ending_with_a_word_of_the_run_adopts_and_one_equal_to_it
         match option {
             // A value in a credential's name is shown wherever that name is.
             _ if "store-superuser".contains(word.as_str()) => assert!(
-                out.contains("is part of the credential name `store-") && out.contains("cannot be kept from being shown"),
+                out.contains("is part of the credential name `store-")
+                    && out.contains("cannot be kept from being shown"),
                 "the value `{word}`:\n{out}"
             ),
             Some(option) => assert!(

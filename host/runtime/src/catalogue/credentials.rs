@@ -218,7 +218,10 @@ impl Credentials {
     pub fn value_in_a_name(&self) -> Option<(String, String)> {
         let handed_out = self.handed_out.lock().unwrap_or_else(|p| p.into_inner());
         handed_out.iter().find_map(|(credential, value)| {
-            handed_out.iter().find(|(name, _)| name.contains(value.as_str())).map(|(name, _)| (credential.clone(), name.clone()))
+            handed_out
+                .iter()
+                .find(|(name, _)| name.contains(value.as_str()))
+                .map(|(name, _)| (credential.clone(), name.clone()))
         })
     }
 
@@ -494,7 +497,10 @@ mod tests {
         let credentials = Credentials::open(dir.path());
         credentials.learn_all();
         let (once, found) = credentials.redact("secret accept superuser".into());
-        assert_eq!((once.as_str(), found.as_deref()), ("secret accept <secret store-superuser>", Some("store-superuser")));
+        assert_eq!(
+            (once.as_str(), found.as_deref()),
+            ("secret accept <secret store-superuser>", Some("store-superuser"))
+        );
         // The credential's name holds its value; what the first redaction left stays as it is.
         assert_eq!(credentials.redact(once.clone()), (once, None));
     }

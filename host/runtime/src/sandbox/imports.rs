@@ -90,7 +90,11 @@ impl RunState {
     }
 
     /// Records a value found in a text as shown at `place`; the text, and whether one was.
-    fn shown_at(&mut self, (scrubbed, found): (String, Option<String>), place: impl FnOnce() -> String) -> (String, bool) {
+    fn shown_at(
+        &mut self,
+        (scrubbed, found): (String, Option<String>),
+        place: impl FnOnce() -> String,
+    ) -> (String, bool) {
         let leaked = found.is_some();
         if let Some(secret) = found {
             self.env.transcript.record(Entry::SecretShown { module: self.env.module.clone(), secret, place: place() });
