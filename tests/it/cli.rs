@@ -573,6 +573,56 @@ fn outputs_that_are_one_file_or_a_hard_link_to_an_input_are_refused() {
 }
 
 #[test]
+fn a_node_name_that_is_no_rfc_1123_subdomain_exits_2_saying_the_rule_wherever_it_is_given() {
+    let dir = catalogue();
+    let rule = "a node name is an RFC 1123 subdomain";
+    let long_label = "n".repeat(64);
+    let bad = ["node-1;rm", "~", "$HOME", ".", "nöde", "Node-1", "-node", "node..1", "node_1", long_label.as_str()];
+    for node in bad {
+        for command in ["check", "run"] {
+            // `--node=…`, so that clap takes a name beginning with `-` as the option's value.
+            let option = format!("--node={node}");
+            let out = mesh_adopt().args([command, &option, "--catalog-source", SOURCE]).catalogue(dir.path()).output();
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{command} --node {node:?}: {stderr}");
+            assert!(stderr.contains(&format!("--node `{}` cannot be used: {rule}", node.escape_debug())), "{stderr}");
+            assert!(out.stdout.is_empty(), "{command} --node {node:?} ran: {}", text(&out.stdout));
+        }
+    }
+    // One that is: a run.
+    let out = mesh_adopt().args(["check", "--node", "node-2.mesh.local", "--catalog-source", SOURCE]);
+    let out = out.catalogue(dir.path()).output();
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+
+    // A saved plan's node is held to the same rule.
+    let plan = dir.path().join("plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    let saved = mesh_adopt().args(["check", "--catalog-source", SOURCE, "--out", plan_arg]).catalogue(dir.path());
+    assert_eq!(saved.output().status.code(), Some(0));
+    let mut edited: serde_json::Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+    edited["node"] = "node-1;rm".into();
+    std::fs::write(&plan, edited.to_string()).unwrap();
+    let out = mesh_adopt().args(["run", "--catalog-source", SOURCE, "--plan", plan_arg]).catalogue(dir.path()).output();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("its `node` `node-1;rm` cannot be used: {rule}")), "{stderr}");
+
+    // So is a scenario's.
+    let scenario = dir.path().join("odd-node.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"runs on a node named like a command\"\nmodules = [\"postgres\"]\n\n[mesh]\nnode = \"$HOME\"\n\n\
+         [expect]\noutcome = \"adopted\"\nstrict = false\n",
+    )
+    .unwrap();
+    let out = mesh_adopt().args(["test", scenario.to_str().unwrap()]).catalogue(dir.path()).output();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}{stderr}", text(&out.stdout));
+    assert!(stderr.contains("odd-node.toml"), "{stderr}");
+    assert!(stderr.contains(&format!("`mesh.node` `$HOME` cannot be used: {rule}")), "{stderr}");
+}
+
+#[test]
 fn a_wait_of_nothing_or_a_fraction_of_a_second_is_refused() {
     let dir = catalogue();
     for wait in ["0", "0s", "1.5s", "500ms"] {

@@ -123,6 +123,9 @@ doc_lines! {
         `printf 's3cret-cache-password\\n'`";
     DOC_SCRUBBED = "README.md, secret-never-shown: \"values shorter than 6 characters cannot be told from ordinary \
         text and are not scrubbed\"; only granted credentials are checked by preflight";
+    DOC_NODE_NAME = "README.md, options: \"`--node NODE` | `node-1` | the node modules are assigned to: an RFC 1123 \
+        subdomain (lowercase letters, digits, `-` and `.`; labels of 1–63 characters that begin and end with a letter \
+        or digit; 253 characters at most), else exit 2\"";
     DOC_OPTIONS_OK = "README.md, options table (`--node` default `node-1`; `--catalog-source REPO[@REF]`; `--wait` \
         1s to 12h; `--plugin-memory` 16..=4096; `--plugin-time` 1s..=1h; `--plugin-wall-time` 1s..=24h, above \
         1500 s plus `--wait`)";
@@ -1364,6 +1367,11 @@ fn misread_word() -> impl Strategy<Value = (String, &'static str)> {
     )
 }
 
+/// A node name as the mesh names a node: one to three RFC 1123 labels.
+fn node_name() -> impl Strategy<Value = String> {
+    prop::collection::vec("[a-z0-9]([a-z0-9-]{0,12}[a-z0-9])?", 1..=3).prop_map(|labels| labels.join("."))
+}
+
 fn option_mutations() -> Vec<BoxedStrategy<Case>> {
     vec![
         // INVALID: a module the catalogue does not hold, alone or among phase three.
@@ -1408,6 +1416,26 @@ fn option_mutations() -> Vec<BoxedStrategy<Case>> {
                     (odd.clone(), DOC_CHECKED_WORD, format!("--node {odd:?} ({why})"))
                 };
                 Case::invalid("option-node", what, doc, &["--node"]).option("--node", &node)
+            })
+            .boxed(),
+        // INVALID: `--node` no RFC 1123 subdomain, though a word a command reads as one.
+        (node_name(), 0..6usize)
+            .prop_map(|(node, how)| {
+                let (odd, why) = match how {
+                    0 => (node.to_uppercase(), "uppercase"),
+                    1 => (format!("{node}_x"), "an underscore"),
+                    2 => (format!("{node};rm"), "a `;`"),
+                    3 => (format!("{node}-"), "a label ending in `-`"),
+                    4 => (format!("{node}.{}", "l".repeat(64)), "a label of 64 characters"),
+                    _ => (format!("nö{node}"), "a letter beyond ASCII"),
+                };
+                Case::invalid(
+                    "option-node-name",
+                    format!("--node {odd:?} ({why})"),
+                    DOC_NODE_NAME,
+                    &["--node", "RFC 1123"],
+                )
+                .option("--node", &odd)
             })
             .boxed(),
         // INVALID: `--catalog-source` a builder could misread: whitespace or a control
@@ -1624,11 +1652,10 @@ fn option_mutations() -> Vec<BoxedStrategy<Case>> {
                 }
             })
             .boxed(),
-        // VALID: another node, a checked word of at most 253 bytes.
-        (prop_oneof!["[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,40}".prop_map(String::from), Just("n".repeat(253))])
-            .prop_filter("no `..`", |node| !node.contains(".."))
+        // VALID: another node, an RFC 1123 subdomain of at most 253 bytes.
+        (prop_oneof![node_name(), Just(["a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(61)].join("."))])
             .prop_map(|node| {
-                Case::valid("option-node-ok", format!("--node {node:?}"), DOC_OPTIONS_OK).option("--node", &node)
+                Case::valid("option-node-ok", format!("--node {node:?}"), DOC_NODE_NAME).option("--node", &node)
             })
             .boxed(),
         // VALID: another catalogue source, with or without a ref.

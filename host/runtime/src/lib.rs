@@ -107,8 +107,8 @@ pub use model::contract::{Contract, WORLD};
 pub use model::digest::Sha256;
 pub use model::exit::ExitStatus;
 pub use model::options::{
-    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, parse_catalog_source,
-    parse_duration,
+    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, check_node_name,
+    parse_catalog_source, parse_duration,
 };
 pub use model::{CatalogSource, Context, FoundationResource, Plan, PlannedCommand, Refusal, Report};
 pub use model::{Input, Stopped, Unusable};

@@ -144,6 +144,9 @@ fn duration(text: &str, what: &str) -> Result<Duration> {
 
 /// The options a run of the scenario gets: its node, catalogue source and `--wait`.
 fn options(spec: &MeshSpec) -> Result<RunOptions> {
+    if let Some(node) = &spec.node {
+        mesh_adopt_runtime::check_node_name("`mesh.node`", node)?;
+    }
     Ok(RunOptions {
         node: spec.node.clone().unwrap_or_else(|| "node-1".into()),
         catalog_source: match spec.catalog_source.as_deref() {

@@ -42,7 +42,7 @@ impl RunOptions {
     /// it (the command line says `--wait`).
     pub fn validate(&self) -> Result<(), crate::error::Error> {
         let refused = |option, why| crate::error::Error::RunOption { option, why };
-        name_problem(&self.node).map_err(|why| refused(RunOptionName::Node, why))?;
+        node_problem(&self.node).map_err(|why| refused(RunOptionName::Node, why))?;
         if let Some(source) = &self.catalog_source {
             source_problem(source).map_err(|why| refused(RunOptionName::CatalogSource, why))?;
         }
@@ -86,6 +86,39 @@ fn name_problem(value: &str) -> Result<(), String> {
             e.to_string().trim_start_matches("its name ")
         )
     })
+}
+
+/// Refuses a node name (`--node`, a saved plan's, a scenario's) that is not an RFC 1123
+/// subdomain, as a node is named on the mesh: `option` is how the caller's user gave it.
+pub fn check_node_name(option: &str, value: &str) -> Result<(), crate::error::Error> {
+    crate::error::at_boundary(crate::error::Error::Catalogue, || {
+        node_problem(value).map_err(|why| anyhow!("{option} {why}"))
+    })
+}
+
+/// What is wrong with a node name, said after the name's option: a node is named as a host is
+/// (RFC 1123), so no command, path or shell that carries the name can read it as anything else.
+pub(crate) fn node_problem(value: &str) -> Result<(), String> {
+    let rule = "a node name is an RFC 1123 subdomain: lowercase letters, digits, `-` and `.`, in labels of 1 to 63 \
+                characters that begin and end with a letter or digit, at most 253 characters in all (such as \
+                `node-1`)";
+    if value.len() > NAME_BYTES {
+        return Err(format!(
+            "is {} bytes long; a name is at most {NAME_BYTES} bytes, as a host name is: {rule}",
+            value.len()
+        ));
+    }
+    let label_fits = |label: &str| {
+        let alphanumeric = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+        (1..=63).contains(&label.len())
+            && label.chars().all(|c| alphanumeric(c) || c == '-')
+            && label.starts_with(alphanumeric)
+            && label.ends_with(alphanumeric)
+    };
+    if value.split('.').all(label_fits) {
+        return Ok(());
+    }
+    Err(format!("`{}` cannot be used: {rule}", value.escape_debug()))
 }
 
 /// What is wrong with a wait, said after its option.
@@ -197,6 +230,42 @@ mod tests {
             let err = parse_catalog_source(bad).unwrap_err().to_string();
             assert!(err.starts_with("the catalogue source"), "{bad:?}: {err}");
         }
+    }
+
+    #[test]
+    fn a_node_name_is_an_rfc_1123_subdomain() {
+        let longest = ["a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(61)].join(".");
+        assert_eq!(longest.len(), NAME_BYTES);
+        for good in ["node-1", "n", "0", "node-1.mesh.local", "a-b-c", longest.as_str()] {
+            assert!(node_problem(good).is_ok(), "{good:?}");
+        }
+        let over = format!("{longest}e");
+        let label = "a".repeat(64);
+        for bad in [
+            "",
+            "node-1;rm",
+            "~",
+            "$HOME",
+            ".",
+            "nöde",
+            "Node-1",
+            "-node",
+            "node-",
+            "node..1",
+            ".node",
+            "node.",
+            "a b",
+            "node_1",
+            label.as_str(),
+            over.as_str(),
+        ] {
+            let why = node_problem(bad).unwrap_err();
+            assert!(why.contains("RFC 1123 subdomain"), "{bad:?}: {why}");
+        }
+        let refused = RunOptions { node: "node-1;rm".into(), ..RunOptions::default() }.validate().unwrap_err();
+        let refused = refused.to_string();
+        assert!(refused.starts_with("the node `node-1;rm` cannot be used: a node name is an RFC 1123"), "{refused}");
+        assert!(check_node_name("`mesh.node`", "$HOME").unwrap_err().to_string().starts_with("`mesh.node` `$HOME`"));
     }
 
     #[test]

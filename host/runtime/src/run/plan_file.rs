@@ -171,7 +171,13 @@ impl SavedPlan {
                     format.schema
                 );
             }
-            serde_json::from_slice(bytes).context("it is not a saved plan")
+            let plan: SavedPlan = serde_json::from_slice(bytes).context("it is not a saved plan")?;
+            // The node is read back into messages and compared with the run's: held to the rule
+            // `--node` is held to.
+            if let Err(why) = crate::model::options::node_problem(&plan.node) {
+                bail!("its `node` {why}");
+            }
+            Ok(plan)
         })
     }
 
@@ -313,6 +319,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         saved().write(&dir.path().join("p")).unwrap();
         assert_eq!(SavedPlan::read(&dir.path().join("p")).unwrap(), saved());
+    }
+
+    #[test]
+    fn a_plan_whose_node_is_no_node_name_is_refused_naming_the_rule() {
+        let mut plan = serde_json::to_value(saved()).unwrap();
+        plan["node"] = "node-1;rm".into();
+        let why = SavedPlan::parse(&serde_json::to_vec(&plan).unwrap()).unwrap_err().to_string();
+        assert!(why.contains("its `node` `node-1;rm` cannot be used: a node name is an RFC 1123 subdomain"), "{why}");
     }
 
     #[test]
