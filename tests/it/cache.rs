@@ -151,10 +151,13 @@ fn a_plugin_compiled_from_functions_compiled_before_is_the_same_native_code() {
     assert!(reused.reused * 4 > reused.looked_up, "{reused:?}: a good part of the functions are shared");
     let afresh = PluginHost::new(Limits::default()).unwrap().precompile(&bytes).unwrap();
     assert!(reusing == afresh, "the native code differs from a compile afresh");
-    // Once compiled, its own functions are found too (all but the few Cranelift cannot
-    // store).
+    // Once compiled, its own functions are found too: most, not all. Cranelift 0.135 keys a
+    // function by a hash of its IR, and its `DataFlowGraph::clear` does not clear exception
+    // tables, so a function compiled on a thread's context after a trampoline (whose `try_call`
+    // has one) hashes with that table in it: which functions get such a key depends on how
+    // the compile's threads were scheduled. In the runs measured (33), 87-96 % were found.
     let again = cached_host(dir.path());
     again.precompile(&bytes).unwrap();
     let found = again.functions_reused().unwrap();
-    assert!(found.reused > reused.reused && found.reused * 10 > found.looked_up * 9, "{found:?} after {reused:?}");
+    assert!(found.reused > reused.reused && found.reused * 5 > found.looked_up * 4, "{found:?} after {reused:?}");
 }

@@ -17,6 +17,12 @@
 //! directory per engine compatibility hash, inside the compile cache's private directory,
 //! so they are trusted exactly as far as its entries are. Pruning the cache to its bound
 //! removes the packs used longest ago with its entries: that only makes later compiles slower.
+//!
+//! Not every function is found again under the key it was stored under: Cranelift 0.135's
+//! `DataFlowGraph::clear` leaves exception tables behind in a reused compile context, so a
+//! function compiled on a thread after a trampoline hashes with that table in it, and which
+//! functions do depends on how the compile's threads were scheduled (one in twenty or so).
+//! Those are compiled again, and stored under the new key.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
