@@ -139,3 +139,17 @@ async fn a_secret_value_in_a_host_error_is_redacted_and_fails_the_run() {
     assert!(ran.broken().contains(&"secret-never-shown"), "{:?}", ran.report.violations);
     nothing_moved(&ran);
 }
+
+#[tokio::test]
+async fn a_module_that_adopts_a_container_and_leaves_its_push_to_another_is_refused_before_any_effect() {
+    // postgres declares it adopts the store, and prepares itself but never pushes: nats's push
+    // would apply the store, and postgres would be "adopted" by what that push did.
+    let ran = TestMesh::new().with_plugin("postgres", "prepares_without_pushing").handover_undeclared().run().await;
+    nothing_moved(&ran);
+    assert_eq!(ran.report.exit_code(), 1);
+    assert!(ran.broken().contains(&"one-push"), "{:?}", ran.report);
+    let Some(ModuleOutcome::NotRun { because }) = ran.report.outcome("postgres") else {
+        panic!("postgres was {:?}", ran.report.outcome("postgres"))
+    };
+    assert_mentions(because, &["`postgres` declares it adopts `mesh-store`", "never pushes"]);
+}

@@ -28,8 +28,12 @@ pub struct PushEffect {
 pub struct Prediction {
     /// The pushes, in the order the plans make them.
     pub pushes: Vec<PushEffect>,
-    /// How many pushes each module's plan makes.
+    /// How many pushes each module's plan makes, for every module planned (0 for a plan
+    /// that makes none).
     pub pushes_by_module: BTreeMap<String, usize>,
+    /// The modules whose own plan prepares them on the node: what another module's push
+    /// would then apply, if their own plan does not push.
+    pub prepares_itself: BTreeSet<String>,
     /// Modules moved ahead of the order asked for: an earlier run left each prepared without
     /// its hand-over, so its own `secret accept` must come before any other module's push.
     pub first: Vec<String>,
@@ -98,11 +102,15 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
     let mut accepted: BTreeSet<(String, String)> = BTreeSet::new();
     let mut prediction = Prediction::default();
     for planned in modules {
+        prediction.pushes_by_module.entry(planned.module.to_string()).or_insert(0);
         for (index, planned_command) in planned.commands.iter().enumerate() {
             let Ok(command) = planned_command.command() else { continue };
             match command.clone() {
                 Command::ModuleAdd { .. } => register(&mut known, planned.module, planned.manifest),
                 Command::Prepare { module, .. } => {
+                    if module == planned.module {
+                        prediction.prepares_itself.insert(module.clone());
+                    }
                     if let Some(k) = known.iter_mut().find(|k| k.name == module) {
                         k.prepared = true;
                     }

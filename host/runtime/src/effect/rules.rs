@@ -64,6 +64,21 @@ pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction,
                 "`{module}`'s plan pushes {pushes} times; a module pushes once, after everything it hands over"
             )));
         }
+        // A container a module declares it adopts is applied by that module's own push: one
+        // prepared and left to another's would be "adopted" by whatever that push did.
+        let adopts: Vec<&str> = declarations
+            .adopters
+            .iter()
+            .filter(|(_, adopters)| adopters.iter().any(|a| &a.module == module))
+            .map(|(container, _)| container.as_str())
+            .collect();
+        if *pushes == 0 && !adopts.is_empty() && effects.prepares_itself.contains(module) {
+            found.push(Rule::OnePush.broken(format!(
+                "`{module}` declares it adopts {} and its plan prepares it, but never pushes: another module's \
+                 push would apply it; a module pushes what it adopts itself",
+                adopts.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            )));
+        }
     }
     let mut unique = Vec::with_capacity(found.len());
     for violation in found {

@@ -22,7 +22,7 @@ pub enum Rule {
     CredentialNeverReplaced,
     /// No container a push raises mounts what a container genesis raised holds.
     GenesisVolumesHeldOnce,
-    /// A module's plan pushes once.
+    /// A module's plan pushes once; one that declares it adopts a container pushes it itself.
     OnePush,
     /// The node did what the prediction said, container by container.
     EffectAsPredicted,
