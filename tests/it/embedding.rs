@@ -148,6 +148,53 @@ async fn a_run_cancelled_in_a_hanging_tell_ends_its_command_and_its_record_says_
     assert!(!done.iter().any(|d| d.contains("\"build\"")), "the build never answered, so it is not done: {done:?}");
 }
 
+/// An embedder cancels a run on the simulator, which answers every call at once, as the
+/// event of postgres's outcome arrives: the run yields between modules and at every host
+/// call, so it stops there, nats makes no call, the record ends `interrupted`, and the mesh's
+/// lock is released as the run's future is dropped.
+#[tokio::test(flavor = "current_thread")]
+async fn a_run_cancelled_as_an_outcome_arrives_stops_before_the_next_module_makes_a_call() {
+    use mesh_adopt_runtime::events::Event;
+    use mesh_adopt_runtime::mesh::Mesh as _;
+    let dir = tempfile::tempdir().unwrap();
+    let phase_three = PhaseThree::at(dir.path());
+    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(phase_three.foundation.clone(), "node-1")));
+    let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+    let cancel = Mutex::new(Some(cancel));
+    let seen = Arc::new(Mutex::new(Vec::<Event>::new()));
+    let into = seen.clone();
+    let run = Run::builder(host(), &phase_three.catalogue, &phase_three.foundation, mesh.clone())
+        .credentials(Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+        .options(TestMesh::new().options)
+        .events(Arc::new(move |event: &Event| {
+            into.lock().unwrap().push(event.clone());
+            if let Event::Outcome(outcome) = event
+                && outcome.module == "postgres"
+                && let Some(cancel) = cancel.lock().unwrap().take()
+            {
+                let _ = cancel.send(());
+            }
+        }))
+        .build();
+    let modules = modules();
+    tokio::select! {
+        report = run.run(&modules, Mode::Adopt) => panic!("cancelled at postgres's outcome, yet it ended: {:?}", report.modules),
+        _ = cancelled => {}
+    }
+    run.interrupted("cancelled");
+    let events = seen.lock().unwrap().clone();
+    let adopted = events.iter().any(|e| matches!(e, Event::Outcome(o) if o.module == "postgres" && o.succeeded));
+    assert!(adopted, "postgres adopted before the cancel: {events:?}");
+    let by_nats = |e: &&Event| {
+        matches!(e, Event::Call(c) if c.module == "nats") || matches!(e, Event::Started(s) if s.module == "nats")
+    };
+    let nats_calls: Vec<&Event> = events.iter().filter(by_nats).collect();
+    assert!(nats_calls.is_empty(), "nats made a call after the cancel: {nats_calls:?}");
+    assert!(!mesh.calls().iter().any(|c| c.contains("nats")), "{:?}", mesh.calls());
+    assert!(matches!(events.last(), Some(Event::Interrupted(i)) if i.signal == "cancelled"), "{:?}", events.last());
+    assert_eq!(mesh.lock_holder().await, Ok(None), "the dropped run released the mesh's lock");
+}
+
 /// Drives `future` on this thread with no runtime at all: what any executor at least does.
 fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
     struct Unpark(std::thread::Thread);

@@ -24,6 +24,7 @@ mod hostile;
 mod invariants;
 mod live;
 mod loading;
+mod lock;
 mod native_baseline;
 mod nats;
 mod node;

@@ -15,6 +15,7 @@ use crate::commands::new::{self, NewArgs};
 use crate::commands::replay::{self, ReplayArgs};
 use crate::commands::run::{self, RunArgs};
 use crate::commands::test::{self, TestArgs};
+use crate::commands::unlock::{self, UnlockArgs};
 use crate::exit::ExitStatus;
 use mesh_adopt_runtime::events;
 
@@ -33,7 +34,12 @@ impl Cli {
         match &self.command {
             Command::Check(CheckArgs { phase, .. }) | Command::Run(RunArgs { phase, .. }) => phase.shown.json,
             Command::Replay(args) => args.shown.json,
-            Command::Inspect(_) | Command::Test(_) | Command::New(_) | Command::Build(_) | Command::Cache(_) => false,
+            Command::Inspect(_)
+            | Command::Test(_)
+            | Command::New(_)
+            | Command::Build(_)
+            | Command::Cache(_)
+            | Command::Unlock(_) => false,
         }
     }
 }
@@ -60,6 +66,8 @@ enum Command {
     /// Answer a plugin's calls from a `--record` file and report the first call where it
     /// no longer does what the recorded run did.
     Replay(ReplayArgs),
+    /// Break the live mesh's lock a run killed outright left, by the id a refused run named.
+    Unlock(UnlockArgs),
 }
 
 /// Runs the command line and says how it ended: 0 when every module succeeded, 1 when one
@@ -165,5 +173,6 @@ async fn execute(cli: Cli) -> Result<ExitStatus> {
         Command::Build(args) => build::build(args),
         Command::Cache(args) => cache::cache(args),
         Command::Replay(args) => replay::replay(args).await,
+        Command::Unlock(args) => unlock::unlock(args).await,
     }
 }

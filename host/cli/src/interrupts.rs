@@ -57,6 +57,7 @@ impl Interrupts {
             tokio::time::sleep(INTERRUPT_GRACE).await;
             // Still here: the run did not get to stop itself. What it started goes first.
             mesh_adopt_live::end_every_command();
+            mesh_adopt_live::lock::release_every_lock();
             if let Some((output, transcript)) = slot.get() {
                 output.interrupted(signal, transcript);
             } else {

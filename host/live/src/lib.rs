@@ -9,6 +9,7 @@
 
 mod driver;
 pub mod inspect;
+pub mod lock;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -23,6 +24,7 @@ use serde::Deserialize;
 use tokio::io::AsyncWriteExt;
 
 use mesh_adopt_runtime::effect::MeshView;
+use mesh_adopt_runtime::mesh::lock::{LockHolder, Locking, Unlocked};
 use mesh_adopt_runtime::mesh::{ContainerState, Mesh, MeshError, Payload, Response};
 
 /// The file the live mesh is configured by, looked for in the working directory.
@@ -65,6 +67,15 @@ pub struct LiveConfig {
     pub fetch_rewrite: BTreeMap<String, String>,
     /// The most of a command's output kept, in bytes.
     pub output_bytes: usize,
+    /// Takes the mesh's lock for the holder on its standard input (one JSON line): see
+    /// [`lock`] for its contract. None: only this machine's lock keeps another run out.
+    pub lock: Option<Vec<String>>,
+    /// Releases the lock held under the id in its `{id}` word ([`lock`]); with `lock`.
+    pub unlock: Option<Vec<String>>,
+    /// Prints who holds the mesh's lock, for a check ([`lock`]); optional, with `lock`.
+    pub lock_holder: Option<Vec<String>>,
+    /// How long a `lock`, `unlock` or `lock_holder` command may take, in seconds.
+    pub lock_command_timeout_seconds: u64,
 }
 
 impl Default for LiveConfig {
@@ -81,6 +92,10 @@ impl Default for LiveConfig {
             fetch_body_bytes: 64 << 10,
             fetch_rewrite: BTreeMap::new(),
             output_bytes: 256 << 10,
+            lock: None,
+            unlock: None,
+            lock_holder: None,
+            lock_command_timeout_seconds: 10,
         }
     }
 }
@@ -108,6 +123,7 @@ impl LiveConfig {
             ("fetch_timeout_seconds", config.fetch_timeout_seconds, 3600),
             ("fetch_body_bytes", config.fetch_body_bytes, 64 << 20),
             ("output_bytes", config.output_bytes as u64, 64 << 20),
+            ("lock_command_timeout_seconds", config.lock_command_timeout_seconds, 3600),
         ] {
             anyhow::ensure!(
                 (1..=most).contains(&value),
@@ -115,6 +131,7 @@ impl LiveConfig {
                 path.display()
             );
         }
+        lock::check_commands(&config).with_context(|| format!("in `{}`", path.display()))?;
         Ok(config)
     }
 }
@@ -124,6 +141,8 @@ pub struct LiveMesh {
     config: LiveConfig,
     opened: Instant,
     opened_at: SystemTime,
+    /// Where this machine's locks are kept; `None` when there is no state directory.
+    locks: Option<lock::MachineLocks>,
 }
 
 impl LiveMesh {
@@ -131,7 +150,15 @@ impl LiveMesh {
     /// the system's randomness: a nonce or a password a plugin draws there is not recorded
     /// and cannot be drawn again from anything its record holds.
     pub fn new(config: LiveConfig) -> LiveMesh {
-        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now() }
+        let locks = lock::MachineLocks::default_dir().map(lock::MachineLocks::in_dir);
+        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), locks }
+    }
+
+    /// This mesh with this machine's locks kept in `dir` instead of the user's state
+    /// directory ([`lock::MachineLocks::default_dir`]).
+    pub fn with_locks_in(mut self, dir: impl Into<std::path::PathBuf>) -> LiveMesh {
+        self.locks = Some(lock::MachineLocks::in_dir(dir));
+        self
     }
 }
 
@@ -455,5 +482,17 @@ impl Mesh for LiveMesh {
     async fn sleep(&self, duration: Duration) {
         // On the driver's runtime, whose timers are there whatever the caller's executor has.
         let _ = driver::on_driver(tokio::time::sleep(duration)).await;
+    }
+
+    async fn lock(&self, holder: &LockHolder) -> Result<Locking, MeshError> {
+        self.take_lock(holder).await
+    }
+
+    async fn unlock(&self, id: &str) -> Result<Unlocked, MeshError> {
+        self.release_lock(id).await
+    }
+
+    async fn lock_holder(&self) -> Result<Option<LockHolder>, MeshError> {
+        self.holder_of_lock().await
     }
 }

@@ -89,6 +89,8 @@ fn answers_typed_by_import(schema: &mut serde_json::Value) {
 pub enum Event {
     /// The stream's first line: its schema version and what the run was asked to do.
     Run(RunEvent),
+    /// The mesh's lock: taken by this run, held by another, waited for, released, or failed.
+    Lock(LockEvent),
     /// A module's plugin is loaded: the code it runs as, and whether this run compiled it.
     Loaded(LoadedEvent),
     /// The plan a module's `check` made in preflight, which its `adopt` is held to.
@@ -880,6 +882,44 @@ impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "call {}: {}", self.call, self.message)
     }
+}
+
+/// The mesh's lock, as a run takes, waits for, is refused or releases it, or as a check
+/// finds it held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct LockEvent {
+    /// What came of it.
+    pub outcome: LockOutcome,
+    /// What the lock keeps out, when this run took it: `mesh`, `machine` (this machine's lock
+    /// only: the mesh has none) or `none` (nothing keeps another run out); `null` otherwise.
+    pub scope: Option<crate::mesh::lock::LockScope>,
+    /// Who holds it: this run for `taken`, `released` and `failed`; the other holder for
+    /// `held` and `waiting`.
+    pub holder: crate::mesh::lock::LockHolder,
+    /// Whether the holder's process is known to be gone: it ran on this host and runs no
+    /// more, so a run killed outright left the lock (`mesh-adopt unlock ID` breaks it).
+    pub process_gone: bool,
+    /// For `failed`, what the mesh answered; for `waiting`, how long the run waits at most;
+    /// `null` otherwise.
+    pub message: Option<String>,
+}
+
+/// What came of a run's asking for the mesh's lock, or a check's looking at it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LockOutcome {
+    /// This run took the lock; it holds it to its end.
+    Taken,
+    /// Another holds the lock: a run changes nothing and exits 1; a check only says so.
+    Held,
+    /// Another holds the lock and the run waits for it (`--lock-timeout`).
+    Waiting,
+    /// The run released its lock at its end.
+    Released,
+    /// The lock could not be taken (the run changes nothing) or released (it is left, for
+    /// `mesh-adopt unlock`).
+    Failed,
 }
 
 /// The last line of a finished command.

@@ -43,8 +43,13 @@
 //!   parts is a `Run<'static>`, so `tokio::spawn(async move { run.run(&modules, mode).await })`
 //!   and other executors' spawns take it, and each run releases its parts when it ends.
 //! - **Cancelling.** Drop the future: the plugin in flight is stopped, a control-plane
-//!   command in flight is killed with its process group, nothing more reaches the mesh, and
-//!   [`Run::interrupted`] gives the record's last event with what had been done.
+//!   command in flight is killed with its process group, nothing more reaches the mesh, the
+//!   mesh's lock is released, and [`Run::interrupted`] gives the record's last event with
+//!   what had been done. The run yields to its executor at every host call and between
+//!   modules, so a cancel takes effect at the next call even on a mesh that answers at once.
+//! - **One run at a time.** A run that adopts holds the mesh's lock ([`mesh::Mesh::lock`])
+//!   from before preflight to its end; another run holding it keeps it out, changing
+//!   nothing ([`Held::Locked`]), or, with [`RunBuilder::lock_timeout`], makes it wait.
 //! - **Events.** [`RunBuilder::events`] streams the run as it happens to any
 //!   [`stream::Sink`] (a closure will do): the `--json` lines, each module's outcome as soon
 //!   as its turn ends; a [`stream::RecordFile`] is a record `mesh-adopt replay` reads.

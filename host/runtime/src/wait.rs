@@ -18,3 +18,39 @@ pub(crate) async fn within<T>(future: impl Future<Output = T>, limit: Duration) 
     })
     .await
 }
+
+/// Gives the executor a turn: pending once, having asked to be polled again, then ready. What
+/// lets an embedder's cancel (a dropped future) stop a run between two steps even on a mesh
+/// that answers at once, as the simulator does.
+pub(crate) async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await
+}
+
+/// Drives `future` to its end on the calling thread, parking it between polls: for what must
+/// finish where nothing can await (a `Drop`), whatever executor, if any, the thread is on.
+pub(crate) fn block_on<T>(future: impl Future<Output = T>) -> T {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut context = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let std::task::Poll::Ready(value) = future.as_mut().poll(&mut context) {
+            return value;
+        }
+        std::thread::park();
+    }
+}

@@ -14,6 +14,7 @@ use mesh_adopt_runtime::CredentialValues;
 use mesh_adopt_runtime::RunOptions;
 use mesh_adopt_runtime::events::{Op, OutcomeWord};
 use mesh_adopt_runtime::files::read_bounded;
+use mesh_adopt_runtime::mesh::lock::LockHolder;
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, SimSetup};
 use mesh_adopt_runtime::parse_duration;
 use mesh_adopt_runtime::{Catalogue, FOUNDATION_BYTES, Foundation, ModuleFiles};
@@ -236,6 +237,14 @@ fn setup(spec: &MeshSpec, foundation: Foundation, node: &str) -> Result<SimSetup
         };
         setup.faults.push(Fault { op, matching: fault.matching.clone(), times: fault.times, effect });
     }
+    setup.locked_by = spec.locked_by.as_ref().map(|by| LockHolder {
+        id: by.id.clone(),
+        host: by.host.clone(),
+        pid: by.pid,
+        command: by.command.clone(),
+        since: by.since.clone(),
+        node: node.to_string(),
+    });
     Ok(setup)
 }
 

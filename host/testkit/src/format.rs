@@ -52,6 +52,29 @@ pub struct MeshSpec {
     pub credentials: Option<BTreeMap<String, String>>,
     /// Faults to inject.
     pub faults: Vec<FaultSpec>,
+    /// Another run holding the mesh's lock when the scenario starts: every run is kept out.
+    pub locked_by: Option<LockedBy>,
+}
+
+/// Another run holding the mesh's lock, as a refused run names it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockedBy {
+    /// The host it runs on.
+    pub host: String,
+    /// Its process id there.
+    pub pid: u32,
+    /// Its command line.
+    pub command: String,
+    /// When it took the lock, RFC 3339.
+    pub since: String,
+    /// The lock's id [default: `10c4ed0000000000`].
+    #[serde(default = "scenario_lock_id")]
+    pub id: String,
+}
+
+fn scenario_lock_id() -> String {
+    "10c4ed0000000000".into()
 }
 
 /// A fault: the next `times` calls of `op` whose words contain `matching` fail with `fail`

@@ -19,6 +19,6 @@ mod sweep;
 
 pub use documents::{Documents, Prepared, prepare};
 pub use files::{ScenarioFile, discover, read};
-pub use format::{Edit, Expect, FaultSpec, MeshSpec, Scenario};
+pub use format::{Edit, Expect, FaultSpec, LockedBy, MeshSpec, Scenario};
 pub use running::{ScenarioRun, differences, outcome_of, refusal_code, run};
 pub use sweep::{SweepResult, sweep, sweep_prepared};

@@ -10,8 +10,8 @@ use anyhow::{Context as _, Result};
 
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::events::OutcomeWord;
-use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimulatedMesh};
+use mesh_adopt_runtime::mesh::{ContainerChange, Mesh as _};
 use mesh_adopt_runtime::transcript::Transcript;
 use mesh_adopt_runtime::{Contract, Credentials};
 use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunReport};
@@ -41,6 +41,20 @@ impl Prepared {
     /// Runs the scenario again, without faults (its own included), on the mesh `ran` left.
     pub async fn run_again(&self, host: &PluginHost, ran: &ScenarioRun) -> ScenarioRun {
         ran.mesh.clear_faults();
+        self.run_on(host, ran.mesh.clone()).await
+    }
+
+    /// Runs the scenario again on the mesh a killed run left, as [`Prepared::run_again`], once
+    /// the mesh's lock that run could not release is broken, as an operator breaks it: only
+    /// a lock the killed run took, never one the scenario starts held.
+    pub async fn run_again_unlocked(&self, host: &PluginHost, ran: &ScenarioRun) -> ScenarioRun {
+        ran.mesh.clear_faults();
+        let scenario_holder = self.setup.locked_by.as_ref().map(|held| held.id.as_str());
+        if let Ok(Some(left)) = ran.mesh.lock_holder().await
+            && Some(left.id.as_str()) != scenario_holder
+        {
+            let _ = ran.mesh.unlock(&left.id).await;
+        }
         self.run_on(host, ran.mesh.clone()).await
     }
 

@@ -2,7 +2,8 @@
 //! then timed out in turn, then the host killed after it in turn, and each of those runs
 //! judged against the clean run: the invariants held, a refusal named the failed step, and
 //! running the scenario again, without faults, on the mesh the fault left converged to where
-//! the clean run, run again the same way, ends.
+//! the clean run, run again the same way, ends. A killed host leaves the mesh's lock it held,
+//! which is broken before the run again, as an operator would break it.
 
 use std::path::Path;
 
@@ -179,7 +180,12 @@ impl StepRun {
     async fn of(host: &PluginHost, prepared: &Prepared, step: &Step) -> StepRun {
         let faulted = prepared.run(host, Some((step.index, step.effect.clone()))).await;
         let left = faulted.mesh.end_state();
-        let again = prepared.run_again(host, &faulted).await;
+        let again = match step.effect {
+            // The killed host could not release the mesh's lock; the operator breaks it, as
+            // `mesh-adopt unlock` would, before running again.
+            FaultEffect::HostKilledAfter => prepared.run_again_unlocked(host, &faulted).await,
+            _ => prepared.run_again(host, &faulted).await,
+        };
         StepRun { left, end: faulted.mesh.end_state(), faulted: faulted.report, again: again.report }
     }
 }

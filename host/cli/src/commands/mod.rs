@@ -13,3 +13,4 @@ pub mod phase;
 pub mod replay;
 pub mod run;
 pub mod test;
+pub mod unlock;

@@ -185,6 +185,8 @@ pub enum CheckOrRun<'a> {
     Run {
         /// `--plan PLAN`.
         plan: Option<&'a Path>,
+        /// `--lock-timeout`: how long to wait for the mesh's lock another run holds.
+        lock_timeout: Duration,
     },
 }
 
@@ -208,7 +210,7 @@ impl CheckOrRun<'_> {
     /// The plans `run --plan` is held to.
     fn plan(&self) -> Option<&Path> {
         match self {
-            CheckOrRun::Run { plan } => *plan,
+            CheckOrRun::Run { plan, .. } => *plan,
             CheckOrRun::Check { .. } => None,
         }
     }
@@ -252,6 +254,9 @@ pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<Exit
     if let Some(saved) = saved_plan {
         run = run.saved_plan(saved);
     }
+    if let CheckOrRun::Run { lock_timeout, .. } = &phase {
+        run = run.lock_timeout(*lock_timeout);
+    }
     let run = run.build();
     let Some(report) = session.drive(&run, &modules, mode).await else { return Ok(ExitStatus::Interrupted) };
     let status = report.exit_status();
@@ -275,7 +280,7 @@ pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<Exit
 
 /// The live mesh's configuration: the file given, else `./mesh-adopt.toml` when there is
 /// one, else the built-in defaults.
-fn live_config(path: Option<&Path>) -> Result<LiveConfig> {
+pub(crate) fn live_config(path: Option<&Path>) -> Result<LiveConfig> {
     match path {
         Some(path) => LiveConfig::load(path),
         // One that is there but is no file is an error, not a reason to fall back to the

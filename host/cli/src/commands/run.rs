@@ -2,6 +2,7 @@
 //! that does not succeed.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
@@ -19,9 +20,22 @@ pub struct RunArgs {
     /// by `check --out`.
     #[arg(long, value_name = "PLAN")]
     plan: Option<PathBuf>,
+    /// How long to wait for the mesh's lock another run holds: 30s, 5m [default: 0, refused
+    /// at once; at most 24h].
+    #[arg(long, value_name = "DURATION", default_value = "0", value_parser = parse_lock_timeout)]
+    lock_timeout: Duration,
+}
+
+/// Reads `--lock-timeout`: from nothing (refused at once) to a day.
+fn parse_lock_timeout(text: &str) -> Result<Duration, String> {
+    let value = mesh_adopt_runtime::parse_duration(text)?;
+    if value > Duration::from_secs(24 * 60 * 60) {
+        return Err(format!("`{text}` is out of range: a run waits for the lock at most 24h"));
+    }
+    Ok(value)
 }
 
 /// Runs preflight, then adopts; held to the saved plans of `--plan` when given.
 pub async fn run(args: RunArgs) -> Result<ExitStatus> {
-    check_or_run(args.phase, CheckOrRun::Run { plan: args.plan.as_deref() }).await
+    check_or_run(args.phase, CheckOrRun::Run { plan: args.plan.as_deref(), lock_timeout: args.lock_timeout }).await
 }

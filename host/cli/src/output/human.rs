@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use mesh_adopt_runtime::events::{self, Op};
+use mesh_adopt_runtime::events::{self, LockOutcome, Op};
+use mesh_adopt_runtime::mesh::lock::LockScope;
 use mesh_adopt_runtime::screen::visible;
 use mesh_adopt_runtime::transcript::Entry;
 
@@ -45,6 +46,10 @@ pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
             lines.join("\n")
         }
         Entry::Predicted { prediction, complete } => effect_lines(prediction, *complete, verbose),
+        Entry::Lock(lock) => match lock_lines(lock, verbose) {
+            Some(lines) => lines,
+            None => return Shown::Nothing,
+        },
         Entry::SayCut { module, dropped_after } => {
             format!("      {module:>10} │ (said more than {dropped_after} lines: stopped, the rest dropped)")
         }
@@ -76,6 +81,42 @@ pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
         }
         Entry::Call { .. } | Entry::Started { .. } => return Shown::Nothing,
     })
+}
+
+/// What the mesh's lock shows a person: a warning when nothing but this machine's lock (or
+/// nothing at all) keeps another run out, who holds it when another does, and how a lock a
+/// killed run left is broken; a lock taken and released as it should be only with `-v`.
+fn lock_lines(lock: &events::LockEvent, verbose: bool) -> Option<String> {
+    let prefix = format!("      {:>10} │", "lock");
+    let holder = &lock.holder;
+    let line = match (lock.outcome, lock.scope) {
+        (LockOutcome::Taken, Some(LockScope::Machine)) => format!(
+            "{prefix} warning: this mesh's configuration has no `lock` command, so only this machine's lock keeps \
+             another run out: a run from another machine is not kept out"
+        ),
+        (LockOutcome::Taken, Some(LockScope::None)) => {
+            format!("{prefix} warning: this mesh has no lock: nothing keeps another run out")
+        }
+        (LockOutcome::Taken, _) if verbose => format!("{prefix} taken: lock id `{}`", holder.id),
+        (LockOutcome::Released, _) if verbose => format!("{prefix} released: lock id `{}`", holder.id),
+        (LockOutcome::Taken | LockOutcome::Released, _) => return None,
+        (LockOutcome::Held | LockOutcome::Waiting, _) => {
+            let mut line = format!("{prefix} held by another run: {}", visible(&holder.described()));
+            if let Some(message) = &lock.message {
+                line.push_str(&format!("; {}", visible(message)));
+            }
+            if lock.process_gone {
+                line.push_str(&format!("\n{prefix} break it with `mesh-adopt unlock {}`", holder.id));
+            }
+            line
+        }
+        (LockOutcome::Failed, _) => format!(
+            "{prefix} warning: {} (lock id `{}`)",
+            visible(lock.message.as_deref().unwrap_or("the lock failed")),
+            holder.id
+        ),
+    };
+    Some(line)
 }
 
 /// `m:ss` of mesh time, so the operator sees how long each step took on the mesh's clock.

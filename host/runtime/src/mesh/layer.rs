@@ -1,7 +1,7 @@
 //! A mesh wrapped by another that changes only what it says: an installer's audit log, a
 //! fault to inject, a command to rewrite. Everything it leaves alone reaches the mesh inside
 //! it, the trait's provided methods included, so a wrapper never silently swaps the inner
-//! mesh's own `view`, `audit`, clock or seed for a default.
+//! mesh's own `view`, `audit`, clock, seed or lock for a default.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -130,5 +130,21 @@ impl<L: Layer> Mesh for Layered<L> {
 
     fn audit(&self) -> Audit {
         self.inner.audit()
+    }
+
+    async fn lock(&self, holder: &super::lock::LockHolder) -> Result<super::lock::Locking, MeshError> {
+        self.inner.lock(holder).await
+    }
+
+    async fn unlock(&self, id: &str) -> Result<super::lock::Unlocked, MeshError> {
+        self.inner.unlock(id).await
+    }
+
+    async fn lock_holder(&self) -> Result<Option<super::lock::LockHolder>, MeshError> {
+        self.inner.lock_holder().await
+    }
+
+    fn unlock_blocking(&self, id: &str) -> Result<super::lock::Unlocked, MeshError> {
+        self.inner.unlock_blocking(id)
     }
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 
 pub mod layer;
+pub mod lock;
 pub mod replay;
 pub mod simulated;
 
@@ -197,6 +198,31 @@ pub trait Mesh: Send + Sync {
     /// backend cannot observe that.
     fn audit(&self) -> Audit {
         Audit::default()
+    }
+
+    /// Takes the mesh's lock for `holder` before a run changes anything, so one run changes a
+    /// mesh at a time: [`lock::Locking::Held`] names who holds it instead. A lock is never
+    /// broken here, whoever left it. By default the mesh has no lock, and says so.
+    async fn lock(&self, _holder: &lock::LockHolder) -> Result<lock::Locking, MeshError> {
+        Ok(lock::Locking::Taken { scope: lock::LockScope::None })
+    }
+
+    /// Releases the lock held under `id`: a run's own at its end, or one a killed run left,
+    /// broken by the operator. By default there is no lock, so none is held.
+    async fn unlock(&self, _id: &str) -> Result<lock::Unlocked, MeshError> {
+        Ok(lock::Unlocked::NotHeld)
+    }
+
+    /// Who holds the lock now, without taking it: what `check` says. By default nobody.
+    async fn lock_holder(&self) -> Result<Option<lock::LockHolder>, MeshError> {
+        Ok(None)
+    }
+
+    /// [`Mesh::unlock`] without an executor, for a run dropped before its end (what drops it
+    /// cannot await): by default `unlock` driven to its end on the calling thread, which a
+    /// mesh whose `unlock` needs the caller's executor overrides.
+    fn unlock_blocking(&self, id: &str) -> Result<lock::Unlocked, MeshError> {
+        crate::wait::block_on(self.unlock(id))
     }
 }
 

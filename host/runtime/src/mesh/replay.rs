@@ -337,6 +337,12 @@ impl Mesh for ReplayMesh {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.now = state.now.saturating_add(duration);
     }
+
+    /// A recording answers this replay alone: nothing else can change it, as though its lock
+    /// were held.
+    async fn lock(&self, _holder: &super::lock::LockHolder) -> Result<super::lock::Locking, MeshError> {
+        Ok(super::lock::Locking::Taken { scope: super::lock::LockScope::Mesh })
+    }
 }
 
 #[cfg(test)]

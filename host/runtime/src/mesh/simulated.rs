@@ -14,6 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
+use super::lock::{LockHolder, LockScope, Locking, Unlocked};
 use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response};
 use crate::catalogue::{Foundation, FoundationResource, ModuleManifest};
 use crate::catalogue::foundation::GENESIS_OWNER;
@@ -91,6 +92,9 @@ pub struct SimSetup {
     pub fail_call: Option<(usize, FaultEffect)>,
     /// Seeds the bytes the node seals and the plugins' WASI random numbers, so runs repeat.
     pub seed: u64,
+    /// Who holds the mesh's lock when it opens: another run, which keeps every run out until
+    /// it is broken ([`Mesh::unlock`]).
+    pub locked_by: Option<LockHolder>,
 }
 
 impl SimSetup {
@@ -108,6 +112,7 @@ impl SimSetup {
             faults: Vec::new(),
             fail_call: None,
             seed: 0x5eed,
+            locked_by: None,
         }
     }
 }
@@ -163,6 +168,8 @@ struct World {
     touches: Vec<Touch>,
     /// Secrets sealed, as `(module, secret)`, in order.
     sealed_order: Vec<(String, String)>,
+    /// Who holds the mesh's lock.
+    lock: Option<LockHolder>,
 }
 
 /// The simulated mesh.
@@ -193,6 +200,7 @@ impl SimulatedMesh {
         // Which container answers on the bus's monitor: the simulator's model of phase
         // three's bus, not a rule (the rules come from what modules declare).
         let bus_name = setup.foundation.container(BROKER_ID).map(|(name, _, _)| name.to_string());
+        let lock = setup.locked_by.clone();
         SimulatedMesh {
             world: Mutex::new(World {
                 setup,
@@ -213,6 +221,7 @@ impl SimulatedMesh {
                 bus_name,
                 touches: Vec::new(),
                 sealed_order: Vec::new(),
+                lock,
             }),
         }
     }
@@ -691,6 +700,45 @@ impl Mesh for SimulatedMesh {
         view.modules = modules;
         view.complete = true;
         view
+    }
+
+    /// The mesh's own lock, kept with its state. A killed host's calls no longer reach the
+    /// mesh, so the lock it held stays held, as a real one would.
+    async fn lock(&self, holder: &LockHolder) -> Result<Locking, MeshError> {
+        let mut world = self.world();
+        if world.host_killed {
+            return Err(MeshError::Unavailable("the host was killed: nothing it asks reaches the mesh".into()));
+        }
+        match &world.lock {
+            Some(held) => Ok(Locking::Held(held.clone())),
+            None => {
+                world.lock = Some(holder.clone());
+                Ok(Locking::Taken { scope: LockScope::Mesh })
+            }
+        }
+    }
+
+    async fn unlock(&self, id: &str) -> Result<Unlocked, MeshError> {
+        self.unlock_blocking(id)
+    }
+
+    async fn lock_holder(&self) -> Result<Option<LockHolder>, MeshError> {
+        Ok(self.world().lock.clone())
+    }
+
+    fn unlock_blocking(&self, id: &str) -> Result<Unlocked, MeshError> {
+        let mut world = self.world();
+        if world.host_killed {
+            return Err(MeshError::Unavailable("the host was killed: nothing it asks reaches the mesh".into()));
+        }
+        match world.lock.take() {
+            Some(held) if held.id == id => Ok(Unlocked::Released),
+            Some(other) => {
+                world.lock = Some(other.clone());
+                Ok(Unlocked::HeldByAnother(other))
+            }
+            None => Ok(Unlocked::NotHeld),
+        }
     }
 
     fn audit(&self) -> Audit {

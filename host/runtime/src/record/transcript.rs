@@ -65,6 +65,8 @@ pub enum Entry {
         /// Where it was caught: a tell's arguments, a say line, a refusal.
         place: String,
     },
+    /// The mesh's lock: taken, held by another, waited for, released or failed.
+    Lock(events::LockEvent),
     /// Preflight predicted what every push of the phase will do to the mesh.
     Predicted {
         /// The prediction, push by push.
@@ -312,6 +314,7 @@ impl Entry {
             | Entry::SayCut { .. }
             | Entry::SecretShown { .. }
             | Entry::Planned { .. }
+            | Entry::Lock(_)
             | Entry::Predicted { .. } => Vec::new(),
         }
     }
@@ -356,6 +359,7 @@ impl Entry {
                 summary: summary.clone(),
                 commands: commands.clone(),
             }),
+            Entry::Lock(lock) => events::Event::Lock(lock.clone()),
             Entry::Predicted { prediction, complete } => {
                 events::Event::Effect(crate::effect::record(prediction, *complete))
             }

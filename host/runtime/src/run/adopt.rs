@@ -20,6 +20,9 @@ impl Run<'_> {
         let mut stopped: Option<String> = None;
         let mut violations = Vec::new();
         for ((module, outcome), ready) in outcomes.iter_mut().zip(loaded) {
+            // Between modules the executor has a turn: an embedder's cancel, signalled at the
+            // last module's outcome, stops the run before the next one makes any call.
+            crate::wait::yield_now().await;
             if let Some(because) = &stopped {
                 *outcome = ModuleOutcome::NotRun { because: because.clone() };
                 self.stream_outcome(module, outcome);

@@ -89,6 +89,20 @@ impl<'a> RunBuilder<'a> {
         self
     }
 
+    /// How a run that adopts is shown to another as the holder of the mesh's lock: its
+    /// command line [default: this process's].
+    pub fn lock_holder(mut self, command: impl Into<String>) -> Self {
+        self.run.lock_command = command.into();
+        self
+    }
+
+    /// How long a run that adopts waits, on the mesh's clock, for the mesh's lock another run
+    /// holds, before it gives up changing nothing [default: not at all: refused at once].
+    pub fn lock_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.run.lock_timeout = timeout;
+        self
+    }
+
     /// The run, ready to [`Run::run`].
     pub fn build(mut self) -> Run<'a> {
         // Whatever the run streams passes its credentials first: wrapped once, here, where
@@ -126,6 +140,8 @@ impl<'a> Run<'a> {
                 streamed: std::sync::Mutex::new(Vec::new()),
                 ended: std::sync::atomic::AtomicBool::new(false),
                 ran: std::sync::atomic::AtomicBool::new(false),
+                lock_command: crate::run::lock::this_command(),
+                lock_timeout: std::time::Duration::ZERO,
             },
         }
     }

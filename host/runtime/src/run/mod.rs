@@ -9,6 +9,7 @@ mod builder;
 pub mod fleet;
 mod foresight;
 mod hold;
+mod lock;
 pub mod plan_file;
 mod preflight;
 mod report;
@@ -69,6 +70,10 @@ pub struct Run<'a> {
     ended: std::sync::atomic::AtomicBool,
     /// Whether [`Run::run`] was called: a run has one record, so it runs once.
     ran: std::sync::atomic::AtomicBool,
+    /// The command line a refused run is shown as the lock's holder.
+    lock_command: String,
+    /// How long a run waits for the mesh's lock another holds before it gives up.
+    lock_timeout: std::time::Duration,
 }
 
 impl Run<'_> {
@@ -98,13 +103,20 @@ impl Run<'_> {
     /// nothing), then, only if every module passed and `mode` adopts, each module checked
     /// again and adopted in order, stopping at the first that does not succeed.
     ///
+    /// A run that adopts holds the mesh's lock ([`Mesh::lock`]) from before preflight to its
+    /// end: when another holds it, the run waits up to [`RunBuilder::lock_timeout`], then
+    /// changes nothing and reports every module not run, held by [`Held::Locked`]. A check
+    /// takes no lock and says when one is held.
+    ///
     /// Any executor drives it: it needs no timer or IO driver of the caller's (a tokio
     /// current-thread runtime, one built without timers, or another executor will do).
     /// **Cancelling**: drop the future. The plugin in flight is stopped where it stands (its
     /// sandbox dropped, its host call abandoned), the live mesh's control-plane command in
     /// flight is killed with its process group, and nothing more reaches the mesh; what had
     /// been done is in the record ([`Transcript::interrupted`] says it as the record's last
-    /// event).
+    /// event), and the mesh's lock is released as the future is dropped. The run yields to
+    /// its executor at every host call and between modules, whatever the mesh, so a future
+    /// dropped while the run had the executor's turn stops at its next call.
     ///
     /// A `Run` runs once: called again, it changes nothing, writes nothing to the record and
     /// reports every module not run, held by [`Held::AlreadyRan`].
@@ -113,6 +125,12 @@ impl Run<'_> {
             return self.already_ran(modules);
         }
         self.start_stream(modules, mode);
+        // Held from before preflight to the end, however the run ends (a dropped run's guard
+        // releases it as it goes).
+        let lock = match self.take_lock(mode).await {
+            Ok(lock) => lock,
+            Err((held, because)) => return self.streamed(self.locked_out(modules, held, because)),
+        };
         let (mut preflight, mut loaded) = self.preflight(modules).await;
         let mut outcomes = std::mem::take(&mut preflight.modules);
         // Only plans every module made can be walked through the push rule.
@@ -155,6 +173,12 @@ impl Run<'_> {
             held,
             contracts: preflight.contracts,
         };
+        self.release_lock(lock).await;
+        self.streamed(report)
+    }
+
+    /// `report`, its outcomes not streamed yet and its summary streamed.
+    fn streamed(&self, report: RunReport) -> RunReport {
         for (module, outcome) in &report.modules {
             self.stream_outcome(module, outcome);
         }

@@ -66,6 +66,8 @@ impl Run<'_> {
         // for twice would be adopted twice. Either is a bad input of the whole run.
         let unreadable = self.credentials.unreadable();
         for (index, module) in modules.iter().enumerate() {
+            // Between modules the executor has a turn: an embedder's cancel stops the run here.
+            crate::wait::yield_now().await;
             let whole_run = if let Some((name, why)) = unreadable.first() {
                 Some((
                     Input::Credentials,

@@ -166,6 +166,16 @@ pub enum Held {
     SecretShown,
     /// This [`crate::Run`] had already run: its record holds that run alone.
     AlreadyRan,
+    /// Another run holds the mesh's lock (or its process died holding it, and it is left).
+    Locked {
+        /// Who holds it.
+        holder: crate::mesh::lock::LockHolder,
+    },
+    /// The mesh's lock could not be taken: the mesh erred when asked.
+    LockFailed {
+        /// What went wrong, in words.
+        why: String,
+    },
 }
 
 /// How far a run checked the rules of the mesh, so a summary never says "held" of what

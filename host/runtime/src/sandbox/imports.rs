@@ -143,6 +143,9 @@ impl RunState {
     where
         T: Recorded,
     {
+        // The executor has a turn at every host call, on every mesh: a run whose future is
+        // dropped stops here, before the call reaches the mesh.
+        crate::wait::yield_now().await;
         let entered = Instant::now();
         let timeout = self.pending_timeout.take();
         // Once a cap is reached, further calls are denied without being kept: the cap bounds

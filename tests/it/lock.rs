@@ -1,0 +1,278 @@
+//! One run at a time on a mesh: the mesh's lock (the stand-in control plane's `lock` and
+//! `unlock`) and this machine's, held by a run from before preflight to its end, through the
+//! binary on the live stand-ins. The overlap is made by the stand-in's `slow-push`: the first
+//! run holds the lock for as long as its push takes, whatever the machine's speed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::live::StandIn;
+use crate::support::{Cli, TestMesh, mesh_adopt, root};
+
+/// The stand-ins' configuration with the mesh's own lock: the control plane's `lock`,
+/// `unlock` and `lock-holder` verbs.
+fn locked_config(standin: &StandIn) -> PathBuf {
+    let config = standin.config(None);
+    let control = std::fs::read_to_string(&config).unwrap();
+    let words = control.lines().find(|l| l.starts_with("control = ")).unwrap().trim_start_matches("control = ");
+    let with = |verb: &str| format!("{}, {verb}]", words.trim_end_matches(']'));
+    let text = format!(
+        "lock = {}\nunlock = {}\nlock_holder = {}\n{control}",
+        with("\"lock\""),
+        with("\"unlock\", \"{id}\""),
+        with("\"lock-holder\"")
+    );
+    let path = standin.path().join("mesh-adopt-locked.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A catalogue of phase three with its foundation, in a directory of its own (its own
+/// compile cache and state: this machine's locks are kept apart, so only the mesh's lock
+/// stands between two runs in two such directories).
+fn catalogue() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    TestMesh::new().write_catalogue(dir.path());
+    std::fs::copy(root().join("catalogue/foundation.json"), dir.path().join("foundation.json")).unwrap();
+    dir
+}
+
+/// `mesh-adopt run postgres --mesh live ARGS`, recorded to `catalogue/run-N.jsonl`.
+fn run(config: &Path, catalogue: &Path, record: &str, args: &[&str]) -> Cli {
+    mesh_adopt()
+        .args(["run", "postgres", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
+        .args(args)
+        .arg("--record")
+        .arg(catalogue.join(record))
+        .arg("--config")
+        .arg(config)
+        .catalogue(catalogue)
+}
+
+/// The events of a record.
+fn events(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// What a finished child said, and how it ended.
+struct Ended {
+    status: Option<i32>,
+    said: String,
+    pid: u32,
+}
+
+fn ended(child: Child) -> Ended {
+    let pid = child.id();
+    let Output { status, stdout, stderr } = child.wait_with_output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&stdout), String::from_utf8_lossy(&stderr));
+    Ended { status: status.code(), said, pid }
+}
+
+/// Asserts `refused` was kept out by `holder`'s lock: exit 1, nothing it did reached the
+/// mesh (no call in its record), and its words name the holder's host, process and command.
+fn assert_kept_out(refused: &Ended, record: &Path, holder: &Ended) {
+    assert_eq!(refused.status, Some(1), "{}", refused.said);
+    let events = events(record);
+    assert_eq!(events.iter().filter(|e| e["event"] == "call").count(), 0, "no call: {events:?}");
+    let held = events.iter().find(|e| e["event"] == "lock").expect("the record says who held the lock");
+    assert_eq!(held["outcome"], "held", "{held}");
+    assert_eq!(held["holder"]["pid"].as_u64(), Some(u64::from(holder.pid)), "{held}");
+    assert_eq!(events.last().unwrap()["event"], "end");
+    let host = mesh_adopt_runtime::mesh::lock::this_host();
+    for named in [format!("process {} on host `{host}`", holder.pid), "mesh-adopt run postgres --mesh live".into()] {
+        assert!(refused.said.contains(&named), "expected {named:?} in:\n{}", refused.said);
+    }
+    assert!(refused.said.contains("the mesh is locked by another run"), "{}", refused.said);
+}
+
+#[test]
+fn two_runs_started_together_one_adopts_and_the_other_changes_nothing_naming_the_holder() {
+    // Two plain runs, then a run of a saved plan against a plain run, in both orders.
+    for (first_plans, second_plans) in [(false, false), (true, false), (false, true)] {
+        let standin = StandIn::new();
+        let config = locked_config(&standin);
+        std::fs::write(standin.path().join("slow-push"), "2").unwrap();
+        let (one, two) = (catalogue(), catalogue());
+        let args = |dir: &Path, plans: bool| -> Vec<String> {
+            if !plans {
+                return Vec::new();
+            }
+            let plan = dir.join("plan.json");
+            let checked = mesh_adopt()
+                .args(["check", "postgres", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
+                .arg("--out")
+                .arg(&plan)
+                .arg("--config")
+                .arg(&config)
+                .catalogue(dir)
+                .output();
+            assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));
+            vec!["--plan".into(), plan.display().to_string()]
+        };
+        let (args_one, args_two) = (args(one.path(), first_plans), args(two.path(), second_plans));
+        let first =
+            run(&config, one.path(), "run.jsonl", &args_one.iter().map(String::as_str).collect::<Vec<_>>()).spawn();
+        let second =
+            run(&config, two.path(), "run.jsonl", &args_two.iter().map(String::as_str).collect::<Vec<_>>()).spawn();
+        let (first, second) = (ended(first), ended(second));
+        let case = format!("first with a plan: {first_plans}, second with a plan: {second_plans}");
+        let (winner, loser, lost_in) = match (first.status, second.status) {
+            (Some(0), _) => (&first, &second, two.path()),
+            (_, Some(0)) => (&second, &first, one.path()),
+            _ => panic!("{case}: neither adopted:\n{}\n---\n{}", first.said, second.said),
+        };
+        assert_kept_out(loser, &lost_in.join("run.jsonl"), winner);
+        // The winner pushed once, and released the lock at its end.
+        let argv = standin.read("argv.log");
+        assert_eq!(argv.lines().filter(|l| l.starts_with("push ")).count(), 1, "{case}: {argv}");
+        assert!(!standin.path().join("lock.json").exists(), "{case}: the lock was released");
+    }
+}
+
+#[test]
+fn without_a_lock_command_each_run_says_so_and_this_machines_lock_keeps_a_second_run_out() {
+    let standin = StandIn::new();
+    let config = standin.config(None);
+    std::fs::write(standin.path().join("slow-push"), "2").unwrap();
+    // One catalogue, so one state directory: this machine's lock is the runs' to share.
+    let dir = catalogue();
+    let first = run(&config, dir.path(), "first.jsonl", &[]).spawn();
+    let second = run(&config, dir.path(), "second.jsonl", &[]).spawn();
+    let (first, second) = (ended(first), ended(second));
+    let (winner, loser, record) = match (first.status, second.status) {
+        (Some(0), _) => (&first, &second, "second.jsonl"),
+        (_, Some(0)) => (&second, &first, "first.jsonl"),
+        _ => panic!("neither adopted:\n{}\n---\n{}", first.said, second.said),
+    };
+    assert_kept_out(loser, &dir.path().join(record), winner);
+    assert!(winner.said.contains("only this machine's lock keeps another run out"), "{}", winner.said);
+    let winners = if record == "second.jsonl" { "first.jsonl" } else { "second.jsonl" };
+    let taken = events(&dir.path().join(winners)).into_iter().find(|e| e["event"] == "lock").unwrap();
+    assert_eq!((taken["outcome"].as_str(), taken["scope"].as_str()), (Some("taken"), Some("machine")), "{taken}");
+    // Nothing of this machine's lock is left once the winner ended.
+    let locks = dir.path().join("state/mesh-adopt/locks");
+    assert_eq!(std::fs::read_dir(&locks).unwrap().count(), 0, "{locks:?}");
+}
+
+#[test]
+fn a_run_killed_outright_leaves_its_lock_named_as_such_until_unlock_breaks_it() {
+    let standin = StandIn::new();
+    let config = locked_config(&standin);
+    std::fs::write(standin.path().join("slow-push"), "30").unwrap();
+    let dir = catalogue();
+    let mut killed = run(&config, dir.path(), "killed.jsonl", &[]).stdout(Stdio::null()).stderr(Stdio::null()).spawn();
+    let started = Instant::now();
+    while !standin.read("argv.log").contains("push ") {
+        assert!(started.elapsed() < Duration::from_secs(60), "the push never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SIGKILL: nothing of the run's is left to release its lock.
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    std::fs::remove_file(standin.path().join("slow-push")).unwrap();
+    let refused = run(&config, dir.path(), "refused.jsonl", &[]).output();
+    let said = format!("{}{}", String::from_utf8_lossy(&refused.stdout), String::from_utf8_lossy(&refused.stderr));
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    let held = events(&dir.path().join("refused.jsonl")).into_iter().find(|e| e["event"] == "lock").unwrap();
+    assert_eq!(held["holder"]["pid"].as_u64(), Some(u64::from(killed.id())), "{held}");
+    assert_eq!(held["process_gone"], true, "{held}");
+    let id = held["holder"]["id"].as_str().unwrap().to_string();
+    assert!(said.contains(&format!("process {} on host", killed.id())), "{said}");
+    assert!(said.contains("its process is gone: a run killed outright left the lock"), "{said}");
+    assert!(said.contains(&format!("break it with `mesh-adopt unlock {id}`")), "{said}");
+    // The operator breaks it, with the same state directory as the runs.
+    let unlock = |id: &str| {
+        mesh_adopt()
+            .args(["unlock", id, "--config"])
+            .arg(&config)
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .output()
+    };
+    let broken = unlock(&id);
+    let told = String::from_utf8_lossy(&broken.stdout);
+    assert_eq!(broken.status.code(), Some(0), "{told}{}", String::from_utf8_lossy(&broken.stderr));
+    assert!(told.contains(&format!("released lock `{id}`, held by process {}", killed.id())), "{told}");
+    assert!(!standin.path().join("lock.json").exists());
+    // Broken once; a second time there is nothing to break.
+    let again = unlock(&id);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains(&format!("no lock `{id}` is held")));
+    let adopted = run(&config, dir.path(), "adopted.jsonl", &[]).output();
+    assert_eq!(adopted.status.code(), Some(0), "{}", String::from_utf8_lossy(&adopted.stdout));
+}
+
+/// A holder on another machine, placed in the stand-in control plane's lock.
+fn held_elsewhere(standin: &StandIn) -> Value {
+    let holder = serde_json::json!({
+        "id": "5ca1ab1e00000000", "host": "ops-2.mesh.local", "pid": 4242,
+        "command": "mesh-adopt run --mesh live", "since": "2025-01-01T00:00:00Z", "node": "node-1"
+    });
+    std::fs::write(standin.path().join("lock.json"), format!("{holder}\n")).unwrap();
+    holder
+}
+
+#[test]
+fn check_takes_no_lock_and_says_who_holds_it() {
+    let standin = StandIn::new();
+    let config = locked_config(&standin);
+    held_elsewhere(&standin);
+    let dir = catalogue();
+    let checked = mesh_adopt()
+        .args(["check", "postgres", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
+        .arg(&config)
+        .catalogue(dir.path())
+        .output();
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("held by another run: process 4242 on host `ops-2.mesh.local` (`mesh-adopt run --mesh live`)"),
+        "{said}"
+    );
+    let argv = standin.read("argv.log");
+    assert!(argv.lines().any(|l| l == "lock-holder"), "{argv}");
+    assert!(!argv.lines().any(|l| l.starts_with("lock ") || l == "lock" || l.starts_with("unlock")), "{argv}");
+    // The lock is still the other machine's, and a run is kept out, nothing told.
+    let refused = run(&config, dir.path(), "run.jsonl", &[]).output();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(!standin.read("argv.log").contains("module add"));
+    // Another machine's lock is not this machine's to judge: unlock breaks it when asked.
+    let broken = mesh_adopt()
+        .args(["unlock", "5ca1ab1e00000000", "--config"])
+        .arg(&config)
+        .env("XDG_STATE_HOME", dir.path().join("state"))
+        .output();
+    assert_eq!(broken.status.code(), Some(0), "{}", String::from_utf8_lossy(&broken.stderr));
+}
+
+#[test]
+fn a_run_given_a_lock_timeout_waits_for_the_lock_and_then_adopts() {
+    let standin = StandIn::new();
+    let config = locked_config(&standin);
+    std::fs::write(standin.path().join("slow-push"), "2").unwrap();
+    let (one, two) = (catalogue(), catalogue());
+    let first = run(&config, one.path(), "run.jsonl", &[]).spawn();
+    let started = Instant::now();
+    while !standin.path().join("lock.json").exists() {
+        assert!(started.elapsed() < Duration::from_secs(60), "the first run never took the lock");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = run(&config, two.path(), "run.jsonl", &["--lock-timeout", "2m"]).output();
+    let first = ended(first);
+    assert_eq!(first.status, Some(0), "{}", first.said);
+    assert_eq!(second.status.code(), Some(0), "{}", String::from_utf8_lossy(&second.stdout));
+    let outcomes: Vec<String> = events(&two.path().join("run.jsonl"))
+        .into_iter()
+        .filter(|e| e["event"] == "lock")
+        .map(|e| e["outcome"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(outcomes, ["waiting", "taken", "released"]);
+    // Held by another machine's run that does not end: it waits its timeout, then is refused.
+    held_elsewhere(&standin);
+    let refused = run(&config, two.path(), "again.jsonl", &["--lock-timeout", "2s"]).output();
+    let said = String::from_utf8_lossy(&refused.stdout);
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(said.contains("the mesh is locked by another run (waited 2s for it)"), "{said}");
+}
