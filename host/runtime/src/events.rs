@@ -21,7 +21,7 @@ pub use crate::model::{Export, InputWord};
 /// whenever a line this program writes would not be valid against the previous version's
 /// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
 /// version N can rely on every line of a version-N stream.
-pub const SCHEMA: u32 = 4;
+pub const SCHEMA: u32 = 5;
 
 /// The stream's JSON Schema (draft 2020-12), made from the types that write it: what
 /// `docs/events.schema.json` holds, for a reader in any language to validate a line with.
