@@ -623,6 +623,26 @@ fn a_node_name_that_is_no_rfc_1123_subdomain_exits_2_saying_the_rule_wherever_it
 }
 
 #[test]
+fn a_manifest_whose_access_path_is_relative_exits_2_naming_the_manifest_and_the_access() {
+    let dir = catalogue();
+    let manifest = dir.path().join("modules/postgres/manifest.json");
+    let mut edited: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    edited["accesses"][0]["path"] = "var/lib/mesh/store".into();
+    std::fs::write(&manifest, serde_json::to_vec_pretty(&edited).unwrap()).unwrap();
+    let fault = "its access `data` has the path `var/lib/mesh/store`, which is not absolute";
+    for args in
+        [vec!["check", "--catalog-source", SOURCE], vec!["run", "--catalog-source", SOURCE], vec!["build", "postgres"]]
+    {
+        let out = mesh_adopt().args(&args).catalogue(dir.path()).output();
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(&format!("manifest `{}` is malformed", manifest.display())), "{args:?}: {said}");
+        assert!(said.contains(fault), "{args:?}: {said}");
+        assert!(!said.contains(" adopted "), "{args:?}: {said}");
+    }
+}
+
+#[test]
 fn a_wait_of_nothing_or_a_fraction_of_a_second_is_refused() {
     let dir = catalogue();
     for wait in ["0", "0s", "1.5s", "500ms"] {

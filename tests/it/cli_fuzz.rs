@@ -69,6 +69,8 @@ doc_lines! {
     DOC_UTF8_IMAGE_NAME_ACCESS = "docs/writing-a-plugin.md, What a module adopts: \"Nor can one that is not UTF-8, \
         that lists no `resources`, or whose container has no image, a name a command could misread (empty, with \
         whitespace, starting with `-`), or a volume whose `${access:…}` names no access\"";
+    DOC_ACCESS_ABSOLUTE = "docs/writing-a-plugin.md, What a module adopts: \"Nor can one … or an access whose \
+        `path` is not absolute (the error names the manifest and the access)\"";
     DOC_SHARED_ID = "docs/writing-a-plugin.md, What a module adopts: \"A manifest in which two resources, or two \
         accesses, share an id, or whose resource is of type `Container` rather than `container`, cannot be used \
         (exit 2)\"";
@@ -565,6 +567,25 @@ fn manifest_mutations() -> Vec<BoxedStrategy<Case>> {
                     &[&manifest_path(m), &format!("two of its resources have the id `{id}`")],
                 )
                 .file(manifest_path(m), Some(bytes))
+            })
+            .boxed(),
+    );
+    // INVALID: an access whose path is not absolute.
+    arms.push(
+        (module(), any::<Index>(), prop::sample::select(vec!["", "./", "../", "~/", "var/"]))
+            .prop_map(|(m, which, start)| {
+                let value = manifest(m);
+                let index = which.index(value["accesses"].as_array().unwrap().len());
+                let access = &value["accesses"][index];
+                let id = access["id"].as_str().unwrap().to_string();
+                let path = format!("{start}{}", access["path"].as_str().unwrap().trim_start_matches('/'));
+                Case::invalid(
+                    "manifest-access-relative",
+                    format!("{}: access `{id}` given the path {path:?}", manifest_path(m)),
+                    DOC_ACCESS_ABSOLUTE,
+                    &[&manifest_path(m), &format!("its access `{id}` has the path `{path}`, which is not absolute")],
+                )
+                .file(manifest_path(m), Some(edited(m, |v| v["accesses"][index]["path"] = json!(path))))
             })
             .boxed(),
     );

@@ -56,9 +56,9 @@ impl ModuleManifest {
 }
 
 /// Refuses a manifest the control plane could not take as it is: bytes that are not UTF-8
-/// (registered byte for byte, whatever a field the host skips holds), a container with no
-/// name or image or a name a command could misread, a volume whose `${access:…}` names no
-/// access.
+/// (registered byte for byte, whatever a field the host skips holds), an access whose path is
+/// not absolute, a container with no name or image or a name a command could misread, a
+/// volume whose `${access:…}` names no access.
 fn well_formed(bytes: &[u8], manifest: &ModuleManifest) -> Result<(), String> {
     if let Err(e) = std::str::from_utf8(bytes) {
         return Err(format!("it is not UTF-8 (the byte at offset {} is not)", e.valid_up_to()));
@@ -68,6 +68,16 @@ fn well_formed(bytes: &[u8], manifest: &ModuleManifest) -> Result<(), String> {
             "its `resources` list nothing: a module raises something on its node, or there is nothing to install"
                 .into(),
         );
+    }
+    // An access is a place on the node, mounted into containers as their volumes' host side:
+    // a relative path would be resolved against whatever directory the node's engine runs in.
+    if let Some(access) = manifest.accesses.iter().find(|a| !a.path.starts_with('/')) {
+        return Err(format!(
+            "its access `{}` has the path `{}`, which is not absolute: an access is a place on the node, named from \
+             its root (such as `/var/lib/mesh/store`)",
+            access.id.escape_debug(),
+            access.path.escape_debug()
+        ));
     }
     for container in manifest.resolved_containers() {
         let id = container.id.escape_debug();
@@ -216,6 +226,28 @@ mod tests {
         for twice in [r#"{"a": 1, "a": 1}"#, r#"{"x": [{"v": 1, "v": 2}]}"#, r#"{"x": {"y": {"z": 0, "z": 0}}}"#] {
             let error = no_key_twice(twice.as_bytes()).unwrap_err();
             assert!(error.contains("is given twice"), "{twice}: {error}");
+        }
+    }
+
+    #[test]
+    fn an_access_whose_path_is_not_absolute_is_refused_naming_it() {
+        let manifest = |path: &str| {
+            format!(
+                r#"{{"name": "m", "resources": [{{"id": "server", "type": "container", "name": "m", "image": "i:1",
+                    "volumes": ["${{access:data}}:/data"]}}], "accesses": [{{"id": "data", "path": "{path}"}}]}}"#
+            )
+        };
+        let valid = |path: &str| {
+            let bytes = manifest(path).into_bytes();
+            ModuleManifest::parse(&bytes).unwrap().check_valid(&bytes)
+        };
+        assert_eq!(valid("/var/lib/mesh/data"), Ok(()));
+        for relative in ["var/lib/mesh/data", "./data", "../data", "data", "", "~/data"] {
+            let Err(Invalid::Malformed(why)) = valid(relative) else { panic!("{relative:?} was taken") };
+            assert!(
+                why.starts_with(&format!("its access `data` has the path `{relative}`, which is not absolute")),
+                "{why}"
+            );
         }
     }
 

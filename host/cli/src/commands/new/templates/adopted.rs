@@ -76,12 +76,13 @@ pub fn handover_for(catalogue: &Path, bundle_id: &str) -> Vec<Handover> {
 }
 
 /// The manifest's view of the adopted container's volumes: each host path an access, so the
-/// builder mounts what genesis mounted.
+/// builder mounts what genesis mounted. A volume whose host side is no absolute path (an
+/// engine's named volume) is no place on the node an access could name: it is kept as it is.
 fn accesses(volumes: &[String]) -> (Vec<String>, Vec<(String, String)>) {
     let mut mounts = Vec::new();
     let mut accesses: Vec<(String, String)> = Vec::new();
     for volume in volumes {
-        let Some((host, rest)) = volume.split_once(':') else {
+        let Some((host, rest)) = volume.split_once(':').filter(|(host, _)| host.starts_with('/')) else {
             mounts.push(volume.clone());
             continue;
         };
@@ -185,4 +186,15 @@ fn lib_rs(module: &str, adopted: &Adopted, handover: Option<&Handover>) -> Strin
         LIB_RS,
         &[("module", module), ("type", &type_name(module)), ("id", &adopted.bundle_id), ("handover", &handover_const)],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_host_path_becomes_an_access_and_a_named_volume_stays_as_it_is() {
+        let volumes = ["/var/lib/mesh/store:/var/lib/postgresql/data".to_string(), "pgdata:/cache:ro".to_string()];
+        let (mounts, accesses) = super::accesses(&volumes);
+        assert_eq!(mounts, ["${access:data}:/var/lib/postgresql/data", "pgdata:/cache:ro"]);
+        assert_eq!(accesses, [("data".to_string(), "/var/lib/mesh/store".to_string())]);
+    }
 }
