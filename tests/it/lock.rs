@@ -276,3 +276,34 @@ fn a_run_given_a_lock_timeout_waits_for_the_lock_and_then_adopts() {
     assert_eq!(refused.status.code(), Some(1), "{said}");
     assert!(said.contains("the mesh is locked by another run (waited 2s for it)"), "{said}");
 }
+
+#[tokio::test]
+async fn a_run_the_sweep_kills_leaves_the_simulated_mesh_locked_until_the_lock_is_broken() {
+    use mesh_adopt_runtime::events::OutcomeWord;
+    use mesh_adopt_runtime::mesh::Mesh as _;
+    use mesh_adopt_runtime::mesh::simulated::FaultEffect;
+    let catalogue = crate::support::example_catalogue(&crate::support::plugin("adopt_postgres"));
+    let file = mesh_adopt_testkit::read(&root().join("plugins/postgres/scenarios/adopts-in-place.toml")).unwrap();
+    let documents = mesh_adopt_testkit::Documents::read(catalogue.path()).unwrap();
+    let prepared = mesh_adopt_testkit::prepare(&documents, &file).unwrap();
+    let host = crate::support::host();
+    // Killed after its third call: nothing it asks afterwards reaches the mesh, its lock included.
+    let killed = prepared.run(host, Some((2, FaultEffect::HostKilledAfter))).await;
+    let left = killed.mesh.lock_holder().await.unwrap().expect("the killed run's lock is left");
+    assert_eq!(left.pid, std::process::id());
+    let calls = killed.mesh.calls().len();
+    // Run again as it is, the next run is kept out, naming the lock, and makes no call.
+    let kept_out = prepared.run_again(host, &killed).await;
+    assert_eq!(mesh_adopt_testkit::outcome_of(&kept_out.report).0, Some(OutcomeWord::NotRun));
+    assert!(matches!(&kept_out.report.held, Some(mesh_adopt_runtime::Held::Locked { holder }) if holder.id == left.id));
+    assert_eq!(kept_out.mesh.calls().len(), calls, "the kept-out run made a call");
+    // Broken, as an operator would, the run adopts and releases its own lock.
+    let again = prepared.run_again_unlocked(host, &killed).await;
+    assert_eq!(
+        mesh_adopt_testkit::outcome_of(&again.report).0,
+        Some(OutcomeWord::Adopted),
+        "{:?}",
+        again.report.modules
+    );
+    assert_eq!(again.mesh.lock_holder().await, Ok(None));
+}

@@ -413,6 +413,29 @@ mod tests {
     }
 
     #[test]
+    fn lock_commands_a_run_could_not_use_are_refused_naming_why() {
+        let dir = test_dir("config");
+        std::fs::create_dir_all(&dir).unwrap();
+        let load = |text: &str| {
+            let path = dir.join("mesh-adopt.toml");
+            std::fs::write(&path, text).unwrap();
+            LiveConfig::load(&path).map(|_| ()).map_err(|e| format!("{e:#}"))
+        };
+        assert_eq!(load("lock = [\"mesh\", \"lock\"]\nunlock = [\"mesh\", \"unlock\", \"{id}\"]\n"), Ok(()));
+        for (text, why) in [
+            ("lock = [\"mesh\", \"lock\"]\n", "`lock` and `unlock` go together"),
+            ("unlock = [\"mesh\", \"unlock\", \"{id}\"]\n", "`lock` and `unlock` go together"),
+            ("lock = [\"l\"]\nunlock = [\"mesh\", \"unlock\"]\n", "`unlock` has no `{id}` word"),
+            ("lock = []\nunlock = [\"u\", \"{id}\"]\n", "`lock` names no command"),
+            ("lock_holder = [\"h\"]\n", "there is no `lock`"),
+            ("lock_command_timeout_seconds = 0\n", "it must be from 1 to 3600"),
+        ] {
+            let error = load(text).unwrap_err();
+            assert!(error.contains(why) && error.contains("mesh-adopt.toml"), "{text:?}: {error}");
+        }
+    }
+
+    #[test]
     fn the_file_is_keyed_on_how_the_mesh_is_reached_and_the_node() {
         let control = ["docker".to_string(), "exec".into()];
         let other = ["ssh".to_string(), "node".into()];
