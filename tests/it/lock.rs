@@ -307,3 +307,27 @@ async fn a_run_the_sweep_kills_leaves_the_simulated_mesh_locked_until_the_lock_i
     );
     assert_eq!(again.mesh.lock_holder().await, Ok(None));
 }
+
+#[test]
+fn an_interrupted_run_releases_both_locks_as_it_stops() {
+    let standin = StandIn::new();
+    let config = locked_config(&standin);
+    std::fs::write(standin.path().join("hang-push"), "").unwrap();
+    let dir = catalogue();
+    let child = run(&config, dir.path(), "run.jsonl", &[]).spawn();
+    let locks = dir.path().join("state/mesh-adopt/locks");
+    let started = Instant::now();
+    while !standin.read("argv.log").contains("push ") {
+        assert!(started.elapsed() < Duration::from_secs(60), "the push never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(standin.path().join("lock.json").exists(), "the mesh's lock is held during the push");
+    assert_eq!(std::fs::read_dir(&locks).unwrap().count(), 1, "and this machine's");
+    let sent = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let stopped = ended(child);
+    assert_eq!(stopped.status, Some(130), "{}", stopped.said);
+    assert!(!standin.path().join("lock.json").exists(), "the mesh's lock was released");
+    assert_eq!(std::fs::read_dir(&locks).unwrap().count(), 0, "this machine's lock was released");
+    assert_eq!(events(&dir.path().join("run.jsonl")).last().unwrap()["event"], "interrupted");
+}
