@@ -45,8 +45,9 @@
 //! - **Cancelling.** Drop the future: the plugin in flight is stopped, a control-plane
 //!   command in flight is killed with its process group, nothing more reaches the mesh, the
 //!   mesh's lock is released, and [`Run::interrupted`] gives the record's last event with
-//!   what had been done. The run yields to its executor at every host call and between
-//!   modules, so a cancel takes effect at the next call even on a mesh that answers at once.
+//!   what had been done. The run yields to its executor at every host call that reaches the
+//!   mesh, hands over a credential or sleeps, and between modules, so a cancel takes effect
+//!   at the next such call even on a mesh that answers at once.
 //! - **One run at a time.** A run that adopts holds the mesh's lock ([`mesh::Mesh::lock`])
 //!   from before preflight to its end; another run holding it keeps it out, changing
 //!   nothing ([`Held::Locked`]), or, with [`RunBuilder::lock_timeout`], makes it wait.

@@ -115,8 +115,9 @@ impl Run<'_> {
     /// flight is killed with its process group, and nothing more reaches the mesh; what had
     /// been done is in the record ([`Transcript::interrupted`] says it as the record's last
     /// event), and the mesh's lock is released as the future is dropped. The run yields to
-    /// its executor at every host call and between modules, whatever the mesh, so a future
-    /// dropped while the run had the executor's turn stops at its next call.
+    /// its executor at every host call that reaches the mesh, hands over a credential or
+    /// sleeps, and between modules, whatever the mesh, so a future dropped while the run had
+    /// the executor's turn stops at its next such call.
     ///
     /// A `Run` runs once: called again, it changes nothing, writes nothing to the record and
     /// reports every module not run, held by [`Held::AlreadyRan`].

@@ -543,6 +543,8 @@ impl RunState {
     /// `sleep`: waits on the mesh's clock, never past the export's wall deadline: a sleep
     /// that would end after it stops the plugin there.
     pub(crate) async fn serve_sleep(&mut self, millis: u64) {
+        // A sleep is a host call the executor has a turn at too (the simulator's passes at once).
+        crate::wait::yield_now().await;
         let entered = Instant::now();
         let what = format!("`clock.sleep` of {millis} ms");
         self.deadline.clone().wait(&what, Duration::from_millis(millis)).await;
