@@ -331,3 +331,101 @@ fn an_interrupted_run_releases_both_locks_as_it_stops() {
     assert_eq!(std::fs::read_dir(&locks).unwrap().count(), 0, "this machine's lock was released");
     assert_eq!(events(&dir.path().join("run.jsonl")).last().unwrap()["event"], "interrupted");
 }
+
+/// An embedder's mesh that implements none of the lock: the simulator's calls, the trait's
+/// defaults for the rest.
+struct Unlockable(std::sync::Arc<mesh_adopt_runtime::mesh::simulated::SimulatedMesh>);
+
+#[async_trait::async_trait]
+impl mesh_adopt_runtime::mesh::Mesh for Unlockable {
+    fn summary(&self) -> String {
+        "an embedder's mesh".into()
+    }
+    async fn carry(
+        &self,
+        name: &str,
+        payload: mesh_adopt_runtime::mesh::Payload,
+        remote: &str,
+    ) -> Result<(), mesh_adopt_runtime::mesh::MeshError> {
+        self.0.carry(name, payload, remote).await
+    }
+    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
+        self.0.tell(args, timeout).await
+    }
+    async fn inspect(
+        &self,
+        container: &str,
+    ) -> Result<Option<mesh_adopt_runtime::mesh::ContainerState>, mesh_adopt_runtime::mesh::MeshError> {
+        self.0.inspect(container).await
+    }
+    async fn fetch(
+        &self,
+        url: &str,
+    ) -> Result<mesh_adopt_runtime::mesh::Response, mesh_adopt_runtime::mesh::MeshError> {
+        self.0.fetch(url).await
+    }
+    fn now(&self) -> Duration {
+        self.0.now()
+    }
+    async fn sleep(&self, duration: Duration) {
+        self.0.sleep(duration).await
+    }
+}
+
+#[tokio::test]
+async fn a_mesh_with_no_lock_says_nothing_keeps_another_run_out_and_is_asked_nothing_at_the_end() {
+    use mesh_adopt_runtime::events::{Event, LockOutcome};
+    use mesh_adopt_runtime::mesh::lock::LockScope;
+    let dir = catalogue();
+    let catalogue = mesh_adopt_runtime::Catalogue::at(dir.path());
+    let foundation = mesh_adopt_runtime::Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let simulated = std::sync::Arc::new(mesh_adopt_runtime::mesh::simulated::SimulatedMesh::new(
+        mesh_adopt_runtime::mesh::simulated::SimSetup::new(foundation.clone(), "node-1"),
+    ));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Event>::new()));
+    let into = seen.clone();
+    let run = mesh_adopt_runtime::Run::builder(
+        crate::support::host(),
+        &catalogue,
+        &foundation,
+        std::sync::Arc::new(Unlockable(simulated)),
+    )
+    .credentials(std::sync::Arc::new(mesh_adopt_runtime::Credentials::open(&dir.path().join("genesis/credentials"))))
+    .options(TestMesh::new().options)
+    .events(std::sync::Arc::new(move |event: &Event| into.lock().unwrap().push(event.clone())))
+    .build();
+    let report = run.run(&["postgres".to_string()], mesh_adopt_runtime::Mode::Adopt).await;
+    assert!(report.succeeded(), "{:?}", report.modules);
+    let locks: Vec<_> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            Event::Lock(lock) => Some((lock.outcome, lock.scope)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(locks, [(LockOutcome::Taken, Some(LockScope::None))]);
+}
+
+#[test]
+fn a_replay_takes_and_releases_the_recordings_lock_without_a_warning() {
+    let dir = catalogue();
+    let record = dir.path().join("run.jsonl");
+    let ran = mesh_adopt()
+        .args(["run", "postgres", "--catalog-source", "https://git.mesh.test/c.git", "--record"])
+        .arg(&record)
+        .catalogue(dir.path())
+        .output();
+    assert_eq!(ran.status.code(), Some(0), "{}", String::from_utf8_lossy(&ran.stdout));
+    let replayed = mesh_adopt().arg("replay").arg(&record).arg("--json").catalogue(dir.path()).output();
+    let stdout = String::from_utf8_lossy(&replayed.stdout);
+    assert_eq!(replayed.status.code(), Some(0), "{stdout}");
+    let outcomes: Vec<String> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == "lock")
+        .map(|e| e["outcome"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(outcomes, ["taken", "released"], "{stdout}");
+}

@@ -343,6 +343,10 @@ impl Mesh for ReplayMesh {
     async fn lock(&self, _holder: &super::lock::LockHolder) -> Result<super::lock::Locking, MeshError> {
         Ok(super::lock::Locking::Taken { scope: super::lock::LockScope::Mesh })
     }
+
+    async fn unlock(&self, _id: &str) -> Result<super::lock::Unlocked, MeshError> {
+        Ok(super::lock::Unlocked::Released)
+    }
 }
 
 #[cfg(test)]

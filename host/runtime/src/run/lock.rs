@@ -21,6 +21,8 @@ const LOCK_POLL: Duration = Duration::from_secs(1);
 pub(super) struct HeldLock {
     mesh: Arc<dyn Mesh>,
     holder: LockHolder,
+    /// Whether it has been released, or there was nothing to release: a mesh with no lock
+    /// ([`LockScope::None`]) is asked nothing at the end.
     released: bool,
 }
 
@@ -59,7 +61,8 @@ impl Run<'_> {
             match self.mesh.lock(&holder).await {
                 Ok(Locking::Taken { scope }) => {
                     self.record_lock(LockOutcome::Taken, Some(scope), &holder, None);
-                    return Ok(Some(HeldLock { mesh: self.mesh.clone(), holder, released: false }));
+                    let released = scope == LockScope::None;
+                    return Ok(Some(HeldLock { mesh: self.mesh.clone(), holder, released }));
                 }
                 Ok(Locking::Held(other)) if self.mesh.now() < deadline => {
                     if !waiting {
@@ -91,7 +94,7 @@ impl Run<'_> {
     /// Releases the lock a run took, at its end; what the mesh answered is recorded, and a
     /// lock that could not be released is said to be left.
     pub(super) async fn release_lock(&self, lock: Option<HeldLock>) {
-        let Some(mut lock) = lock else { return };
+        let Some(mut lock) = lock.filter(|lock| !lock.released) else { return };
         let answer = self.mesh.unlock(&lock.holder.id).await;
         lock.released = true;
         let (outcome, message) = match answer {
