@@ -24,6 +24,8 @@ STATE = os.path.join(ROOT, "state")
 SECRETS = os.path.join(STATE, "secrets")
 GENESIS_CREDENTIALS = os.path.join(STATE, "genesis", "credentials")
 LOCK = os.path.join(CONTROL, "lock")
+# The mesh's lock a run of the host holds (node/control lock): the holder's line.
+MESH_LOCK = os.path.join(CONTROL, "mesh-lock.json")
 NODE_LOG = os.path.join(CONTROL, "node.log")
 SEALS_LOG = os.path.join(CONTROL, "seals.log")
 

@@ -139,6 +139,25 @@ fetch_timeout_seconds = 2
         path
     }
 
+    /// The configuration with the live protocol's `state` command, and `{node}` in `inspect`:
+    /// a prediction that reads what the control plane holds on the run's node.
+    pub(crate) fn config_with_state(&self, monitor: Option<u16>) -> PathBuf {
+        let env = format!("STANDIN_STATE={}", self.path().display());
+        let control = root().join("tests/live/control-plane").display().to_string();
+        let engine = root().join("tests/live/container-engine").display().to_string();
+        let text = std::fs::read_to_string(self.config(monitor)).unwrap().replace(
+            &format!(r#"inspect = ["env", "{env}", "{engine}", "inspect", "{{container}}"]"#),
+            &format!(
+                r#"inspect = ["env", "{env}", "{engine}", "inspect", "{{container}}", "--node", "{{node}}"]
+state = ["env", "{env}", "{control}", "state", "{{node}}"]"#
+            ),
+        );
+        assert!(text.contains("state = "), "{text}");
+        let path = self.path().join("mesh-adopt-state.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     pub(crate) fn mesh(&self, monitor: Option<u16>) -> Arc<LiveMesh> {
         Arc::new(LiveMesh::new(LiveConfig::load(&self.config(monitor)).unwrap()))
     }
@@ -685,4 +704,161 @@ async fn a_replay_of_a_live_run_says_where_a_random_draw_made_it_differ() {
     let divergence = replay.divergence().expect("the replay drew another number and fetched another URL");
     assert!(divergence.message.contains("draw="), "{divergence}");
     assert!(divergence.message.contains("a random draw made it differ here"), "{divergence}");
+}
+
+/// `mesh-adopt ARGS --mesh live --config CONFIG` on `catalogue` (written already).
+fn live_with(config: &Path, catalogue: &Path, args: &[&str]) -> std::process::Output {
+    mesh_adopt()
+        .args(args)
+        .args(["--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
+        .arg(config)
+        .catalogue(catalogue)
+        .output()
+}
+
+/// The `effect` event of a `--json` stream.
+fn effect_event(stdout: &[u8]) -> serde_json::Value {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["event"] == "effect")
+        .unwrap_or_else(|| panic!("no effect event: {}", String::from_utf8_lossy(stdout)))
+}
+
+#[test]
+fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_nothing() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let config = standin.config_with_state(Some(nats.monitor));
+    let catalogue = live_catalogue();
+    let first = live_with(&config, catalogue.path(), &["run"]);
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stdout));
+    assert_eq!(standin.read("seals.log"), "sealed mesh-vault/unseal-key\n");
+    let (key, applied) = (standin.read("sealed/mesh-vault/unseal-key"), standin.read("applied.log"));
+    assert!(!key.is_empty());
+
+    // Run again: the node holds the vault's key and the store's hand-over, every spec is the
+    // one running. Nothing is predicted recreated, created or sealed, and nothing is.
+    let again = live_with(&config, catalogue.path(), &["run", "--json"]);
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stdout));
+    let effect = effect_event(&again.stdout);
+    assert_eq!(effect["complete"], true, "{effect}");
+    for push in effect["pushes"].as_array().unwrap() {
+        for container in push["containers"].as_array().unwrap() {
+            assert_eq!(container["change"], "kept", "{effect}");
+        }
+        assert_eq!(push["secrets"], json!([]), "a secret the node holds settled again: {effect}");
+    }
+    assert_eq!(
+        effect["held"],
+        json!([{"module": "postgres", "secret": "superuser"}, {"module": "mesh-vault", "secret": "unseal-key"}]),
+        "{effect}"
+    );
+    assert_eq!(standin.read("seals.log"), "sealed mesh-vault/unseal-key\n", "the re-run sealed again");
+    assert_eq!(standin.read("sealed/mesh-vault/unseal-key"), key, "the vault's key was sealed over");
+    let new_lines: Vec<String> = standin.read("applied.log")[applied.len()..].lines().map(String::from).collect();
+    assert!(!new_lines.is_empty() && new_lines.iter().all(|l| l.starts_with("kept ")), "{new_lines:?}");
+
+    // And says so, to a person.
+    let checked = live_with(&config, catalogue.path(), &["check"]);
+    let said = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(checked.status.code(), Some(0), "{said}");
+    assert!(said.contains("secret unseal-key held by the node already: not sealed again"), "{said}");
+    assert!(said.contains("nothing changes: no container recreated or created, no secret sealed"), "{said}");
+    assert!(!said.contains("sealed fresh by the node"), "{said}");
+}
+
+#[test]
+fn an_empty_second_node_is_read_as_itself_and_its_containers_predicted_created() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let config = standin.config_with_state(Some(nats.monitor));
+    let catalogue = live_catalogue();
+    let first = live_with(&config, catalogue.path(), &["run"]);
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stdout));
+    // node-1 runs the vault and holds its key; node-2 has nothing, and is read as it is.
+    let checked = live_with(&config, catalogue.path(), &["check", "mesh-vault", "--node", "node-2", "--json"]);
+    assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));
+    let effect = effect_event(&checked.stdout);
+    let containers: Vec<(String, String)> = effect["pushes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["containers"].as_array().unwrap().clone())
+        .map(|c| (c["container"].as_str().unwrap().to_string(), c["change"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(containers, [("mesh-vault".to_string(), "created".to_string())], "{effect}");
+    assert_eq!(effect["pushes"][0]["secrets"][0]["accepted"], false, "node-2 holds no key: {effect}");
+    assert_eq!(effect["held"], json!([]), "{effect}");
+    let argv = standin.read("argv.log");
+    assert!(argv.contains("state node-2\n"), "{argv}");
+    // The same check on node-1 reads node-1: the vault is kept there.
+    let on_one = live_with(&config, catalogue.path(), &["check", "mesh-vault", "--json"]);
+    let effect = effect_event(&on_one.stdout);
+    assert_eq!(effect["pushes"][0]["containers"][0]["change"], "kept", "{effect}");
+}
+
+#[test]
+fn without_state_a_push_that_would_seal_a_running_containers_secret_is_refused_before_any_effect() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let config = standin.config(Some(nats.monitor));
+    let catalogue = live_catalogue();
+    let first = live_with(&config, catalogue.path(), &["run"]);
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stdout));
+    let (told, key) = (standin.read("argv.log").lines().count(), standin.read("sealed/mesh-vault/unseal-key"));
+    let again = live_with(&config, catalogue.path(), &["run"]);
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(1), "{said}");
+    assert!(said.contains("credential-never-replaced"), "{said}");
+    for fragment in [
+        "seal fresh bytes for `mesh-vault`'s secret `unseal-key`, but `mesh-vault` (raised by `mesh-vault`) already runs",
+        "The data comes first: configure the live mesh's `state` command",
+    ] {
+        assert!(said.contains(fragment), "expected {fragment:?} in {said}");
+    }
+    assert_eq!(standin.read("argv.log").lines().count(), told, "the refused run told the control plane something");
+    assert_eq!(standin.read("sealed/mesh-vault/unseal-key"), key);
+}
+
+#[test]
+fn a_run_on_another_node_through_a_template_that_sees_one_node_is_refused_naming_why() {
+    let standin = StandIn::new();
+    let catalogue = live_catalogue();
+    let out = live_with(&standin.config(None), catalogue.path(), &["check", "--node", "node-2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for fragment in [
+        "the run is on node `node-2`, and the live mesh's `inspect` has no `{node}` word",
+        "it answers for node `node-1` alone",
+    ] {
+        assert!(stderr.contains(fragment), "expected {fragment:?} in {stderr}");
+    }
+    assert!(standin.read("argv.log").is_empty(), "{}", standin.read("argv.log"));
+    // A `node` key that names the node the templates see lets the run through to it.
+    let config = standin.config(None);
+    let text = std::fs::read_to_string(&config).unwrap() + "node = \"node-2\"\n";
+    std::fs::write(&config, text).unwrap();
+    let out = live_with(&config, catalogue.path(), &["check", "mesh-vault", "--node", "node-2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn a_state_command_that_fails_or_answers_otherwise_stops_the_run_before_any_effect() {
+    let standin = StandIn::new();
+    let config = standin.config_with_state(None);
+    for (trouble, content, said) in [
+        ("fail-state", "the registry is down", "the registry is down"),
+        ("flood-state", "1", "answered what is not the state of node `node-1`"),
+    ] {
+        std::fs::write(standin.path().join(trouble), content).unwrap();
+        let catalogue = live_catalogue();
+        let out = live_with(&config, catalogue.path(), &["run", "postgres"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{trouble}: {stdout}");
+        assert!(stdout.contains("the control plane could not say what it holds on node `node-1`"), "{stdout}");
+        assert!(stdout.contains(said), "{trouble}: {stdout}");
+        assert!(!standin.read("argv.log").contains("push"), "{trouble}: it pushed");
+        std::fs::remove_file(standin.path().join(trouble)).unwrap();
+    }
 }

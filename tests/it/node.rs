@@ -137,6 +137,25 @@ fn shown(events: &[Value]) -> String {
     events.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")
 }
 
+/// Asserts the run took the mesh's own lock (node/control's), with this machine's, and
+/// released it at its end.
+fn locked_by_the_mesh(events: &[Value]) {
+    let locks: Vec<(&Value, &Value)> =
+        events.iter().filter(|e| e["event"] == "lock").map(|e| (&e["outcome"], &e["scope"])).collect();
+    assert_eq!(
+        locks,
+        [(&Value::from("taken"), &Value::from("mesh")), (&Value::from("released"), &Value::Null)],
+        "{}",
+        shown(events)
+    );
+    assert!(!Path::new(NODE_ROOT).join("control/mesh-lock.json").exists(), "the mesh's lock was left");
+}
+
+/// The `effect` event: what the run predicted every push does.
+fn effect_of(events: &[Value]) -> &Value {
+    events.iter().find(|e| e["event"] == "effect").unwrap_or_else(|| panic!("no effect: {}", shown(events)))
+}
+
 /// `node/podman container inspect NAME`, the one object.
 fn inspect(name: &str) -> Value {
     let answer: Value = serde_json::from_str(&tool(&["node/podman", "container", "inspect", name])).unwrap();
@@ -337,6 +356,7 @@ fn phase_three_on_a_real_node_keeps_the_store_recreates_the_bus_once_and_loses_n
     let (store, bus) = (id("mesh-store"), id("mesh-bus"));
     let (status, events) = node.run(&root().join("node/catalogue"));
     assert_eq!(status, Some(0), "{}", shown(&events));
+    locked_by_the_mesh(&events);
 
     // Kept means kept: the same container, the same postmaster, the open connection, the rows.
     assert_eq!(id("mesh-store"), store, "the store was replaced");
@@ -368,10 +388,20 @@ fn phase_three_on_a_real_node_keeps_the_store_recreates_the_bus_once_and_loses_n
     assert!(!vault_key().is_empty());
     assert_eq!(seals_log().lines().count(), 1, "{}", seals_log());
 
-    // A re-run on the adopted node changes no container and seals nothing.
+    // A re-run on the adopted node reads what the node holds: it predicts no change and no
+    // seal, and changes no container and seals nothing.
     let (adopted, seals, key) = (ids(), seals_log(), vault_key());
     let (status, events) = node.run(&root().join("node/catalogue"));
     assert_eq!(status, Some(0), "{}", shown(&events));
+    locked_by_the_mesh(&events);
+    let effect = effect_of(&events);
+    assert_eq!(effect["complete"], true, "{effect}");
+    for push in effect["pushes"].as_array().unwrap() {
+        assert!(push["containers"].as_array().unwrap().iter().all(|c| c["change"] == "kept"), "{effect}");
+        assert_eq!(push["secrets"], serde_json::json!([]), "a seal predicted on a re-run: {effect}");
+    }
+    let held = effect["held"].as_array().unwrap();
+    assert!(held.contains(&serde_json::json!({"module": "mesh-vault", "secret": "unseal-key"})), "{effect}");
     assert_eq!(ids(), adopted, "a re-run replaced a container");
     assert_eq!(seals_log(), seals, "a re-run sealed again");
     assert_eq!(vault_key(), key);
@@ -471,15 +501,29 @@ fn a_run_killed_mid_push_leaves_a_node_a_rerun_converges_on_losing_nothing() {
     assert_eq!((status, effects(&events)), (Some(1), 0), "{}", shown(&events));
     let lock = events.iter().find(|e| e["event"] == "lock").unwrap_or_else(|| panic!("{}", shown(&events)));
     assert_eq!((lock["holder"]["pid"].as_u64(), &lock["process_gone"]), (Some(u64::from(killed)), &Value::Bool(true)));
+    let mesh_lock = Path::new(NODE_ROOT).join("control/mesh-lock.json");
+    let left = std::fs::read_to_string(&mesh_lock).unwrap_or_default();
+    assert!(left.contains(lock["holder"]["id"].as_str().unwrap()), "the killed run held the node's own lock: {left}");
     let unlocked = mesh_adopt()
         .args(["unlock", lock["holder"]["id"].as_str().unwrap(), "--config", "node/mesh-adopt.toml"])
         .env("XDG_STATE_HOME", node.state.path())
         .current_dir(root())
         .output();
     assert!(unlocked.status.success(), "{}", String::from_utf8_lossy(&unlocked.stderr));
+    assert!(!mesh_lock.exists(), "unlock left the node's own lock");
 
     let (status, events) = node.run(&root().join("node/catalogue"));
     assert_eq!(status, Some(0), "{}", shown(&events));
+    locked_by_the_mesh(&events);
+    let effect = effect_of(&events);
+    let sealed: Vec<&Value> = effect["pushes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["secrets"].as_array().unwrap())
+        .filter(|s| s["accepted"] == false)
+        .collect();
+    assert!(sealed.is_empty(), "the re-run predicted a seal over what the killed run's push sealed: {effect}");
     assert_eq!(vault_key(), key, "the re-run sealed the vault's key over");
     assert_eq!(seals_log().lines().count(), 1, "{}", seals_log());
     assert_eq!(rows(), written.rows);

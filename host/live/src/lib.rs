@@ -10,6 +10,8 @@
 mod driver;
 pub mod inspect;
 pub mod lock;
+mod node;
+pub mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -40,7 +42,8 @@ pub const INSPECT_FORMAT: &str =
     "{{.Config.Image}} {{.State.Running}} mounts{{range .Mounts}} {{.Source}}:{{.Destination}}{{end}}";
 
 /// How a live mesh is reached. Every command is a list of words, run without a shell; the
-/// placeholders `{remote}`, `{name}` and `{container}` are replaced word by word.
+/// placeholders `{remote}`, `{name}`, `{container}` and (in `inspect` and `state`) `{node}`
+/// are replaced word by word.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LiveConfig {
@@ -50,9 +53,20 @@ pub struct LiveConfig {
     pub carry: Vec<String>,
     /// As `carry`, for a secret; the secret is still only on standard input.
     pub carry_secret: Vec<String>,
-    /// Describes `{container}`: the engine's JSON (`container inspect`), or the words
-    /// `IMAGE RUNNING [mounts HOST:INSIDE…]` (see [`inspect::read_answer`]).
+    /// Describes `{container}` on `{node}`: the engine's JSON (`container inspect`), or the
+    /// words `IMAGE RUNNING [mounts HOST:INSIDE…]` (see [`inspect::read_answer`]).
     pub inspect: Vec<String>,
+    /// Says what the control plane holds for `{node}`: its modules in registration order, each
+    /// with its manifest, whether it is prepared there and the secrets the node holds for it
+    /// ([`state`] gives the contract). None: the prediction starts from the containers alone,
+    /// and a push that would seal a secret of a module whose container runs is refused, since
+    /// it may be sealed over.
+    pub state: Option<Vec<String>>,
+    /// How long a `state` command may take, in seconds.
+    pub state_timeout_seconds: u64,
+    /// The node `inspect` and `state` answer for when they have no `{node}` word: they see that
+    /// node alone, and a run on another node through them is refused before any effect.
+    pub node: String,
     /// Text in the inspect command's error output that means "no such container", matched
     /// without regard to case (docker says `No such container`, podman `no such container`).
     pub inspect_absent: String,
@@ -86,6 +100,9 @@ impl Default for LiveConfig {
             carry: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "{remote}"]),
             carry_secret: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "--secret", "{remote}"]),
             inspect: words(&["docker", "container", "inspect", "{container}"]),
+            state: None,
+            state_timeout_seconds: 10,
+            node: mesh_adopt_runtime::DEFAULT_NODE.to_string(),
             inspect_absent: "no such container".into(),
             inspect_timeout_seconds: 10,
             fetch_timeout_seconds: 5,
@@ -124,6 +141,7 @@ impl LiveConfig {
             ("fetch_body_bytes", config.fetch_body_bytes, 64 << 20),
             ("output_bytes", config.output_bytes as u64, 64 << 20),
             ("lock_command_timeout_seconds", config.lock_command_timeout_seconds, 3600),
+            ("state_timeout_seconds", config.state_timeout_seconds, 3600),
         ] {
             anyhow::ensure!(
                 (1..=most).contains(&value),
@@ -132,6 +150,7 @@ impl LiveConfig {
             );
         }
         lock::check_commands(&config).with_context(|| format!("in `{}`", path.display()))?;
+        config.check_node_words().with_context(|| format!("in `{}`", path.display()))?;
         Ok(config)
     }
 }
@@ -143,6 +162,9 @@ pub struct LiveMesh {
     opened_at: SystemTime,
     /// Where this machine's locks are kept; `None` when there is no state directory.
     locks: Option<lock::MachineLocks>,
+    /// The node runs on this mesh act on: what `{node}` is, and the node whose state the
+    /// prediction reads.
+    node: String,
 }
 
 impl LiveMesh {
@@ -151,7 +173,8 @@ impl LiveMesh {
     /// and cannot be drawn again from anything its record holds.
     pub fn new(config: LiveConfig) -> LiveMesh {
         let locks = lock::MachineLocks::default_dir().map(lock::MachineLocks::in_dir);
-        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), locks }
+        let node = config.node.clone();
+        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), locks, node }
     }
 
     /// This mesh with this machine's locks kept in `dir` instead of the user's state
@@ -362,7 +385,7 @@ impl LiveMesh {
     /// Runs the inspect template for `container` and reads its answer
     /// ([`inspect::read_answer`]); `None` when the engine says there is no such container.
     async fn inspect_spec(&self, container: &str) -> Result<Option<inspect::Inspected>, MeshError> {
-        let argv = filled(&self.config.inspect, &[("container", container)]);
+        let argv = filled(&self.config.inspect, &[("container", container), ("node", &self.node)]);
         let done = self.run(&argv, None, Duration::from_secs(self.config.inspect_timeout_seconds)).await?;
         if done.code != Some(0) {
             if done.stderr.to_lowercase().contains(&self.config.inspect_absent.to_lowercase()) {
@@ -411,9 +434,10 @@ impl Mesh for LiveMesh {
         Ok(self.inspect_spec(container).await?.map(|found| found.state))
     }
 
-    /// Each container asked about, inspected: its image and, where the engine's answer has
-    /// them, its mounts, spec digest and owner. The control plane's modules cannot be asked,
-    /// so the view is partial.
+    /// Each container asked about, inspected on this mesh's node: its image and, where the
+    /// engine's answer has them, its mounts, spec digest and owner; and, where the
+    /// configuration has a `state` command, the control plane's modules with what the node
+    /// holds for each. Without one the modules cannot be asked, and the view is partial.
     async fn view(&self, containers: &[String]) -> MeshView {
         let mut view = MeshView::looked();
         for name in containers {
@@ -430,6 +454,7 @@ impl Mesh for LiveMesh {
                 }
             }
         }
+        self.add_state(&mut view).await;
         view
     }
 
@@ -485,6 +510,14 @@ impl Mesh for LiveMesh {
     }
 
     async fn lock(&self, holder: &LockHolder) -> Result<Locking, MeshError> {
+        // A run on another node than this mesh's would push one node and predict from another.
+        if holder.node != self.node {
+            return Err(MeshError::Failed(format!(
+                "the run is on node `{}`, and this live mesh reads node `{}`: open it for the run's node \
+                 (`LiveMesh::on_node`)",
+                holder.node, self.node
+            )));
+        }
         self.take_lock(holder).await
     }
 

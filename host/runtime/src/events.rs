@@ -801,6 +801,21 @@ pub struct EffectEvent {
     /// Modules moved ahead of the order asked for: an earlier run left each prepared without
     /// its hand-over, and another module's push would seal over its credential.
     pub first: Vec<String>,
+    /// The secrets of the modules the pushes apply that the node held before the run, as the
+    /// mesh said (the simulator; a live mesh with a `state` command): no push seals them
+    /// again. Absent from records written before it was added.
+    #[serde(default)]
+    pub held: Vec<HeldRecord>,
+}
+
+/// A module secret the node held before the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct HeldRecord {
+    /// The module declaring it.
+    pub module: String,
+    /// The secret.
+    pub secret: String,
 }
 
 /// One push and what the node does with it.

@@ -236,7 +236,7 @@ pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<Exit
     let saved_plan = phase.plan().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(session.foundation.clone(), &options.node))),
-        MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?)),
+        MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?).on_node(&options.node)?),
     };
     let cleared = session.clear(options, mesh)?;
     let output = &session.output;

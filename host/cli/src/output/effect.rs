@@ -51,6 +51,19 @@ pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> S
         }
         lines.extend(prediction.pushes.iter().flat_map(|p| &p.secrets).map(secret_line));
     }
+    for (module, secret) in &prediction.held {
+        lines.push(format!(
+            "      {module:>10} │ effect: secret {} held by the node already: not sealed again",
+            visible(secret)
+        ));
+    }
+    let changes_nothing = prediction.changes().iter().all(|t| matches!(t.effect, ContainerEffect::Kept { .. }))
+        && prediction.sealed().is_empty();
+    if !prediction.pushes.is_empty() && changes_nothing {
+        lines.push(
+            "            │ effect: nothing changes: no container recreated or created, no secret sealed".to_string(),
+        );
+    }
     if !complete {
         lines.push(
             "            │ effect: (this mesh does not show the control plane's modules: predicted from its containers alone)"

@@ -103,6 +103,11 @@ pub struct MeshView {
     /// The modules the control plane has, in the order they were registered; empty when the
     /// backend cannot say.
     pub modules: Vec<KnownModule>,
+    /// Whether `modules` is the control plane's own answer for the node (the simulator, a live
+    /// mesh with a `state` command), so the secrets the node holds are known. When not, an
+    /// empty `modules` says nothing, and a seal the prediction makes for a module whose
+    /// container already runs may be one over a secret that container holds: refused.
+    pub modules_known: bool,
     /// Whether the backend saw the control plane's modules and the containers' volumes, or
     /// could only tell images (a live mesh): what the summary says a prediction rests on.
     pub complete: bool,
@@ -270,6 +275,11 @@ pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectE
             .collect(),
         complete,
         first: prediction.first.clone(),
+        held: prediction
+            .held
+            .iter()
+            .map(|(module, secret)| crate::events::HeldRecord { module: module.clone(), secret: secret.clone() })
+            .collect(),
     }
 }
 /// A rule the mesh must keep whatever a plugin does, found broken.

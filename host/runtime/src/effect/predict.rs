@@ -37,6 +37,10 @@ pub struct Prediction {
     /// Modules moved ahead of the order asked for: an earlier run left each prepared without
     /// its hand-over, so its own `secret accept` must come before any other module's push.
     pub first: Vec<String>,
+    /// The secrets of the modules the pushes apply that the node held before the run, as
+    /// `(module, secret)`, in the order the pushes meet them: none is sealed again, and a
+    /// re-run says so.
+    pub held: Vec<(String, String)>,
 }
 
 impl Prediction {
@@ -101,6 +105,8 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
     let mut known: Vec<KnownModule> = view.modules.clone();
     let mut accepted: BTreeSet<(String, String)> = BTreeSet::new();
     let mut prediction = Prediction::default();
+    let held_before: BTreeSet<(String, String)> =
+        view.modules.iter().flat_map(|k| k.settled.iter().map(|s| (k.name.clone(), s.clone()))).collect();
     for planned in modules {
         prediction.pushes_by_module.entry(planned.module.to_string()).or_insert(0);
         for (index, planned_command) in planned.commands.iter().enumerate() {
@@ -121,6 +127,14 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
                 Command::Push { .. } => {
                     *prediction.pushes_by_module.entry(planned.module.to_string()).or_default() += 1;
                     let push = apply(&mut node, &mut known, &accepted, planned.module, index);
+                    for module in known.iter().filter(|k| k.prepared) {
+                        for secret in &module.manifest.secrets {
+                            let pair = (module.name.clone(), secret.clone());
+                            if held_before.contains(&pair) && !prediction.held.contains(&pair) {
+                                prediction.held.push(pair);
+                            }
+                        }
+                    }
                     prediction.pushes.push(push);
                 }
                 Command::Build { .. } | Command::ModuleIssue { .. } | Command::Assign { .. } => {}

@@ -56,6 +56,17 @@ pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction,
                  credential `{credential}`, which that secret carries: it must be accepted before the push",
                 seen.the_push_would()
             )));
+        } else if !view.modules_known
+            && let Some((container, raised)) = holding(declarations, view, &module)
+        {
+            found.push(Rule::CredentialNeverReplaced.broken(format!(
+                "{} seal fresh bytes for `{module}`'s secret `{secret}`, but `{container}` ({raised}) already runs on \
+                 the node, and this mesh cannot say whether the node holds that secret: sealed over, what the \
+                 container keeps under the one it holds would be lost. The data comes first: configure the live \
+                 mesh's `state` command (mesh-adopt.toml), which says the secrets the node holds, so that the \
+                 prediction seals none of them",
+                seen.the_push_would()
+            )));
         }
     }
     for (module, pushes) in &effects.pushes_by_module {
@@ -89,6 +100,23 @@ pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction,
     // The most telling rule first: the one a refusal names.
     unique.sort_by_key(|v| Rule::ALL.iter().position(|r| *r == v.rule));
     unique
+}
+
+/// A container of `module`'s manifest that ran before the run and so may hold `module`'s
+/// secrets, with who raised it in words: one the node says `module` owns, or one with no owner
+/// recorded that genesis did not raise (a container genesis raised holds its credentials, which
+/// the declarations name).
+fn holding<'a>(declarations: &'a Declarations, view: &MeshView, module: &str) -> Option<(&'a str, String)> {
+    declarations.raises.get(module)?.iter().find_map(|name| {
+        let running = view.containers.get(name)?;
+        match &running.owner {
+            Some(owner) if owner == module => Some((name.as_str(), format!("raised by `{module}`"))),
+            None if !declarations.genesis.contains_key(name) => {
+                Some((name.as_str(), format!("running {}, which genesis did not raise", running.image)))
+            }
+            _ => None,
+        }
+    })
 }
 
 /// The rules a set of declarations breaks whatever the mesh holds.
@@ -347,7 +375,8 @@ fn list(volumes: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::overlap;
+    use super::*;
+    use crate::effect::Prediction;
 
     #[test]
     fn paths_overlap_however_they_are_spelled_and_when_one_holds_the_other() {
@@ -367,6 +396,58 @@ mod tests {
         for (a, b) in [("/var/lib/mesh/vault", "/var/lib/mesh/store"), ("/var/lib/mesh/store2", "/var/lib/mesh/store")]
         {
             assert!(!overlap(a, b), "{a} and {b}");
+        }
+    }
+
+    const VAULT: &[u8] = br#"{"name": "mesh-vault", "secrets": ["unseal-key"],
+        "resources": [{"id": "vault", "type": "container", "name": "mesh-vault", "image": "vault:1"}]}"#;
+
+    /// The vault's plan pushed on a node where the vault runs already, raised by it, as a
+    /// backend sees that node: one that knows whether the node holds the vault's key
+    /// (`Some`), or one that cannot say (`None`).
+    fn vault_again(holds: Option<bool>) -> (MeshView, Prediction) {
+        use crate::effect::{ContainerSpec, KnownModule, Planned, Spec, predict};
+        let manifest = std::sync::Arc::new(mesh_adopt_manifest::ModuleManifest::parse(VAULT).unwrap());
+        let commands: Vec<crate::model::PlannedCommand> =
+            ["module add /v.json", "prepare node-1 mesh-vault", "push node-1"]
+                .iter()
+                .map(|c| crate::model::PlannedCommand::new(c.split(' ').map(String::from).collect()))
+                .collect();
+        let mut view = MeshView::looked();
+        let digest = Spec::of_module(&manifest.resolved_containers()[0]).digest();
+        let running = ContainerSpec::new("vault:1", Some(vec![])).with_digest(Some(digest));
+        view.containers.insert("mesh-vault".into(), running.with_owner(Some("mesh-vault".into())));
+        if let Some(holds) = holds {
+            view.modules_known = true;
+            let settled = if holds { ["unseal-key".to_string()].into() } else { Default::default() };
+            view.modules =
+                vec![KnownModule { name: "mesh-vault".into(), manifest: manifest.clone(), prepared: true, settled }];
+        }
+        let prediction = predict(&view, &[Planned { module: "mesh-vault", manifest: &manifest, commands: &commands }]);
+        (view, prediction)
+    }
+
+    #[test]
+    fn a_secret_the_node_holds_is_not_sealed_again_and_one_it_may_hold_is_not_sealed_over() {
+        let manifest = mesh_adopt_manifest::ModuleManifest::parse(VAULT).unwrap();
+        let declarations = Declarations::of(&crate::catalogue::Foundation::default(), [("mesh-vault", &manifest)]);
+        let vault_key = || vec![("mesh-vault".to_string(), "unseal-key".to_string())];
+        // The node says it holds the key: nothing sealed, the key named as held.
+        let (view, prediction) = vault_again(Some(true));
+        assert_eq!((prediction.sealed(), prediction.held.clone()), (vec![], vault_key()));
+        assert_eq!(rules(&declarations, &view, &prediction, Seen::Predicted), vec![]);
+        // The node says it holds none (a secret new to the module): sealed, and no rule broken.
+        let (view, prediction) = vault_again(Some(false));
+        assert_eq!((prediction.sealed(), prediction.held.clone()), (vault_key(), vec![]));
+        assert_eq!(rules(&declarations, &view, &prediction, Seen::Predicted), vec![]);
+        // The mesh cannot say: the seal may be over the key the running vault holds. Refused.
+        let (view, prediction) = vault_again(None);
+        let broken = rules(&declarations, &view, &prediction, Seen::Predicted);
+        assert_eq!(broken.iter().map(|v| v.rule).collect::<Vec<_>>(), [Rule::CredentialNeverReplaced]);
+        for fragment in
+            ["`mesh-vault` (raised by `mesh-vault`) already runs", "configure the live mesh's `state` command"]
+        {
+            assert!(broken[0].detail.contains(fragment), "{fragment}: {}", broken[0].detail);
         }
     }
 }

@@ -699,6 +699,7 @@ impl Mesh for SimulatedMesh {
         view.containers = containers;
         view.modules = modules;
         view.complete = true;
+        view.modules_known = true;
         view
     }
 
