@@ -381,6 +381,32 @@ async fn a_secret_cannot_be_handed_to_another_module_through_its_accepting_path(
 }
 
 #[tokio::test]
+async fn a_credential_a_container_runs_with_is_accepted_only_by_that_containers_declared_adopter() {
+    // The vault is granted the store's superuser to read, and takes it as its own key.
+    let mut mesh = TestMesh::new().with_plugin("mesh-vault", "hands_over_a_credential_it_reads");
+    mesh.manifest("mesh-vault")["adopt"]["grants"]["credentials"] = serde_json::json!(["store-superuser"]);
+    let ran = mesh.run().await;
+    let stopped = ran.refusal("mesh-vault");
+    assert_mentions(
+        stopped,
+        &[
+            "`store-superuser` is the genesis credential `mesh-store` runs with",
+            "only the module that declares it adopts `mesh-store` with it",
+            "not accept it as its secret `unseal-key`",
+        ],
+    );
+    assert!(!stopped.contains(SUPERUSER), "{stopped}");
+    assert!(
+        !ran.mesh.accepted().iter().any(|(module, _)| module == "mesh-vault"),
+        "the vault's key was accepted: {:?}",
+        ran.mesh.accepted()
+    );
+    assert_eq!(ran.mesh.carried().get("/accepting-unseal-key"), None, "{:?}", ran.mesh.carried());
+    // postgres, which declares it adopts the store with it, hands it over as ever.
+    ran.assert_adopted("postgres");
+}
+
+#[tokio::test]
 async fn a_module_accepts_only_a_secret_it_carried_itself() {
     let ran = TestMesh::new()
         .with_plugin("postgres", "accepts_without_carrying")

@@ -31,6 +31,7 @@ mod node;
 mod preflight;
 mod provider;
 mod renamed;
+mod replay;
 mod rerun;
 mod sandbox;
 mod scaffold;

@@ -90,6 +90,8 @@ impl Fixture {
                 manifest_bytes: std::sync::Arc::from(&b"{}"[..]),
                 granted: Default::default(),
                 manifest: String::new(),
+                credential_holders: Default::default(),
+                hands_over: Default::default(),
             },
         }
     }

@@ -1,7 +1,8 @@
 //! The arguments more than one command takes, declared once and flattened into each
 //! command's own: the catalogue, the compile cache, the site a run starts from, and how a
 //! run is shown. A command changes a shared argument's help, where its words differ, with
-//! clap's `mut_arg`, so the option itself stays one declaration.
+//! clap's `mut_arg`, so the option itself stays one declaration; the site's `--catalogue` is
+//! its own, since a replay tells a catalogue given from none.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -138,18 +139,19 @@ impl CacheArgs {
 /// Where a run starts from: the catalogue, the foundation, the credentials and the
 /// operator's options. Shared by `check`, `run` and `replay`.
 #[derive(Debug, Args)]
-#[command(mut_arg("catalogue", |arg| arg.help(
-    "The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it [default: ./catalogue if there \
-     is one, else the current directory]"
-)))]
 pub struct SiteArgs {
-    /// The catalogue checkout.
-    #[command(flatten)]
-    pub catalogue: CatalogueArg,
-    /// The foundation bundle genesis produced [default: <catalogue>/foundation.json].
+    /// The catalogue checkout: modules/<name>/manifest.json with adopt.wasm beside it
+    /// [default: ./catalogue if there is one, else the current directory; a replay: the
+    /// recorded one].
+    // Not `CatalogueArg`: a replay tells a catalogue given from none, to take the recorded one.
+    #[arg(long = "catalogue", value_name = "DIR")]
+    pub catalogue: Option<PathBuf>,
+    /// The foundation bundle genesis produced [default: <catalogue>/foundation.json; a replay
+    /// without --catalogue: the recorded one].
     #[arg(long)]
     pub foundation: Option<PathBuf>,
-    /// Where genesis left its credentials [default: <catalogue>/genesis/credentials].
+    /// Where genesis left its credentials [default: <catalogue>/genesis/credentials; a replay
+    /// without --catalogue: the recorded one].
     #[arg(long)]
     pub credentials: Option<PathBuf>,
     /// The node the modules are assigned to [default: node-1; a replay: the recorded one].
@@ -166,10 +168,18 @@ pub struct SiteArgs {
 }
 
 impl SiteArgs {
+    /// `--catalogue`, else `./catalogue` if there is one, else the current directory.
+    pub fn catalogue_dir(&self) -> PathBuf {
+        self.catalogue.clone().unwrap_or_else(default_catalogue)
+    }
+
     /// The catalogue, refused unless it is a directory.
     pub fn catalogue(&self) -> Result<Catalogue> {
-        self.catalogue.require_dir()?;
-        Ok(Catalogue::at(&self.catalogue.dir))
+        let dir = self.catalogue_dir();
+        if !dir.is_dir() {
+            bail!("the catalogue `{}` is not a directory (pass --catalogue DIR)", dir.display());
+        }
+        Ok(Catalogue::at(dir))
     }
 
     /// The foundation bundle, read and checked.
@@ -184,12 +194,12 @@ impl SiteArgs {
 
     /// `--foundation`, else the catalogue's `foundation.json`.
     fn foundation_path(&self) -> PathBuf {
-        self.foundation.clone().unwrap_or_else(|| self.catalogue.dir.join("foundation.json"))
+        self.foundation.clone().unwrap_or_else(|| self.catalogue_dir().join("foundation.json"))
     }
 
     /// `--credentials`, else the catalogue's `genesis/credentials`.
     fn credentials_path(&self) -> PathBuf {
-        self.credentials.clone().unwrap_or_else(|| self.catalogue.dir.join("genesis/credentials"))
+        self.credentials.clone().unwrap_or_else(|| self.catalogue_dir().join("genesis/credentials"))
     }
 
     /// The options given, the defaults for those not given.
@@ -215,7 +225,7 @@ impl SiteArgs {
 
     /// The files and directories a run reads, which nothing it writes may be or be in.
     pub fn inputs(&self) -> Vec<PathBuf> {
-        vec![self.catalogue.dir.join("modules"), self.foundation_path(), self.credentials_path()]
+        vec![self.catalogue_dir().join("modules"), self.foundation_path(), self.credentials_path()]
     }
 }
 

@@ -156,6 +156,27 @@ pub struct RunEvent {
     /// The seed the plugins' WASI random numbers are drawn from, so a replay draws the same;
     /// `null` when the backend draws real randomness it cannot repeat.
     pub seed: Option<u64>,
+    /// Where the run read its modules, foundation and credentials, so a replay reads them
+    /// again from any directory; `null` when its catalogue was held in memory. Absent from
+    /// records written before it was added.
+    #[serde(default)]
+    pub catalogue: Option<CatalogueRecord>,
+}
+
+/// The catalogue a run read, as a stream keeps it: absolute paths, so a replay started
+/// anywhere finds what the run had.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct CatalogueRecord {
+    /// The catalogue's directory: `modules/<name>/manifest.json` with `adopt.wasm` beside it.
+    pub dir: String,
+    /// The foundation bundle's file; `null` when the run's bundle was not read from a file
+    /// (or its path is not UTF-8): a replay then reads the catalogue's `foundation.json`.
+    pub foundation: Option<String>,
+    /// The genesis credentials' directory; `null` when the run was given none, or held them
+    /// in memory (or its path is not UTF-8): a replay then reads the catalogue's
+    /// `genesis/credentials`.
+    pub credentials: Option<String>,
 }
 
 /// The operator's options as a stream keeps them.
@@ -851,6 +872,10 @@ pub struct SecretRecord {
     pub secret: String,
     /// `true`: accepted before the push; `false`: the node seals fresh bytes.
     pub accepted: bool,
+    /// For a secret accepted, the genesis credential its module declares it hands over as
+    /// it; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<String>,
 }
 
 /// An invariant found broken.
@@ -881,6 +906,28 @@ pub struct ReplayEvent {
     pub answered: u64,
     /// The first call where they did not; `null` when they made every recorded call.
     pub divergence: Option<Divergence>,
+    /// Where the recorded run was interrupted, when its recording ends with an `interrupted`
+    /// event: the plugins' calls were compared up to there, and every call past it was
+    /// answered `unavailable` without counting as a divergence; `null` for a recording of a
+    /// run that ended. Absent from records written before it was added.
+    #[serde(default)]
+    pub interrupted: Option<ReplayInterruption>,
+}
+
+/// Where the run a recording holds was interrupted, as its replay reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ReplayInterruption {
+    /// What stopped the recorded run, as its `interrupted` event says: `SIGINT`, `SIGTERM`
+    /// or `cancelled`.
+    pub signal: String,
+    /// How many calls the recording holds that reached the mesh before it stopped.
+    pub calls: u64,
+    /// The call the recorded run was making when it stopped (it went out, and never
+    /// returned), in words: its import, its arguments and its module, as a divergence names a
+    /// call; `null` when it stopped between calls. The replay holds the plugins' next call to
+    /// it.
+    pub during: Option<String>,
 }
 
 /// Where a replay diverged from its recording.

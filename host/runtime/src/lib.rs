@@ -7,29 +7,38 @@
 //!
 //! # Embedding
 //!
-//! ```no_run
+//! A run is made of a plugin host, the catalogue (each module's manifest with its
+//! `adopt.wasm` beside it), the foundation bundle genesis produced, the genesis credentials
+//! and a mesh. The shipped plugins build each module from the catalogue's repository: a run
+//! of them needs a catalogue source in its options, or every module refuses. This example
+//! adopts phase three of the project's example catalogue (its plugins placed by `just
+//! build-plugins`) on the simulated mesh:
+//!
+//! ```
 //! # use std::{path::Path, sync::Arc};
 //! # use mesh_adopt_runtime::*;
 //! # use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-//! # use mesh_adopt_runtime::transcript::Transcript;
 //! # fn main() -> anyhow::Result<()> {
+//! let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../catalogue");
 //! let host = PluginHost::new(Limits::default())?;
-//! let catalogue = Catalogue::at("catalogue");
-//! let foundation = Foundation::load(Path::new("catalogue/foundation.json"))?;
+//! let catalogue = Catalogue::at(&dir);
+//! let foundation = Foundation::load(&dir.join("foundation.json"))?;
 //! let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
-//! // The shipped plugins build each module from the catalogue's source: a run gives one.
 //! let options = RunOptions {
 //!     catalog_source: Some(parse_catalog_source("https://git.mesh.local/catalogue.git@v3.2.0")?),
 //!     ..RunOptions::default()
 //! };
 //! options.validate()?;
 //! let run = Run::builder(&host, &catalogue, &foundation, mesh)
-//!     .credentials(Arc::new(Credentials::open(Path::new("catalogue/genesis/credentials"))))
+//!     .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
 //!     .options(options)
 //!     .build();
 //! // From async code: `run.run(&modules, Mode::Adopt).await`.
 //! let report = run.run_blocking(&PHASE_THREE.map(String::from), Mode::Adopt)?;
-//! std::process::exit(report.exit_code().into());
+//! assert!(report.succeeded(), "{:?}", report.modules);
+//! // An installer's process ends as the command's would:
+//! // `std::process::exit(report.exit_code().into())`.
+//! # Ok(())
 //! # }
 //! ```
 //!
@@ -53,7 +62,11 @@
 //!   nothing ([`Held::Locked`]), or, with [`RunBuilder::lock_timeout`], makes it wait.
 //! - **Events.** [`RunBuilder::events`] streams the run as it happens to any
 //!   [`stream::Sink`] (a closure will do): the `--json` lines, each module's outcome as soon
-//!   as its turn ends; a [`stream::RecordFile`] is a record `mesh-adopt replay` reads.
+//!   as its turn ends; a [`stream::RecordFile`] is a record `mesh-adopt replay` reads, from
+//!   any directory, since its first line names the catalogue, foundation and credentials the
+//!   run read. The stream's last line is the caller's to write, once the run is over:
+//!   [`Run::end`] with the exit status, or [`Run::interrupted`] for a run dropped; without it
+//!   the stream reads as one cut short.
 //! - **Errors.** Every fallible function returns [`Error`], a variant per input that could
 //!   not be used; a module's [`Unusable`] outcome keeps its typed cause, and
 //!   [`RunReport::held`] says why a run adopted nothing.

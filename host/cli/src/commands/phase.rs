@@ -105,7 +105,7 @@ fn parse_plugin_memory(text: &str) -> Result<usize, String> {
 impl PhaseArgs {
     /// The modules asked for, each a plain name, none twice [default: phase three's].
     fn modules(&self) -> Result<Vec<String>> {
-        let catalogue = &self.site.catalogue.dir;
+        let catalogue = &self.site.catalogue_dir();
         if self.modules.is_empty() {
             // Phase three is the default only in a catalogue that holds it: in one that holds
             // none of its modules, say what to name. (One missing module is named by the run.)

@@ -18,7 +18,11 @@ pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> S
         })
         .collect();
     let secret_line = |s: &SecretEffect| {
-        let what = if s.accepted { "accepted before the push" } else { "sealed fresh by the node" };
+        let what = match (s.accepted, &s.credential) {
+            (true, Some(credential)) => format!("accepted before the push, from genesis credential {credential}"),
+            (true, None) => "accepted before the push".to_string(),
+            (false, _) => "sealed fresh by the node".to_string(),
+        };
         format!("      {:>10} │ effect: secret {} {what}", s.module, visible(&s.secret))
     };
     if verbose {

@@ -2,7 +2,7 @@
 //! read and checked once so every reader sees the same resources.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
@@ -32,6 +32,9 @@ pub struct Foundation {
     /// Each container's whole spec as the bundle writes it, by the container's name: what the
     /// node compares a module's container with (docs/push-rule.md).
     pub specs: BTreeMap<String, Spec>,
+    /// The file the bundle was read from, absolute; `None` for one parsed from memory. A run's
+    /// record names it, so a replay started anywhere reads the same bundle.
+    pub path: Option<PathBuf>,
 }
 
 #[derive(Deserialize)]
@@ -64,8 +67,9 @@ impl Foundation {
         crate::error::at_boundary(crate::error::Error::Foundation, || {
             let bytes = read_bounded(path, FOUNDATION_BYTES)
                 .with_context(|| format!("failed to read the foundation bundle `{}`", path.display()))?;
-            Foundation::parse(&bytes)
-                .with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))
+            let foundation = Foundation::parse(&bytes)
+                .with_context(|| format!("the foundation bundle `{}` is malformed", path.display()))?;
+            Ok(Foundation { path: std::path::absolute(path).ok(), ..foundation })
         })
     }
 
@@ -164,7 +168,7 @@ impl Foundation {
                     _ => FoundationResource::Other { id: r.id, kind: r.kind },
                 });
             }
-            Ok(Foundation { resources, digest: crate::model::digest::Sha256::of(bytes), runs_with, specs })
+            Ok(Foundation { resources, digest: crate::model::digest::Sha256::of(bytes), runs_with, specs, path: None })
         })
     }
 

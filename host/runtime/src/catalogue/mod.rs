@@ -129,6 +129,12 @@ impl Catalogue {
         &self.root
     }
 
+    /// Whether its modules are read from its directory, not held in memory: only then does
+    /// the directory hold what a run read.
+    pub(crate) fn on_disk(&self) -> bool {
+        self.in_memory.is_none()
+    }
+
     /// The names of the modules the catalogue holds, sorted; `None` without a `modules/`.
     pub fn module_names(&self) -> Option<Vec<String>> {
         let entries = std::fs::read_dir(self.root.join("modules")).ok()?;

@@ -235,6 +235,9 @@ pub struct SecretEffect {
     pub secret: String,
     /// `true`: the value accepted before the push; `false`: fresh bytes sealed by the node.
     pub accepted: bool,
+    /// For a secret accepted, the genesis credential the module declares it hands over as
+    /// it (`adopts[].credential`), where it declares one.
+    pub credential: Option<String>,
 }
 
 impl From<&Touch> for crate::events::Change {
@@ -269,7 +272,12 @@ pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectE
                 secrets: push
                     .secrets
                     .iter()
-                    .map(|s| SecretRecord { module: s.module.clone(), secret: s.secret.clone(), accepted: s.accepted })
+                    .map(|s| SecretRecord {
+                        module: s.module.clone(),
+                        secret: s.secret.clone(),
+                        accepted: s.accepted,
+                        credential: s.credential.clone(),
+                    })
                     .collect(),
             })
             .collect(),

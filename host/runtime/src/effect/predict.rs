@@ -196,10 +196,15 @@ fn apply(
             }
             let was_accepted = accepted.contains(&(module.name.clone(), secret.clone()));
             module.settled.insert(secret.clone());
+            let credential = was_accepted
+                .then(|| module.manifest.adopts.iter().find(|a| a.secret.as_ref() == Some(secret)))
+                .flatten()
+                .and_then(|a| a.credential.clone());
             push.secrets.push(SecretEffect {
                 module: module.name.clone(),
                 secret: secret.clone(),
                 accepted: was_accepted,
+                credential,
             });
         }
     }

@@ -13,7 +13,8 @@ use async_trait::async_trait;
 
 use super::{ContainerState, Mesh, MeshError, Payload, Response};
 use crate::events::{
-    self, CallEvent, CallResult, CallValue, Divergence, ErrorKind, Event, Header, Op, Request, SCHEMA,
+    self, CallEvent, CallResult, CallValue, CatalogueRecord, Divergence, ErrorKind, Event, Header, Op,
+    ReplayInterruption, Request, SCHEMA,
 };
 use crate::model::options::RunOptions;
 
@@ -27,6 +28,21 @@ pub struct Recording {
     pub calls: Vec<CallEvent>,
     /// The seed the recorded run's WASI random numbers were drawn from, where it says.
     pub seed: Option<u64>,
+    /// The catalogue, foundation and credentials the recorded run read, where it says.
+    pub catalogue: Option<CatalogueRecord>,
+    /// Where the recorded run was interrupted, when the recording ends with its `interrupted`
+    /// event.
+    pub interrupted: Option<Interruption>,
+}
+
+/// Where a recorded run was interrupted: what stopped it, and the call it was making then.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interruption {
+    /// `SIGINT`, `SIGTERM` or `cancelled`, as the recording's `interrupted` event says.
+    pub signal: String,
+    /// The call that went out and never returned (a `started` event with no `call` after
+    /// it), by its module; `None` when the run stopped between calls.
+    pub during: Option<(String, Request)>,
 }
 
 /// The largest recording read: a run records at most `Limits::record_bytes` (16 MiB) of text
@@ -35,9 +51,9 @@ pub const RECORDING_BYTES: u64 = 64 << 20;
 
 /// Reads a `--record` file through the stream's types (`docs/events.md`): its first line
 /// must be a `run` event of this program's schema version, every line an event of it.
-/// Keeps the run's options and seed and the calls that reached the mesh: credentials
-/// (answered by the host) and calls the host denied (never sent) are left out. Every
-/// problem names the file and the line.
+/// Keeps the run's options, seed and catalogue, the calls that reached the mesh (credentials,
+/// answered by the host, and calls the host denied, never sent, are left out) and, when the
+/// run was interrupted, where. Every problem names the file and the line.
 pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
     crate::error::at_boundary(crate::error::Error::Recording, || {
         let text = crate::files::read_bounded(path, RECORDING_BYTES)
@@ -52,6 +68,9 @@ pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
         check_header(header).with_context(|| at(first))?;
         let mut calls = Vec::new();
         let mut run = None;
+        // The call that went out and has not returned, as the lines are read.
+        let mut in_flight: Option<(String, Request)> = None;
+        let mut interrupted = None;
         for (number, line) in std::iter::once((first, header)).chain(lines) {
             let event: Event = serde_json::from_str(line)
                 .with_context(|| format!("{} is not an event of schema {SCHEMA} (docs/events.md)", at(number)))?;
@@ -59,10 +78,18 @@ pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
                 Event::Run(header) if run.is_none() => {
                     let options = RunOptions::try_from(header.options)
                         .with_context(|| format!("{} has run options that cannot be used", at(number)))?;
-                    run = Some((options, header.seed));
+                    run = Some((options, header.seed, header.catalogue));
                 }
                 Event::Run(_) => bail!("{} is a second `run` event: a recording holds one run", at(number)),
+                // A credential is the host's to answer: no replay asks the mesh for one.
+                Event::Started(started) if started.request.op != Op::Credential => {
+                    in_flight = Some((started.module, started.request));
+                }
+                Event::Interrupted(stop) => {
+                    interrupted = Some(Interruption { signal: stop.signal, during: in_flight.take() });
+                }
                 Event::Call(call) => {
+                    in_flight = None;
                     check_call(&call).with_context(|| at(number))?;
                     let denied = matches!(&call.result, CallResult::Error(e) if e.kind == ErrorKind::Denied);
                     if call.request.op != Op::Credential && !denied {
@@ -72,13 +99,13 @@ pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
                 _ => {}
             }
         }
-        let Some((options, seed)) = run else {
+        let Some((options, seed, catalogue)) = run else {
             bail!("the recording `{}` has no `run` event", path.display());
         };
         if calls.is_empty() {
             bail!("the recording `{}` holds no calls that reached a mesh", path.display());
         }
-        Ok(Recording { options, calls, seed })
+        Ok(Recording { options, calls, seed, catalogue, interrupted })
     })
 }
 
@@ -144,7 +171,12 @@ fn shape(value: &CallValue) -> &'static str {
 
 /// A recorded call as a divergence names it.
 fn shown(call: &CallEvent) -> String {
-    format!("{} `{}` ({})", call.request.op.as_str(), call.request.words(), call.module)
+    shown_request(&call.module, &call.request)
+}
+
+/// A module's call as a divergence names it: `tell `push node-1` (postgres)`.
+fn shown_request(module: &str, request: &Request) -> String {
+    format!("{} `{}` ({module})", request.op.as_str(), request.words())
 }
 
 /// A mesh answering from recorded calls. Its clock is virtual, and each answer sets it
@@ -165,6 +197,12 @@ struct Replay {
     answered: usize,
     divergence: Option<Divergence>,
     now: Duration,
+    /// Where the recorded run was interrupted, past its last recorded call.
+    interruption: Option<Interruption>,
+    /// How many calls the recording holds.
+    recorded: usize,
+    /// Whether the plugins made a call past the recording's last, at its interruption.
+    reached: bool,
 }
 
 impl ReplayMesh {
@@ -176,12 +214,35 @@ impl ReplayMesh {
                 seed,
                 draws: 0,
                 draws_since_answer: 0,
+                recorded: calls.len(),
                 pending: calls.into(),
                 answered: 0,
                 divergence: None,
                 now: Duration::ZERO,
+                interruption: None,
+                reached: false,
             }),
         }
+    }
+
+    /// The mesh for a recording whose run was interrupted: past the last recorded call, where
+    /// the recorded run stopped, the plugins' calls are answered `unavailable`, as no mesh
+    /// answered them then, and no longer compared; a call the recorded run was making when it
+    /// stopped is compared first. The replay goes as far as the recorded run went.
+    pub fn interrupted(self, interruption: Interruption) -> ReplayMesh {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).interruption = Some(interruption);
+        self
+    }
+
+    /// Where the recorded run was interrupted, as the replay's verdict says it; `None` for a
+    /// recording of a run that ended.
+    pub fn interruption(&self) -> Option<ReplayInterruption> {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.interruption.as_ref().map(|stop| ReplayInterruption {
+            signal: stop.signal.clone(),
+            calls: state.recorded as u64,
+            during: stop.during.as_ref().map(|(module, request)| shown_request(module, request)),
+        })
     }
 
     /// How many calls were answered from the recording.
@@ -193,14 +254,18 @@ impl ReplayMesh {
     /// that differs, a call beyond the recording, or recorded calls never made.
     pub fn divergence(&self) -> Option<Divergence> {
         let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let next = match (state.pending.front(), &state.interruption) {
+            (Some(next), _) => format!("the recording goes on with {}", shown(next)),
+            // The recorded run was making one more call when it stopped.
+            (None, Some(Interruption { signal, during: Some((module, request)) })) if !state.reached => {
+                format!("the recorded run was interrupted ({signal}) during {}", shown_request(module, request))
+            }
+            (None, _) => return state.divergence.clone(),
+        };
         state.divergence.clone().or_else(|| {
-            state.pending.front().map(|next| Divergence {
+            Some(Divergence {
                 call: state.answered as u64 + 1,
-                message: format!(
-                    "the recording goes on with {}, and the plugin made no more calls{}",
-                    shown(next),
-                    state.random_note()
-                ),
+                message: format!("{next}, and the plugin made no more calls{}", state.random_note()),
             })
         })
     }
@@ -231,7 +296,29 @@ impl ReplayMesh {
                 };
             }
             Some(recorded) => format!("the recording has {}, the plugin made {op} `{words}`", shown(&recorded)),
-            None => format!("the plugin made {op} `{words}` beyond the end of the recording"),
+            None => match (state.interruption.clone(), state.reached) {
+                (None, _) => format!("the plugin made {op} `{words}` beyond the end of the recording"),
+                // The call the recorded run was making when it stopped: the same, and the
+                // replay stops there too; another is a divergence.
+                (Some(Interruption { signal, during: Some((module, during)) }), false) => {
+                    if during.op == made.op && matches(&during.args) {
+                        state.reached = true;
+                        return Err(MeshError::Unavailable(format!(
+                            "the recorded run was interrupted ({signal}) during this call: the replay goes no further"
+                        )));
+                    }
+                    format!(
+                        "the recorded run was interrupted ({signal}) during {}, the plugin made {op} `{words}`",
+                        shown_request(&module, &during)
+                    )
+                }
+                (Some(Interruption { signal, .. }), _) => {
+                    state.reached = true;
+                    return Err(MeshError::Unavailable(format!(
+                        "the recorded run was interrupted ({signal}) before this call: the replay goes no further"
+                    )));
+                }
+            },
         };
         let divergence = Divergence { call: number, message: message + &state.random_note() };
         let error = MeshError::Failed(format!("replay diverged at {divergence}"));
@@ -378,6 +465,71 @@ mod tests {
         mesh.inspect("mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_millis(5_600));
         assert_eq!(mesh.divergence(), None);
+    }
+
+    fn tell(words: &[&str]) -> Request {
+        Request { op: Op::Tell, args: words.iter().map(|w| w.to_string()).collect(), payload: None, cut: None }
+    }
+
+    fn told(words: &[&str]) -> CallEvent {
+        CallEvent {
+            module: "nats".into(),
+            phase: crate::model::Export::Adopt,
+            request: tell(words),
+            result: CallResult::Ok(CallValue::Output("done".into())),
+            at_ms: 0.0,
+            took_ms: 0.0,
+        }
+    }
+
+    fn interrupted(during: Option<&[&str]>) -> Interruption {
+        Interruption { signal: "SIGINT".into(), during: during.map(|words| ("nats".to_string(), tell(words))) }
+    }
+
+    #[tokio::test]
+    async fn past_where_the_recorded_run_was_interrupted_calls_are_unavailable_and_no_divergence() {
+        let mesh = ReplayMesh::new(vec![told(&["module", "add", "/nats.json"])], None).interrupted(interrupted(None));
+        mesh.tell(&["module".into(), "add".into(), "/nats.json".into()], Duration::ZERO).await.unwrap();
+        for _ in 0..2 {
+            let past = mesh.tell(&["push".into(), "node-1".into()], Duration::ZERO).await.unwrap_err();
+            assert!(matches!(&past, MeshError::Unavailable(m) if m.contains("interrupted (SIGINT) before this call")));
+        }
+        assert_eq!(mesh.divergence(), None);
+        assert_eq!(mesh.answered(), 1);
+        let verdict = mesh.interruption().unwrap();
+        assert_eq!((verdict.signal.as_str(), verdict.calls, verdict.during), ("SIGINT", 1, None));
+    }
+
+    #[tokio::test]
+    async fn the_call_the_recorded_run_was_in_when_interrupted_is_held_to_it() {
+        let build = ["build", "https://git.example/c.git"];
+        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        // The same call: the replay stops there.
+        let mesh = ReplayMesh::new(vec![told(&["module", "add"])], None).interrupted(interrupted(Some(&build)));
+        mesh.tell(&words(&["module", "add"]), Duration::ZERO).await.unwrap();
+        let stopped = mesh.tell(&words(&build), Duration::ZERO).await.unwrap_err();
+        assert!(matches!(&stopped, MeshError::Unavailable(m) if m.contains("during this call")), "{stopped:?}");
+        assert_eq!(mesh.divergence(), None);
+        let during = mesh.interruption().unwrap().during;
+        assert_eq!(during.as_deref(), Some("tell `build https://git.example/c.git` (nats)"));
+
+        // Another call there is a divergence, naming both.
+        let mesh = ReplayMesh::new(vec![told(&["module", "add"])], None).interrupted(interrupted(Some(&build)));
+        mesh.tell(&words(&["module", "add"]), Duration::ZERO).await.unwrap();
+        mesh.tell(&words(&["build", "elsewhere"]), Duration::ZERO).await.unwrap_err();
+        let divergence = mesh.divergence().unwrap();
+        assert_eq!(divergence.call, 2);
+        assert_eq!(
+            divergence.message,
+            "the recorded run was interrupted (SIGINT) during tell `build https://git.example/c.git` (nats), the \
+             plugin made tell `build elsewhere`"
+        );
+
+        // No call there is one too: the recorded run was making one more.
+        let mesh = ReplayMesh::new(vec![told(&["module", "add"])], None).interrupted(interrupted(Some(&build)));
+        mesh.tell(&words(&["module", "add"]), Duration::ZERO).await.unwrap();
+        let divergence = mesh.divergence().unwrap();
+        assert!(divergence.message.ends_with("(nats), and the plugin made no more calls"), "{divergence:?}");
     }
 
     #[tokio::test]

@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 
 use super::lock::{LockHolder, LockScope, Locking, Unlocked};
 use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response};
-use crate::catalogue::{Foundation, FoundationResource, ModuleManifest};
 use crate::catalogue::foundation::GENESIS_OWNER;
+use crate::catalogue::{Foundation, FoundationResource, ModuleManifest};
 use crate::effect::{ContainerEffect, ContainerSpec, KnownModule, MeshView, Spec, SpecDigest, Touch};
 use mesh_adopt_manifest::command::Command;
 

@@ -60,7 +60,40 @@ pub fn line_of(event: &Event) -> String {
 }
 
 /// A record file: every event as a JSON line (`docs/events.md`), flushed as written so a
-/// crash keeps what came before it. What `mesh-adopt replay` reads.
+/// crash keeps what came before it. What `mesh-adopt replay` reads, from any directory: its
+/// first line names the catalogue, foundation and credentials the run read.
+///
+/// A record of the project's example catalogue's `postgres` (its plugin placed by `just
+/// build-plugins`), ended by its caller:
+///
+/// ```
+/// # use std::{path::Path, sync::Arc};
+/// # use mesh_adopt_runtime::*;
+/// # use mesh_adopt_runtime::mesh::replay::read_recording;
+/// # use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+/// # use mesh_adopt_runtime::stream::RecordFile;
+/// # fn main() -> anyhow::Result<()> {
+/// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../catalogue");
+/// let foundation = Foundation::load(&dir.join("foundation.json"))?;
+/// let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+/// let kept = tempfile::tempdir()?;
+/// let record = Arc::new(RecordFile::create(&kept.path().join("run.jsonl"))?);
+/// let source = parse_catalog_source("https://git.mesh.local/catalogue.git@v3.2.0")?;
+/// let run = Run::builder(PluginHost::new(Limits::default())?, Catalogue::at(&dir), foundation, mesh)
+///     .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
+///     .options(RunOptions { catalog_source: Some(source), ..RunOptions::default() })
+///     .events(record.clone())
+///     .build();
+/// let report = run.run_blocking(&["postgres".to_string()], Mode::Adopt)?;
+/// // The record's last line, which tells a finished run from one cut short: the caller's.
+/// run.end(report.exit_code());
+/// assert_eq!(record.broken(), None);
+/// let recording = read_recording(record.path())?;
+/// let named = recording.catalogue.expect("a catalogue read from its directory is named");
+/// assert_eq!(Path::new(&named.dir), dir.canonicalize()?);
+/// # Ok(())
+/// # }
+/// ```
 pub struct RecordFile {
     path: PathBuf,
     file: Mutex<File>,

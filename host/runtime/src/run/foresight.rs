@@ -139,7 +139,12 @@ impl Run<'_> {
         let mut found = Vec::new();
         let secrets = sealed
             .iter()
-            .map(|(module, secret)| SecretEffect { module: module.clone(), secret: secret.clone(), accepted: false })
+            .map(|(module, secret)| SecretEffect {
+                module: module.clone(),
+                secret: secret.clone(),
+                accepted: false,
+                credential: None,
+            })
             .collect();
         let happened = Prediction {
             pushes: vec![PushEffect {

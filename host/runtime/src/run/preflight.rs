@@ -297,11 +297,33 @@ impl Run<'_> {
                 manifest_bytes: Arc::from(found.manifest.as_slice()),
                 granted: found.adopt.grants.clone(),
                 manifest: found.manifest_path.display().to_string(),
+                credential_holders: self.credential_holders(),
+                hands_over: found
+                    .parsed
+                    .adopts
+                    .iter()
+                    .filter(|a| self.foundation.container(&a.foundation).is_some())
+                    .filter_map(|a| Some((a.credential.clone()?, a.secret.clone()?)))
+                    .collect(),
             },
         };
         let declared = Arc::new(found.parsed);
         let ctx = self.context(module, found.manifest, declared.clone());
         Ok(Loaded { plugin, manifest: declared, env, ctx, manifest_digest, credentials_digest })
+    }
+
+    /// Each genesis credential a container runs with, as the bundle says, with the container's
+    /// name.
+    fn credential_holders(&self) -> std::collections::BTreeMap<String, String> {
+        let mut holders = std::collections::BTreeMap::new();
+        for (id, credentials) in &self.foundation.runs_with {
+            if let Some((name, _, _)) = self.foundation.container(id) {
+                for credential in credentials {
+                    holders.entry(credential.clone()).or_insert_with(|| name.to_string());
+                }
+            }
+        }
+        holders
     }
 
     /// The context a plugin decides from.

@@ -35,8 +35,27 @@ impl Run<'_> {
             options: (&self.options).into(),
             mesh: self.mesh.summary(),
             seed: self.mesh.seed(),
+            catalogue: self.catalogue_record(),
         }));
         self.transcript.stream_to(sink.clone());
+    }
+
+    /// Where the run reads its modules, foundation and credentials, as absolute paths (links
+    /// resolved where the path is there): what a replay reads again, from any directory.
+    /// `None` for a catalogue held in memory, which no directory holds as the run had it.
+    fn catalogue_record(&self) -> Option<events::CatalogueRecord> {
+        if !self.catalogue.on_disk() {
+            return None;
+        }
+        let absolute = |path: &std::path::Path| {
+            let path = path.canonicalize().or_else(|_| std::path::absolute(path)).ok()?;
+            path.to_str().map(String::from)
+        };
+        Some(events::CatalogueRecord {
+            dir: absolute(self.catalogue.root())?,
+            foundation: self.foundation.path.as_deref().and_then(absolute),
+            credentials: self.credentials.directory().and_then(absolute),
+        })
     }
 
     /// One event to the stream, if the run streams.

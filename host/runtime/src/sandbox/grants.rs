@@ -6,6 +6,7 @@
 //! module's manifest grants them by name. During `check` every effect is denied, so the plan
 //! an operator reviews was made without changing anything.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -26,6 +27,8 @@ pub(crate) enum Call<'a> {
         remote: &'a str,
         /// The bytes, or `None` for a secret.
         bytes: Option<&'a [u8]>,
+        /// For a secret, the credential it is read from.
+        credential: Option<&'a str>,
     },
     /// A command to the control plane.
     Tell {
@@ -67,6 +70,13 @@ pub struct Permissions {
     pub granted: Grants,
     /// Where those grants are written, for the "how to grant" hint.
     pub manifest: String,
+    /// The genesis credentials a container runs with, as the bundle says, each with that
+    /// container's name: read by any module granted it, handed to the control plane as a
+    /// secret only by the container's declared adopter.
+    pub credential_holders: BTreeMap<String, String>,
+    /// The credentials this module declares it hands over (`adopts[].credential`), each with
+    /// the secret it is accepted as.
+    pub hands_over: BTreeMap<String, String>,
 }
 
 impl Permissions {
@@ -100,7 +110,7 @@ impl Permissions {
         }
         match call {
             Call::Tell { args } => self.allow_tell(args),
-            Call::Carry { remote, bytes } => self.allow_carry(remote, bytes),
+            Call::Carry { remote, bytes, credential } => self.allow_carry(remote, bytes, credential),
             Call::Credential { name } => self.allow_read("credential", name, &self.granted.credentials, "credentials"),
             Call::Inspect { container } => {
                 self.allow_read("inspect of container", container, &self.granted.inspect, "inspect")
@@ -182,11 +192,13 @@ impl Permissions {
         }
     }
 
-    fn allow_carry(&self, remote: &str, bytes: Option<&[u8]>) -> Result<(), String> {
+    fn allow_carry(&self, remote: &str, bytes: Option<&[u8]>, credential: Option<&str>) -> Result<(), String> {
         let m = self.module.as_str();
         let why = match bytes {
             None => match remote.strip_prefix("/accepting-") {
-                Some(secret) if self.secrets.iter().any(|s| s == secret) => return Ok(()),
+                Some(secret) if self.secrets.iter().any(|s| s == secret) => {
+                    return self.allow_hand_over(credential, secret);
+                }
                 Some(secret) => format!(
                     "the `{m}` module's manifest declares no secret `{secret}`, so nothing of it would accept \
                      `{remote}`: a secret is carried only to `/accepting-<a secret the manifest declares>`"
@@ -215,6 +227,30 @@ impl Permissions {
              `/accepting-<name>`; no grant widens this",
             manifest_remote(m)
         ))
+    }
+}
+
+impl Permissions {
+    /// A genesis credential a container runs with goes to the control plane only from the
+    /// module that declares it adopts that container, and only as the secret it declares: any
+    /// other module may read it, never make it a secret of its own.
+    fn allow_hand_over(&self, credential: Option<&str>, secret: &str) -> Result<(), String> {
+        let Some(credential) = credential else { return Ok(()) };
+        let Some(container) = self.credential_holders.get(credential) else { return Ok(()) };
+        match self.hands_over.get(credential) {
+            Some(declared) if declared == secret => Ok(()),
+            Some(declared) => Err(format!(
+                "`{credential}` is the genesis credential `{container}` runs with, and the `{}` module declares it \
+                 hands it over as its secret `{declared}`, not `{secret}`",
+                self.module
+            )),
+            None => Err(format!(
+                "`{credential}` is the genesis credential `{container}` runs with: only the module that declares it \
+                 adopts `{container}` with it (`adopts[].credential` in its manifest) may hand it to the control \
+                 plane as a secret; the `{}` module may read it, not accept it as its secret `{secret}`",
+                self.module
+            )),
+        }
     }
 }
 
@@ -265,7 +301,31 @@ mod tests {
                 fetch: vec!["http://127.0.0.1:8222/*".into()],
             },
             manifest: "modules/postgres/manifest.json".into(),
+            credential_holders: [("store-superuser".to_string(), "mesh-store".to_string())].into(),
+            hands_over: [("store-superuser".to_string(), "superuser".to_string())].into(),
         }
+    }
+
+    #[test]
+    fn a_credential_a_container_runs_with_is_handed_over_only_by_its_declared_adopter() {
+        let p = postgres();
+        let hand = |p: &Permissions, remote, credential| {
+            p.allow(Export::Adopt, Call::Carry { remote, bytes: None, credential: Some(credential) })
+        };
+        assert!(hand(&p, "/accepting-superuser", "store-superuser").is_ok());
+        // A credential no container runs with is the module's to hand over as it likes.
+        assert!(hand(&p, "/accepting-superuser", "backup-key").is_ok());
+        let vault = Permissions {
+            module: "mesh-vault".into(),
+            secrets: vec!["unseal-key".into()],
+            hands_over: BTreeMap::new(),
+            ..postgres()
+        };
+        let refused = hand(&vault, "/accepting-unseal-key", "store-superuser").unwrap_err();
+        assert!(refused.contains("`store-superuser` is the genesis credential `mesh-store` runs with"), "{refused}");
+        assert!(refused.contains("not accept it as its secret `unseal-key`"), "{refused}");
+        let elsewhere = Permissions { secrets: vec!["superuser".into(), "other".into()], ..postgres() };
+        assert!(hand(&elsewhere, "/accepting-other", "store-superuser").unwrap_err().contains("not `other`"));
     }
 
     fn words(text: &str) -> Vec<String> {
@@ -325,7 +385,7 @@ mod tests {
     #[test]
     fn carries_only_its_manifest_and_accepting_secrets() {
         let p = postgres();
-        let carry = |remote, bytes| p.allow(Export::Adopt, Call::Carry { remote, bytes });
+        let carry = |remote, bytes| p.allow(Export::Adopt, Call::Carry { remote, bytes, credential: None });
         assert!(carry("/postgres-module.json", Some(MANIFEST)).is_ok());
         assert!(carry("/accepting-superuser", None).is_ok());
         // Bytes may not pose as a secret delivery, nor a secret as the manifest.
@@ -357,7 +417,11 @@ mod tests {
         let denied = p.allow(Export::Check, Call::Tell { args: &words("push node-1") }).unwrap_err();
         assert!(denied.contains("`tell push node-1`") && denied.contains("may only read"), "{denied}");
         assert!(
-            p.allow(Export::Check, Call::Carry { remote: "/postgres-module.json", bytes: Some(MANIFEST) }).is_err()
+            p.allow(
+                Export::Check,
+                Call::Carry { remote: "/postgres-module.json", bytes: Some(MANIFEST), credential: None }
+            )
+            .is_err()
         );
         assert!(p.allow(Export::Check, Call::Credential { name: "store-superuser" }).is_ok());
     }

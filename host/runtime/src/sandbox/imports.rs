@@ -422,7 +422,11 @@ impl RunState {
             Ok(Payload::Bytes(bytes)) => Some(bytes.clone()),
             _ => None,
         };
-        let grant = Call::Carry { remote: &remote, bytes: bytes.as_deref() };
+        let credential = match &payload {
+            Ok(Payload::Secret(secret)) => Some(secret.name.clone()),
+            _ => None,
+        };
+        let grant = Call::Carry { remote: &remote, bytes: bytes.as_deref(), credential: credential.as_deref() };
         let carried = self
             .serve(grant, request, None, async |state| Ok(state.env.mesh.carry(&name, payload?, &remote).await?))
             .await;
