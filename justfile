@@ -28,11 +28,13 @@ setup-langs:
 # toolchains for the conformance suite.
 setup-test: setup setup-langs setup-machine
 
-# The machine's parts the tests run: a NATS server for the live backend's tests, and the
-# reference node (as root: podman, runc and mmdebstrap from Debian, and its images, built
-# once and kept; node/README.md). One after the other: both install Debian packages.
+# The machine's parts the tests run: a NATS server for the live backend's tests, man and
+# groff for the manual pages' (Debian's man-db and groff-base), and the reference node (as
+# root: podman, runc and mmdebstrap from Debian, and its images, built once and kept;
+# node/README.md). One after the other: each installs Debian packages.
 setup-machine:
     @command -v nats-server >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server)
+    @(command -v man && command -v groff) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq man-db groff-base)
     @node/setup
 
 ### build

@@ -21,6 +21,7 @@ mod files;
 mod fleet;
 mod fuzz;
 mod hostile;
+mod install;
 mod invariants;
 mod live;
 mod loading;

@@ -10,7 +10,9 @@ use clap::{CommandFactory as _, Parser, Subcommand};
 use crate::commands::build::{self, BuildArgs};
 use crate::commands::cache::{self, CacheArgs};
 use crate::commands::check::{self, CheckArgs};
+use crate::commands::completions::{self, CompletionsArgs};
 use crate::commands::inspect::{self, InspectArgs};
+use crate::commands::manpage::{self, ManpageArgs};
 use crate::commands::new::{self, NewArgs};
 use crate::commands::replay::{self, ReplayArgs};
 use crate::commands::run::{self, RunArgs};
@@ -39,7 +41,9 @@ impl Cli {
             | Command::New(_)
             | Command::Build(_)
             | Command::Cache(_)
-            | Command::Unlock(_) => false,
+            | Command::Unlock(_)
+            | Command::Completions(_)
+            | Command::Manpage(_) => false,
         }
     }
 }
@@ -68,6 +72,11 @@ enum Command {
     Replay(ReplayArgs),
     /// Break the live mesh's lock a run killed outright left, by the id a refused run named.
     Unlock(UnlockArgs),
+    /// Print the completion script for a shell: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+    /// Write the manual pages into a directory: mesh-adopt.1, and one a command
+    /// (mesh-adopt-run.1 and the others).
+    Manpage(ManpageArgs),
 }
 
 /// Runs the command line and says how it ended: 0 when every module succeeded, 1 when one
@@ -174,5 +183,7 @@ async fn execute(cli: Cli) -> Result<ExitStatus> {
         Command::Cache(args) => cache::cache(args),
         Command::Replay(args) => replay::replay(args).await,
         Command::Unlock(args) => unlock::unlock(args).await,
+        Command::Completions(args) => completions::completions(args, Cli::command()),
+        Command::Manpage(args) => manpage::manpage(args, Cli::command()),
     }
 }

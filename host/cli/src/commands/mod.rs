@@ -6,8 +6,10 @@
 pub mod build;
 pub mod cache;
 pub mod check;
+pub mod completions;
 pub mod inspect;
 pub mod language;
+pub mod manpage;
 pub mod new;
 pub mod phase;
 pub mod replay;
