@@ -13,13 +13,14 @@ setup:
 # Install the toolchains JavaScript and Python plugins are built with, from the npm and
 # Python registries: componentize-js, jco and esbuild into plugins/js/node_modules (from its
 # lock file), componentize-py and the Python SDK into plugins/python/.venv. Each is done
-# again only when what it installs from has changed; the SDK's build directory goes first,
-# so no module an older SDK had is installed again from it.
+# again only when what it installs from has changed (the Python SDK's WIT is a link to
+# plugins/sdk/wit, so that is looked at too); the SDK's build directory goes first, so no
+# module an older SDK had is installed again from it.
 setup-langs:
     @[ plugins/js/node_modules/.package-lock.json -nt plugins/js/package-lock.json ] || \
         npm ci --prefix plugins/js --no-audit --no-fund --loglevel=error
     @[ -x plugins/python/.venv/bin/python ] || python3 -m venv plugins/python/.venv
-    @[ -z "$(find plugins/python/requirements.txt plugins/python/sdk -newer plugins/python/.venv/.installed -not -path '*/__pycache__*' 2>/dev/null; [ -e plugins/python/.venv/.installed ] || echo new)" ] || \
+    @[ -z "$(find plugins/python/requirements.txt plugins/python/sdk plugins/sdk/wit -newer plugins/python/.venv/.installed -not -path '*/__pycache__*' 2>/dev/null; [ -e plugins/python/.venv/.installed ] || echo new)" ] || \
         (rm -rf plugins/python/sdk/build && plugins/python/.venv/bin/pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./plugins/python/sdk \
         && plugins/python/.venv/bin/pip install --quiet --disable-pip-version-check -r plugins/python/requirements.txt \
         && touch plugins/python/.venv/.installed)

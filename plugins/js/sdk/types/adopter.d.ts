@@ -11,18 +11,23 @@ export type * as MeshAdoptTypes020 from './interfaces/mesh-adopt-types.js'; // i
 /**
 * Hands the plugin what it decides from, once per instance and before `check` or
 * `adopt`: one value for both, so `adopt` works from exactly what `check` planned with.
-* The host denies every effect during this call.
+* The host denies every effect during this call, and counts it as the `check` after it.
 */
 export function init(ctx: Context): void;
 /**
 * Decides, without changing anything, whether the module can be adopted, and how. The
-* host denies every effect during this call.
+* host denies every effect during this call. A refusal makes the module refused (in
+* preflight the run then stops before any effect); a plan is shown and, once every
+* module has checked, binds `adopt`. A `check` that was denied a call and plans anyway
+* has gone on past what it was told: its plan is not used, and the module is unusable.
 */
 export function check(): Plan;
 /**
 * Adopts the module: tells exactly the plan `check` made, in order. A call the host
 * denies, or a planned command that fails (other than `module issue`, which the provider
 * sequence may go without), means the module is not adopted, whatever this returns: go on
-* past one and the host reports the module refused, naming it.
+* past one and the host reports the module refused, naming it (code
+* `went-on-past-a-failure`). A report returned before every planned command was told
+* makes the module incomplete, naming what was left.
 */
 export function adopt(): Report;

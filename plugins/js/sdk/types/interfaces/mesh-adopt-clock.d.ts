@@ -5,6 +5,6 @@
 export function now(): bigint;
 /**
  * Waits this many milliseconds; a wait that would end past the call's wall deadline
- * stops the plugin at the deadline.
+ * stops the plugin at the deadline. Not counted as the plugin's compute time.
  */
 export function sleep(millis: bigint): void;

@@ -1,19 +1,26 @@
 /** @module Interface mesh:adopt/types@0.2.0 **/
 /**
  * Why a host call did not do what the plugin asked; the plugin decides whether that is
- * fatal, so the host never aborts a plugin for an ordinary "no".
+ * fatal, so the host never aborts a plugin for an ordinary "no". Each import below says
+ * which it returns, and when.
  */
 export type HostError = HostErrorDenied | HostErrorFailed | HostErrorTimedOut | HostErrorUnavailable;
 /**
- * The host's grants do not allow this call; the text names the capability and how
- * to grant it.
+ * The host would not make the call: the grants do not allow it, it is an effect and
+ * `check` may only read, it is not the plan's next step, it breaks a limit. The text
+ * names the call and why, and how to grant it where a manifest can ("inspect of
+ * container `mesh-bus` is not granted to the `nats` plugin: a catalogue grants it by
+ * listing it in `adopt.grants.inspect` of" and the manifest's path), or says that no
+ * grant widens it.
  */
 export interface HostErrorDenied {
   tag: 'denied',
   val: string,
 }
 /**
- * The mesh was asked and said no; the text is what it answered.
+ * The mesh was asked and said no; the text is what it answered (from a live control
+ * plane: the command, "exited with status 1", and the first lines of its error
+ * output).
  */
 export interface HostErrorFailed {
   tag: 'failed',
@@ -21,13 +28,15 @@ export interface HostErrorFailed {
 }
 /**
  * No answer came within the call's timeout; the text names the call and the limit.
+ * What was asked may still have happened.
  */
 export interface HostErrorTimedOut {
   tag: 'timed-out',
   val: string,
 }
 /**
- * The thing asked for is not there to be asked (no such credential, no engine).
+ * The thing asked for is not there to be asked: no such credential, nothing answering
+ * at a URL, a mesh the host cannot reach.
  */
 export interface HostErrorUnavailable {
   tag: 'unavailable',
@@ -50,7 +59,8 @@ export interface Container {
    */
   image: string,
   /**
-   * Its mounts, each `host:inside[:opts]`; a manifest's with `${access:<id>}` resolved.
+   * Its mounts, each `host:inside[:opts]`; a manifest's with `${access:<id>}` resolved,
+   * the bundle's as genesis mounted them.
    */
   volumes: Array<string>,
 }
@@ -81,7 +91,10 @@ export interface Other {
   kind: string,
 }
 /**
- * One resource of the foundation bundle, typed so plugins do not re-parse the bundle.
+ * One resource of the foundation bundle (`foundation.json`'s `resources`, in order),
+ * typed so plugins do not re-parse the bundle: `kind: "container"` is a `container`
+ * (`id`, `name`, `image`, `volumes`; its `credentials` and any other field are not
+ * passed), `kind: "file"` a `file` (`id`, `path`), any other kind an `other`.
  */
 export type BundleResource = BundleResourceContainer | BundleResourceFile | BundleResourceOther;
 export interface BundleResourceContainer {
@@ -97,7 +110,8 @@ export interface BundleResourceOther {
   val: Other,
 }
 /**
- * How a module's push treats a container it takes over from genesis.
+ * How a module's push treats a container it takes over from genesis: the manifest's
+ * `how`, `"kept"` or `"recreated"`.
  * # Variants
  * 
  * ## `"kept"`
@@ -126,59 +140,75 @@ export interface Adoption {
    */
   how: AdoptedAs,
   /**
-   * The genesis credential the running container was created with, if it needs one.
+   * The genesis credential the running container was created with, if it needs one;
+   * none when the entry has no `credential`.
    */
   credential?: string,
   /**
-   * The module secret that carries `credential` in.
+   * The module secret that carries `credential` in; none when the entry has no
+   * `secret` (a manifest gives both or neither).
    */
   secret?: string,
 }
 /**
- * What the catalogue grants the plugin to read beyond the host's defaults.
+ * What the catalogue grants the plugin to read beyond the host's defaults: the
+ * manifest's `adopt.grants`, each list empty when absent.
  */
 export interface Grants {
   /**
-   * Genesis credentials it may carry in, by name.
+   * Genesis credentials it may carry in, by name (`credentials`).
    */
   credentials: Array<string>,
   /**
-   * Containers it may inspect, by name.
+   * Containers it may inspect, by name (`inspect`).
    */
   inspect: Array<string>,
   /**
-   * URLs it may fetch: exact, or a prefix ending in `*`.
+   * URLs it may fetch: exact, or a prefix ending in `*` (`fetch`).
    */
   fetch: Array<string>,
 }
 /**
  * The module's manifest as the host read it, so no plugin carries a JSON parser or can
- * read the manifest differently from the host.
+ * read the manifest differently from the host. Each field is the `manifest.json` field
+ * named beside it, empty when absent. Left out (still in `context.manifest-bytes`):
+ * `version`, `accesses` (other than through volumes), resources whose `type` is not
+ * `container`, every field of a container other than `id`, `name`, `image` and `volumes`
+ * (`environment`, `command`, `labels`…, which the node still compares), `adopt` other
+ * than its `grants` (`plugin`, `sha256`, `world`, `source`), and any other key. The host
+ * calls `init` only with a manifest it has verified: its `name` is its directory's, no
+ * key is given twice, each container has an image and a name no command could misread,
+ * each `${access:…}` names an access, each grant is well-formed. What `adopts` declares
+ * is held to the foundation once `check` has planned.
  */
 export interface Manifest {
   /**
-   * The module's name.
+   * The module's name (`name`).
    */
   name: string,
   /**
-   * The containers it declares, in order, each volume's `${access:<id>}` replaced by
-   * that access's path, as a node would raise them.
+   * The resources of `type` `container`, in order (`resources`), each volume's
+   * `${access:<id>}` replaced by the `path` of the `accesses` entry of that `id`, as a
+   * node would raise them.
    */
   containers: Array<Container>,
   /**
-   * The secrets it declares; the node seals any not accepted before its push.
+   * The secrets it declares (`secrets`); the node seals any not accepted before its
+   * push.
    */
   secrets: Array<string>,
   /**
-   * Subjects it speaks on the bus; a module with none is issued no account.
+   * Subjects it speaks on the bus (`bus-subjects`); a module with none is issued no
+   * account.
    */
   busSubjects: Array<string>,
   /**
-   * For a bus: the file its user list lives in; empty for any other module.
+   * For a bus: the file its user list lives in (`bus-users`); empty for any other
+   * module.
    */
   busUsers: string,
   /**
-   * The containers genesis raised that it takes over, and how.
+   * The containers genesis raised that it takes over, and how (`adopts`).
    */
   adopts: Array<Adoption>,
   /**
@@ -205,15 +235,18 @@ export interface CatalogSource {
  */
 export interface Options {
   /**
-   * The node the module is assigned to and pushed on.
+   * The node the module is assigned to and pushed on (`--node`, `node-1` by default).
    */
   node: string,
   /**
-   * Where the module is built from; absent when the operator gave none.
+   * Where the module is built from (`--catalog-source REPO[@REF]`); absent when the
+   * operator gave none, its `ref` absent when they gave no `@REF` (the provider
+   * sequence then builds `main`).
    */
   catalogSource?: CatalogSource,
   /**
-   * How long to wait for the node to settle after a push, in seconds.
+   * How long to wait for the node to settle after a push, in whole seconds (`--wait`,
+   * 120 by default).
    */
   waitSeconds: number,
 }
@@ -222,7 +255,8 @@ export interface Options {
  */
 export interface Context {
   /**
-   * The catalogue module this plugin adopts, e.g. `postgres`.
+   * The catalogue module this plugin adopts, e.g. `postgres`: its directory's name,
+   * which is its manifest's `name`.
    */
   module: string,
   /**
@@ -298,6 +332,13 @@ export interface SecretAccept {
  * One control-plane command, typed so the plugin, the host's grants and the control
  * plane cannot read it differently. Every name in it must be a plain word: not empty,
  * not starting with `-`, no `..`, no whitespace or control characters.
+ * 
+ * What a plugin may tell is fixed by the host, and no manifest widens it: its own
+ * module's provider sequence on the operator's node. `module-add` of
+ * `/<module>-module.json`; `build` of the operator's catalogue source and ref (`main`
+ * when it names none) for its own module; `module-issue`, `assign`, `prepare` of its own
+ * module on the operator's node; `secret-accept` of a secret its manifest declares, from
+ * `/accepting-<secret>`; `push` of the operator's node.
  */
 export type Command = CommandModuleAdd | CommandBuild | CommandModuleIssue | CommandAssign | CommandPrepare | CommandSecretAccept | CommandPush;
 /**
@@ -356,11 +397,16 @@ export interface CommandPush {
  */
 export interface Plan {
   /**
-   * What will be adopted in place, kept or changed, in the plugin's words.
+   * What will be adopted in place, kept or changed, in the plugin's words; at most 64
+   * lines (`limits.plan_summary_lines`), each shown to the operator.
    */
   summary: Array<string>,
   /**
-   * The control-plane commands `adopt` will tell, in order.
+   * The control-plane commands `adopt` will tell, in order; at most 64
+   * (`limits.plan_commands`). Preflight holds each to what the plugin may tell (see
+   * `command`) and refuses one holding a credential's value, and a plan that builds
+   * needs a wall deadline past the build's 1500 s plus `--wait`: any of these makes
+   * the module unusable before anything moves.
    */
   commands: Array<Command>,
 }
@@ -380,12 +426,14 @@ export interface Refusal {
   /**
    * The refusal's kind, stable across releases so an installer or a scenario can act
    * on it: kebab-case (`image-differs`, `no-catalogue-source`), documented by the
-   * plugin. The host refuses a code that is not kebab-case.
+   * plugin. The host stops a plugin whose code is not kebab-case (lowercase letters and
+   * digits in words joined by `-`), is longer than 64 bytes, or is one of the host's
+   * own: `plan-changed`, `went-on-past-a-failure`, `redacted`.
    */
   code: string,
   /**
    * For the operator: names both sides of any difference and says what was and was
-   * not done.
+   * not done. Shown cut at 16 KiB.
    */
   message: string,
 }
