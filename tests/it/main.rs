@@ -17,6 +17,7 @@ mod contracts;
 mod embedding;
 mod embedding_api;
 mod events;
+mod examples;
 mod files;
 mod fleet;
 mod fuzz;
