@@ -22,7 +22,10 @@ const CATALOGUE_REF: &str = "v3.2.0";
 
 /// What genesis gave the store's superuser: the node catalogue's credential.
 fn superuser() -> String {
-    std::fs::read_to_string(root().join("node/catalogue/genesis/credentials/store-superuser")).unwrap().trim().to_string()
+    std::fs::read_to_string(root().join("node/catalogue/genesis/credentials/store-superuser"))
+        .unwrap()
+        .trim()
+        .to_string()
 }
 
 /// The node, held for one test: set up once per suite (images built, plugins placed, the
@@ -46,7 +49,9 @@ fn node() -> Node {
 /// `node/setup` (installs and builds what is missing), the node catalogue's plugins built from
 /// source beside its manifests, and its repository.
 fn set_up() -> Result<(), String> {
-    run_tool(&["node/setup"]).map_err(|e| format!("`node/setup` (run as root; it installs podman, runc and mmdebstrap from Debian) failed: {e}"))?;
+    run_tool(&["node/setup"]).map_err(|e| {
+        format!("`node/setup` (run as root; it installs podman, runc and mmdebstrap from Debian) failed: {e}")
+    })?;
     let built = mesh_adopt()
         .args(["build", "--no-pin", "--catalogue"])
         .arg(root().join("node/catalogue"))
@@ -293,7 +298,8 @@ fn phase_three_on_a_real_node_keeps_the_store_recreates_the_bus_once_and_loses_n
     // Each edit a rule refuses, refused before any effect, every container as it was.
     let before = ids();
     let postgres = |dir: &Path| dir.join("modules/postgres/manifest.json");
-    let edits: [(&str, &str, Box<dyn FnOnce(&Path)>); 4] = [
+    type Edit = Box<dyn FnOnce(&Path)>;
+    let edits: [(&str, &str, Edit); 4] = [
         (
             "the store's environment",
             "genesis-touched-as-declared",
@@ -306,9 +312,10 @@ fn phase_three_on_a_real_node_keeps_the_store_recreates_the_bus_once_and_loses_n
             "genesis-touched-as-declared",
             Box::new(move |dir: &Path| {
                 edit_json(postgres(dir), |m| {
-                    m["resources"][0]["volumes"].as_array_mut().unwrap().push(
-                        format!("{NODE_ROOT}/state/mesh-store/extra:/extra").into(),
-                    )
+                    m["resources"][0]["volumes"]
+                        .as_array_mut()
+                        .unwrap()
+                        .push(format!("{NODE_ROOT}/state/mesh-store/extra:/extra").into())
                 })
             }),
         ),
@@ -344,7 +351,11 @@ fn phase_three_on_a_real_node_keeps_the_store_recreates_the_bus_once_and_loses_n
     let checked = node.mesh_adopt("check", &root().join("node/catalogue")).output();
     let predicted = shown(&events(&checked.stdout));
     assert_eq!(checked.status.code(), Some(0), "{predicted}");
-    for effect in [r#""kept","container":"mesh-store""#, r#""recreated","container":"mesh-bus""#, r#""created","container":"mesh-vault""#] {
+    for effect in [
+        r#""kept","container":"mesh-store""#,
+        r#""recreated","container":"mesh-bus""#,
+        r#""created","container":"mesh-vault""#,
+    ] {
         assert!(predicted.contains(effect), "{effect} not predicted: {predicted}");
     }
     assert_eq!(ids(), before, "check changed a container");
@@ -371,7 +382,11 @@ fn phase_three_on_a_real_node_keeps_the_store_recreates_the_bus_once_and_loses_n
     assert_eq!(recreated["Config"]["Image"], "localhost/mesh-node/bus:2.9-mesh.1");
     let data = format!("{NODE_ROOT}/state/mesh-bus/data");
     assert!(
-        recreated["Mounts"].as_array().unwrap().iter().any(|m| m["Source"] == data.as_str() && m["Destination"] == "/data"),
+        recreated["Mounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["Source"] == data.as_str() && m["Destination"] == "/data"),
         "{recreated}"
     );
     assert_eq!(node_log().matches("recreated mesh-bus").count(), 1, "{}", node_log());

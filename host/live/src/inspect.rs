@@ -60,19 +60,19 @@ fn read_json(answer: &str) -> Result<Inspected, String> {
         .filter(|image| !image.trim().is_empty())
         .ok_or("it names no image (`.Config.Image`)")?
         .to_string();
-    let running = container.pointer("/State/Running").and_then(Value::as_bool).ok_or("it does not say whether the container runs (`.State.Running`)")?;
+    let running = container
+        .pointer("/State/Running")
+        .and_then(Value::as_bool)
+        .ok_or("it does not say whether the container runs (`.State.Running`)")?;
     let volumes = match container.get("Mounts") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(mounts)) => mounts
-            .iter()
-            .map(mount)
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .collect(),
+        Some(Value::Array(mounts)) => {
+            mounts.iter().map(mount).collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect()
+        }
         Some(_) => return Err("its `.Mounts` is not a list".into()),
     };
-    let label = |name: &str| container.pointer("/Config/Labels").and_then(|labels| labels.get(name)).and_then(Value::as_str);
+    let label =
+        |name: &str| container.pointer("/Config/Labels").and_then(|labels| labels.get(name)).and_then(Value::as_str);
     let digest = match label(SPEC_LABEL) {
         None => None,
         Some(text) => Some(
@@ -187,8 +187,14 @@ mod tests {
             ("[]", "describes 0"),
             (r#"[{"State": {"Running": true}}]"#, "names no image"),
             (r#"[{"Config": {"Image": "x"}}]"#, "whether the container runs"),
-            (r#"[{"Config": {"Image": "x", "Labels": {"org.mesh-adopt.spec": "md5:1"}}, "State": {"Running": true}}]"#, "not `sha256:`"),
-            (r#"[{"Config": {"Image": "x"}, "State": {"Running": true}, "Mounts": [{"Source": "/a"}]}]"#, "no `Source` or `Destination`"),
+            (
+                r#"[{"Config": {"Image": "x", "Labels": {"org.mesh-adopt.spec": "md5:1"}}, "State": {"Running": true}}]"#,
+                "not `sha256:`",
+            ),
+            (
+                r#"[{"Config": {"Image": "x"}, "State": {"Running": true}, "Mounts": [{"Source": "/a"}]}]"#,
+                "no `Source` or `Destination`",
+            ),
             ("[{", "not JSON"),
         ] {
             let error = read_answer(odd).unwrap_err();
