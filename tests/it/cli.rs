@@ -643,6 +643,34 @@ fn a_manifest_whose_access_path_is_relative_exits_2_naming_the_manifest_and_the_
 }
 
 #[test]
+fn a_wait_shorter_than_the_simulated_nodes_restart_is_refused_before_any_effect() {
+    // The simulated node applies a push after 5s and its recreated bus answers 6s later: a
+    // wait of 10s would run out on the bus after the store was adopted.
+    let dir = catalogue();
+    let source = "https://git.mesh.test/catalogue.git@v3";
+    let out = mesh_adopt()
+        .args(["run", "--json", "--wait", "10s", "--catalog-source", source])
+        .catalogue(dir.path())
+        .output();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "stdout:\n{stdout}\nstderr:\n{}", text(&out.stderr));
+    let calls: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|event| event["event"] == "call")
+        .collect();
+    let effects: Vec<_> = calls.iter().filter(|c| c["op"] == "tell" || c["op"] == "carry").collect();
+    assert!(effects.is_empty(), "the mesh was changed: {effects:?}");
+    assert!(!calls.is_empty(), "preflight's checks ran: {stdout}");
+    let out = mesh_adopt().args(["run", "--wait", "10s", "--catalog-source", source]).catalogue(dir.path()).output();
+    assert_eq!(out.status.code(), Some(2));
+    assert_mentions(&text(&out.stdout), &["the wait (--wait) is 10s", "takes 11s", "Give a --wait of at least 11s"]);
+    // As long as the node takes is enough.
+    let out = mesh_adopt().args(["run", "--wait", "11s", "--catalog-source", source]).catalogue(dir.path()).output();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+#[test]
 fn a_wait_of_nothing_or_a_fraction_of_a_second_is_refused() {
     let dir = catalogue();
     for wait in ["0", "0s", "1.5s", "500ms"] {

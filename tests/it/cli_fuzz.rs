@@ -98,7 +98,7 @@ doc_lines! {
     DOC_FOUNDATION_KIND = "docs/writing-a-plugin.md, What a module adopts: \"A foundation resource of kind \
         `Container` or `File` is refused the same way\"";
     DOC_CREDENTIAL_WHITESPACE = "docs/writing-a-plugin.md, `credentials` grant: \"is not empty\"; the host's \
-        message, host/runtime/src/catalogue/credentials.rs: \"the credential … is empty or only whitespace\"";
+        message, host/runtime/src/catalogue/credentials/mod.rs: \"the credential … is empty or only whitespace\"";
     DOC_NAME_BYTES = "README.md, What a run promises 3: \"a node or module name over 253 bytes\" exits 2";
     DOC_CHECKED_WORD = "docs/writing-a-plugin.md, The commands a plugin may tell: \"Every name in a command is a \
         checked word: not empty, no leading `-`, no `..`, no whitespace or control characters\"; README.md, exit \

@@ -112,6 +112,10 @@ impl<L: Layer> Mesh for Layered<L> {
         self.inner.seed()
     }
 
+    fn restart_time(&self, node: &str) -> Option<Duration> {
+        self.inner.restart_time(node)
+    }
+
     fn random_drawn(&self, module: &str) {
         self.inner.random_drawn(module)
     }

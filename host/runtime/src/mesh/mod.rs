@@ -172,6 +172,14 @@ pub trait Mesh: Send + Sync {
         None
     }
 
+    /// How long `node` takes, after a push, to apply it and have the containers it restarts
+    /// answer again, when the backend knows (the simulator's apply delay plus its bus's
+    /// recovery): preflight refuses a `--wait` shorter than this, since every wait on the
+    /// node would run out. `None` by default: a live node's time is not known beforehand.
+    fn restart_time(&self, _node: &str) -> Option<Duration> {
+        None
+    }
+
     /// Notes that `module`'s plugin drew WASI random numbers: a replay of a run whose draws
     /// were not recorded says so where the plugin then did otherwise than the record.
     fn random_drawn(&self, _module: &str) {}

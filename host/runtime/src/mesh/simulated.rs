@@ -642,6 +642,17 @@ impl Mesh for SimulatedMesh {
         Some(self.world().setup.seed)
     }
 
+    /// The node applies a push after `apply_delay`, and a recreated bus answers its monitor
+    /// `bus_recovery` later: a wait shorter than both together runs out on every run that
+    /// recreates it. A node that never applies, or a bus that never recovers, has no such time.
+    fn restart_time(&self, node: &str) -> Option<Duration> {
+        let world = self.world();
+        if node != world.setup.node || world.setup.applies == NodeApplies::Never {
+            return None;
+        }
+        Some(world.setup.apply_delay.saturating_add(world.setup.bus_recovery?))
+    }
+
     async fn land_pushes(&self, within: Duration) {
         let mut world = self.world();
         let by = world.now.saturating_add(within);

@@ -204,6 +204,23 @@ impl Run<'_> {
                 Some(cause),
             ));
         }
+        // A node known to take longer to restart what a push recreates than the run waits
+        // for it would have every wait on it run out after the first effects: said now.
+        let pushes = plan.commands.iter().any(|c| c.first().is_some_and(|verb| verb == "push"));
+        let node = &self.options.node;
+        if pushes && let Some(restart) = self.mesh.restart_time(node).filter(|r| *r > self.options.wait) {
+            let why = format!(
+                "is {}s, but on {} a push takes {}s to be applied and what it recreates to answer again: the \
+                 `{module}` plugin's wait on node `{node}` would run out after its push. Give a --wait of at least {}s",
+                self.options.wait.as_secs(),
+                self.mesh.summary(),
+                restart.as_secs_f64(),
+                restart.as_secs_f64().ceil()
+            );
+            let message = format!("the wait (--wait) {why}");
+            let cause = crate::error::Error::RunOption { option: crate::error::RunOptionName::Wait, why };
+            return Err((message, Some(cause)));
+        }
         for (index, command) in plan.commands.iter().enumerate() {
             // A value found in a command would reach the control plane's argv and its logs:
             // named by its credential, the command shown with the value in its place, before
