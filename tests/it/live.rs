@@ -391,6 +391,24 @@ fn a_live_engine_that_shows_no_mounts_leaves_the_volume_rules_predicted_only() {
 }
 
 #[test]
+fn a_live_summary_opens_with_how_far_the_rules_were_checked() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let catalogue = live_catalogue();
+    let out = live_command(&standin, catalogue.path(), &nats, &["run", "postgres", "--mesh", "live"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let rules = stdout.lines().find(|l| l.trim_start().starts_with("rules")).expect("a rules line");
+    // A live mesh shows containers, not what its node sealed: most rules were only predicted,
+    // and the first line says so rather than "all held".
+    assert!(!rules.contains("all held"), "{rules}");
+    let counts = rules.split_once("none broken: ").map(|(_, rest)| rest).unwrap_or_else(|| panic!("{rules}"));
+    let numbers: Vec<usize> = counts.split(|c: char| !c.is_ascii_digit()).filter_map(|n| n.parse().ok()).collect();
+    let [inspected, all, predicted] = numbers[..] else { panic!("{rules}") };
+    assert!(inspected > 0 && predicted > 0 && inspected + predicted == all, "{rules}");
+}
+
+#[test]
 fn a_new_container_may_not_mount_what_a_live_genesis_container_really_mounts() {
     let nats = Nats::start();
     let standin = StandIn::new();
