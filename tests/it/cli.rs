@@ -857,3 +857,82 @@ fn an_output_in_a_directory_that_is_not_there_is_refused_before_the_check() {
     assert!(stderr.contains("its directory `/nonexistent` does not exist"), "{stderr}");
     assert!(!text(&out.stdout).contains("summary"), "nothing ran");
 }
+
+/// Sends SIGTERM to `child` and waits for it, at most five seconds: what an operator's
+/// `kill`, or a service manager stopping the command, does.
+fn terminated(mut child: std::process::Child) -> (std::process::Output, std::time::Duration) {
+    let sent = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    while child.try_wait().unwrap().is_none() {
+        if sent.elapsed() > std::time::Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("still running {:?} after SIGTERM", sent.elapsed());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    (child.wait_with_output().unwrap(), sent.elapsed())
+}
+
+#[test]
+fn sigterm_during_a_sweep_ends_it_with_130_and_says_so() {
+    use std::io::BufRead as _;
+    let catalogue = crate::support::root().join("catalogue");
+    let cache = tempfile::tempdir().unwrap();
+    let mut child =
+        mesh_adopt().args(["test", "--sweep"]).catalogue(&catalogue).env("XDG_CACHE_HOME", cache.path()).spawn();
+    // The first scenario's line: the sweep is under way, with minutes of it to go.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "the sweep said nothing");
+    let (out, took) = terminated(child);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(2), "stopped after {took:?}");
+    assert!(stderr.contains("interrupted by SIGTERM"), "{stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("error:"), "{stderr}");
+}
+
+#[test]
+fn sigterm_during_a_build_ends_it_and_its_toolchain_with_130() {
+    // The build's cargo is one that answers `metadata` as cargo does and then builds for as
+    // long as it is let: what a long compile looks like to the command.
+    let dir = tempfile::tempdir().unwrap();
+    let started = dir.path().join("cargo-build.pid");
+    let fake = dir.path().join("cargo");
+    let real = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = metadata ]; then exec '{real}' \"$@\"; fi\necho $$ > '{}'\nexec sleep 60\n",
+            started.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let child = mesh_adopt()
+        .args(["build", "--check", "--no-pin", "postgres"])
+        .catalogue(crate::support::root().join("catalogue"))
+        .env("CARGO", &fake)
+        .env("XDG_CACHE_HOME", dir.path())
+        .spawn();
+    let waited = std::time::Instant::now();
+    while std::fs::read_to_string(&started).map_or(true, |p| !p.ends_with('\n')) {
+        assert!(waited.elapsed() < std::time::Duration::from_secs(60), "the build never started cargo");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let cargo = std::fs::read_to_string(&started).unwrap().trim().to_string();
+    let (out, took) = terminated(child);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(took < std::time::Duration::from_secs(2), "stopped after {took:?}");
+    assert!(stderr.contains("interrupted by SIGTERM: the toolchain commands it had started were ended"), "{stderr}");
+    assert!(!stderr.contains("error:"), "an interrupt is no error: {stderr}");
+    // The build's cargo went with it, not left compiling.
+    let gone = std::time::Instant::now();
+    while Command::new("kill").args(["-0", &cargo]).stderr(std::process::Stdio::null()).status().unwrap().success() {
+        assert!(gone.elapsed() < std::time::Duration::from_secs(2), "cargo {cargo} still runs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -173,7 +173,12 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitStatus {
 
 /// Runs one command; the exit status is the outcome's (see [`mesh_adopt_runtime::RunReport::exit_code`]).
 async fn execute(cli: Cli) -> Result<ExitStatus> {
-    match cli.command {
+    // A command that runs plugins takes SIGINT and SIGTERM over itself, to stop its run and
+    // close its record; every other has them taken over here, so that either ends it with
+    // 130 too (its toolchains ended, said once), whatever it was doing.
+    let answers_itself = matches!(cli.command, Command::Check(_) | Command::Run(_) | Command::Replay(_));
+    let _interrupts = (!answers_itself).then(crate::interrupts::Interrupts::take_over);
+    let result = match cli.command {
         Command::Check(args) => check::check(args).await,
         Command::Run(args) => run::run(args).await,
         Command::Inspect(args) => inspect::inspect(args),
@@ -185,5 +190,14 @@ async fn execute(cli: Cli) -> Result<ExitStatus> {
         Command::Unlock(args) => unlock::unlock(args).await,
         Command::Completions(args) => completions::completions(args, Cli::command()),
         Command::Manpage(args) => manpage::manpage(args, Cli::command()),
+    };
+    match crate::interrupts::received() {
+        // What the command returned after an interrupt (a build whose cargo it ended fails)
+        // is not its outcome: the interrupt is.
+        Some(signal) if !answers_itself => {
+            crate::interrupts::say_interrupted(signal);
+            Ok(ExitStatus::Interrupted)
+        }
+        _ => result,
     }
 }

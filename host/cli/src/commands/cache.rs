@@ -91,9 +91,9 @@ fn optimise(args: OptimiseArgs) -> Result<ExitStatus> {
         bail!("nothing was optimised: {}", why.join("; "));
     }
     let host = PluginHost::cached(Limits::default(), args.cache.open()?).context("failed to start the plugin host")?;
-    // A compile cannot be stopped half-way: an interrupt ends the program between (or, after
-    // a moment, during) compiles, with exit 130, and what was compiled before stays.
-    let _interrupts = crate::interrupts::Interrupts::take_over();
+    // A compile cannot be stopped half-way: an interrupt (taken over as every command starts)
+    // ends the program between (or, after a moment, during) compiles, with exit 130, and what
+    // was compiled before stays.
     let mut failed = 0;
     for module in &found {
         let name = &module.name;

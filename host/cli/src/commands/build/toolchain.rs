@@ -105,9 +105,9 @@ fn newer(file: &Path, than: &Path) -> bool {
 /// own progress, so the command's stdout stays the list of what was placed).
 fn run_tool(mut command: Command, what: &str) -> Result<()> {
     let program = command.get_program().to_string_lossy().into_owned();
-    let status = command
-        .stdout(std::process::Stdio::from(std::io::stderr()))
-        .status()
+    command.stdout(std::process::Stdio::from(std::io::stderr()));
+    let status = crate::interrupts::run_child(&mut command, false)
+        .map(|done| done.status)
         .with_context(|| format!("failed to run `{program}`, which {what}"))?;
     if !status.success() {
         bail!("`{program}` failed ({status}); it {what}, and its messages are above");

@@ -2,6 +2,7 @@
 //! that a catalogue's `rust-toolchain.toml` chooses the toolchain.
 
 use std::io::{BufRead as _, BufReader};
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -16,18 +17,19 @@ pub const TARGET: &str = "wasm32-wasip2";
 /// `rust-toolchain.toml` chooses it) when rustup manages it and lacks the target. Without
 /// rustup, cargo's own error says what is missing.
 pub fn ensure_target(dir: &Path) -> Result<()> {
-    let Ok(installed) = Command::new("rustup").args(["target", "list", "--installed"]).current_dir(dir).output() else {
+    let mut list = Command::new("rustup");
+    list.args(["target", "list", "--installed"]).current_dir(dir).stderr(Stdio::piped());
+    let Ok(installed) = crate::interrupts::run_child(&mut list, true) else {
         return Ok(());
     };
     if String::from_utf8_lossy(&installed.stdout).lines().any(|l| l.trim() == TARGET) {
         return Ok(());
     }
     crate::errln!("adding the {TARGET} target (rustup target add {TARGET})");
-    let status = Command::new("rustup")
-        .args(["target", "add", TARGET])
-        .current_dir(dir)
-        .status()
-        .context("failed to run rustup")?;
+    let status =
+        crate::interrupts::run_child(Command::new("rustup").args(["target", "add", TARGET]).current_dir(dir), false)
+            .map(|done| done.status)
+            .context("failed to run rustup")?;
     if !status.success() {
         bail!("`rustup target add {TARGET}` failed ({status}); plugins are built for {TARGET}");
     }
@@ -83,8 +85,11 @@ pub fn build(source: &ModuleSource, shared_target: &Path, locked: bool) -> Resul
     let mut child = cargo
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
+        .process_group(0)
         .spawn()
         .context("failed to run cargo, which builds the plugins")?;
+    // Ended with everything it started should the command be interrupted.
+    let _tracked = crate::interrupts::Tracked::of(&child);
     let mut artefact = None;
     for line in BufReader::new(child.stdout.take().expect("stdout is piped")).lines() {
         let line = line.context("failed to read cargo's messages")?;
@@ -134,12 +139,13 @@ impl CrateLayout {
 
 /// `cargo metadata` of the crate at `manifest`, for the plugins' target.
 fn metadata(manifest: &Path) -> Result<serde_json::Value> {
-    let output = cargo_in(manifest.parent().unwrap_or(Path::new(".")))
+    let mut cargo = cargo_in(manifest.parent().unwrap_or(Path::new(".")));
+    cargo
         .args(["metadata", "--format-version", "1", "--filter-platform", TARGET, "--manifest-path"])
         .arg(manifest)
-        .stderr(Stdio::inherit())
-        .output()
-        .context("failed to run cargo, which builds the plugins")?;
+        .stderr(Stdio::inherit());
+    let output =
+        crate::interrupts::run_child(&mut cargo, true).context("failed to run cargo, which builds the plugins")?;
     if !output.status.success() {
         bail!("cargo cannot read the crate at `{}` (its messages are above)", manifest.display());
     }
