@@ -3,7 +3,7 @@
 //! Every case starts from a copy of the shipped `catalogue/` (its manifests and plugins, the
 //! foundation bundle, the genesis credentials) and applies ONE mutation, chosen by proptest
 //! from a fixed seed: to a module's `manifest.json`, to `foundation.json`, to a credential
-//! file, or to the command line. Each mutation is classified by what README.md and
+//! file, or to the command line. Each mutation is classified by what docs/operating.md and
 //! docs/writing-a-plugin.md say of it (each case carries the line it rests on):
 //!
 //! - INVALID, which the docs say is refused: the binary must exit 2, without a panic, and
@@ -55,7 +55,7 @@ const CREDENTIAL: &str = "genesis/credentials/store-superuser";
 
 /// Declares the doc lines each classification rests on, and [`DOC_LINES`], every one of them by
 /// name, so [`cli_fuzz_doc_lines_quote_their_documents`] reads each: a line names the file it
-/// quotes (`README.md`, `docs/<guide>.md`, a source file) before each "quotation" taken from it.
+/// quotes (`docs/operating.md`, `docs/<guide>.md`, a source file) before each "quotation" taken from it.
 macro_rules! doc_lines {
     ($($name:ident = $line:expr;)*) => {
         $(const $name: &str = $line;)*
@@ -64,7 +64,7 @@ macro_rules! doc_lines {
 }
 
 doc_lines! {
-    DOC_EXIT_2 = "README.md, exit table: \"`2` | an input cannot be used: catalogue, foundation bundle, manifest, \
+    DOC_EXIT_2 = "docs/operating.md, exit table: \"`2` | an input cannot be used: catalogue, foundation bundle, manifest, \
         plugin …, credential, plan file, configuration or option; nothing was changed\"";
     DOC_UTF8_IMAGE_NAME_ACCESS = "docs/writing-a-plugin.md, What a module adopts: \"Nor can one that is not UTF-8, \
         that lists no `resources`, or whose container has no image, a name a command could misread (empty, with \
@@ -99,17 +99,17 @@ doc_lines! {
         `Container` or `File` is refused the same way\"";
     DOC_CREDENTIAL_WHITESPACE = "docs/writing-a-plugin.md, `credentials` grant: \"is not empty\"; the host's \
         message, host/runtime/src/catalogue/credentials/mod.rs: \"the credential … is empty or only whitespace\"";
-    DOC_NAME_BYTES = "README.md, What a run promises 3: \"a node or module name over 253 bytes\" exits 2";
+    DOC_NAME_BYTES = "docs/operating.md, What a run promises 3: \"a node or module name over 253 bytes\" exits 2";
     DOC_CHECKED_WORD = "docs/writing-a-plugin.md, The commands a plugin may tell: \"Every name in a command is a \
-        checked word: not empty, no leading `-`, no `..`, no whitespace or control characters\"; README.md, exit \
+        checked word: not empty, no leading `-`, no `..`, no whitespace or control characters\"; docs/operating.md, exit \
         table: \"`2` | an input cannot be used: … option\"";
-    DOC_WAIT = "README.md, options: \"`--wait 120s` | `120s` | how long to wait for the node after a push, in whole \
+    DOC_WAIT = "docs/operating.md, options: \"`--wait 120s` | `120s` | how long to wait for the node after a push, in whole \
         seconds from 1s to 12h (durations: `90`, `90s`, `5m`, `1h 30m`)\"";
-    DOC_WALL_TIME = "README.md, options: \"`--plugin-wall-time 1h` | 1h (1s..=24h) | … a plan that builds is refused \
+    DOC_WALL_TIME = "docs/operating.md, options: \"`--plugin-wall-time 1h` | 1h (1s..=24h) | … a plan that builds is refused \
         in preflight unless this exceeds the build's 1500 s plus `--wait`\"";
-    DOC_MEMORY = "README.md, options: \"`--plugin-memory MIB` | 64 (16..=4096)\"";
-    DOC_PLUGIN_TIME = "README.md, options: \"`--plugin-time 10s` | 10s (1s..=1h)\"";
-    DOC_UNKNOWN_MODULE = "README.md, What a run promises 1: preflight \"reads and verifies every module asked for — \
+    DOC_MEMORY = "docs/operating.md, options: \"`--plugin-memory MIB` | 64 (16..=4096)\"";
+    DOC_PLUGIN_TIME = "docs/operating.md, options: \"`--plugin-time 10s` | 10s (1s..=1h)\"";
+    DOC_UNKNOWN_MODULE = "docs/operating.md, What a run promises 1: preflight \"reads and verifies every module asked for — \
         its catalogue entry …\"; exit table: \"`2` | an input cannot be used: catalogue\"";
     DOC_UNKNOWN_FLAG = "docs/events.md, Reading a stream 4: \"Options clap itself refuses (an unknown flag, \
         `--wait 5x`) are reported on stderr only\" (exit 2)";
@@ -123,31 +123,31 @@ doc_lines! {
     DOC_CREDENTIAL_OK = "docs/writing-a-plugin.md, `credentials` grant: refused only unless it \"exists in the \
         credentials directory, is not empty and is at most 64 KiB\"; the walkthrough writes one with \
         `printf 's3cret-cache-password\\n'`";
-    DOC_SCRUBBED = "README.md, secret-never-shown: \"values shorter than 6 characters cannot be told from ordinary \
+    DOC_SCRUBBED = "docs/rules.md, secret-never-shown: \"values shorter than 6 characters cannot be told from ordinary \
         text and are not scrubbed\"; only granted credentials are checked by preflight";
-    DOC_NODE_NAME = "README.md, options: \"`--node NODE` | `node-1` | the node modules are assigned to: an RFC 1123 \
+    DOC_NODE_NAME = "docs/operating.md, options: \"`--node NODE` | `node-1` | the node modules are assigned to: an RFC 1123 \
         subdomain (lowercase letters, digits, `-` and `.`; labels of 1–63 characters that begin and end with a letter \
         or digit; 253 characters at most), else exit 2\"";
-    DOC_OPTIONS_OK = "README.md, options table (`--node` default `node-1`; `--catalog-source REPO[@REF]`; `--wait` \
+    DOC_OPTIONS_OK = "docs/operating.md, options table (`--node` default `node-1`; `--catalog-source REPO[@REF]`; `--wait` \
         1s to 12h; `--plugin-memory` 16..=4096; `--plugin-time` 1s..=1h; `--plugin-wall-time` 1s..=24h, above \
         1500 s plus `--wait`)";
-    DOC_SIMULATED_WAIT = "README.md `--wait` (1s to 12h) with docs/writing-a-plugin.md Scenarios: the simulated \
+    DOC_SIMULATED_WAIT = "docs/operating.md `--wait` (1s to 12h) with docs/writing-a-plugin.md Scenarios: the simulated \
         node applies a push 5s after it (`apply_delay`) and a recreated bus answers 6s later (`bus_recovery`); a \
         wait from 60s to 2099s also keeps the wall-time rule";
-    DOC_MODULES = "README.md, Using it: `mesh-adopt run [MODULE…]`, \"Modules default to phase three's order: \
+    DOC_MODULES = "docs/operating.md, The commands: `mesh-adopt run [MODULE…]`, \"Modules default to phase three's order: \
         `postgres nats mesh-vault`\"; walkthrough: `mesh-adopt run redis` runs one module";
-    DOC_LINK_OUT = "README.md, What a run promises 3: exit 2 for \"a catalogue's manifest, plugin or `modules/` \
+    DOC_LINK_OUT = "docs/operating.md, What a run promises 3: exit 2 for \"a catalogue's manifest, plugin or `modules/` \
         that leads out of it through a link\"";
-    DOC_LINK_INSIDE = "README.md, What a run promises 3: exit 2 only for \"a catalogue's manifest, plugin or \
+    DOC_LINK_INSIDE = "docs/operating.md, What a run promises 3: exit 2 only for \"a catalogue's manifest, plugin or \
         `modules/` that leads out of it through a link\", not for one that stays inside";
-    DOC_NOT_COMPONENT = "README.md, What a run promises 3: exit 2 for \"a plugin that is not a WebAssembly \
+    DOC_NOT_COMPONENT = "docs/operating.md, What a run promises 3: exit 2 for \"a plugin that is not a WebAssembly \
         component (refused before any digest of it is shown)\"";
-    DOC_NOT_REGULAR = "README.md, What a run promises 3: exit 2 for \"a file that is not a regular one wherever \
+    DOC_NOT_REGULAR = "docs/operating.md, What a run promises 3: exit 2 for \"a file that is not a regular one wherever \
         the command reads or writes one (a record, a plan, a configuration, … a FIFO, a device, a directory\"";
-    DOC_SITE = "README.md, options: `--foundation FILE` \"the bundle genesis produced\", `--credentials DIR` \
+    DOC_SITE = "docs/operating.md, options: `--foundation FILE` \"the bundle genesis produced\", `--credentials DIR` \
         \"genesis credentials\"; exit 2 for a foundation bundle or credential that cannot be used";
-    DOC_PLAN_FILE = "README.md, exit table: \"`2` | an input cannot be used: … plan file …\"; `--plan PLAN` (run)";
-    DOC_SHOWN = "README.md, options: `-v` \"also print every host call\", `--json` \"the same JSON lines on stdout\"";
+    DOC_PLAN_FILE = "docs/operating.md, exit table: \"`2` | an input cannot be used: … plan file …\"; `--plan PLAN` (run)";
+    DOC_SHOWN = "docs/operating.md, options: `-v` \"also print every host call\", `--json` \"the same JSON lines on stdout\"";
 }
 
 /// What the docs say a mutation does.

@@ -5,7 +5,7 @@
 //! run from any machine. Neither is ever broken by a run: a lock a killed run left stays until
 //! the operator breaks it (`mesh-adopt unlock ID`).
 //!
-//! The commands' contract (the README's "A live mesh" says it for an operator):
+//! The commands' contract (docs/operating.md's "One run at a time" says it for an operator):
 //!
 //! - `lock` reads the holder, one JSON line, on its standard input. It exits 0 when it took
 //!   the lock for that holder; [`HELD`] when another holds it, printing that holder's line

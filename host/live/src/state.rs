@@ -3,8 +3,9 @@
 //! the node holds for it. A live mesh's prediction starts from it, as the simulator's does from
 //! its own world, so a push is not predicted to seal a secret the node already holds.
 //!
-//! The command's contract (the README's "A live mesh" says it for an operator): given the node
-//! as its `{node}` word, it prints one JSON object on its standard output and exits 0:
+//! The command's contract (docs/operating.md's "The mesh's state, read per node" says it for an
+//! operator): given the node as its `{node}` word, it prints one JSON object on its standard
+//! output and exits 0:
 //!
 //! ```json
 //! {"node": "node-1",

@@ -988,7 +988,7 @@ pub enum LockOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct EndEvent {
-    /// The process's exit status (0, 1 or 2; see the README's table).
+    /// The process's exit status (0, 1 or 2; see docs/operating.md's table).
     pub exit: u8,
 }
 
@@ -1186,14 +1186,14 @@ mod tests {
         assert_eq!(request.words(), "a b … (2000000 words, 2 bytes)");
     }
 
-    /// The documentation names every rule: the README (where the rules are told), the event
+    /// The documentation names every rule: docs/rules.md (where the rules are told), the event
     /// reference and the schema generated from the types (as a value the record may hold).
     #[test]
-    fn every_rule_is_named_in_the_readme_the_event_reference_and_the_schema() {
+    fn every_rule_is_named_in_the_rules_the_event_reference_and_the_schema() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let schema = serde_json::to_string(&json_schema()).unwrap();
         for (document, text) in [
-            ("README.md", std::fs::read_to_string(root.join("README.md")).unwrap()),
+            ("docs/rules.md", std::fs::read_to_string(root.join("docs/rules.md")).unwrap()),
             ("docs/events.md", std::fs::read_to_string(root.join("docs/events.md")).unwrap()),
             ("the generated schema", schema.clone()),
         ] {

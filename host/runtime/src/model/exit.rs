@@ -1,6 +1,6 @@
-//! How a run or a command ends, as its exit status says: the numbers README.md's exit code
-//! table documents, owned here so the record's `end` and `interrupted` events, an embedder's
-//! process and the command line all say the same ones.
+//! How a run or a command ends, as its exit status says: the numbers docs/operating.md's exit
+//! code table documents, owned here so the record's `end` and `interrupted` events, an
+//! embedder's process and the command line all say the same ones.
 
 /// How a run or a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub enum ExitStatus {
 }
 
 impl ExitStatus {
-    /// Every status, in the order of README.md's table.
+    /// Every status, in the order of docs/operating.md's table.
     pub const ALL: [ExitStatus; 4] =
         [ExitStatus::Success, ExitStatus::Failed, ExitStatus::Unusable, ExitStatus::Interrupted];
 
@@ -50,14 +50,14 @@ impl From<ExitStatus> for std::process::ExitCode {
 mod tests {
     use super::*;
 
-    /// The numbers are README.md's exit code table, read from it: a row changed on either
+    /// The numbers are docs/operating.md's exit code table, read from it: a row changed on either
     /// side fails here.
     #[test]
     fn each_status_is_the_code_the_readme_documents() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+        let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/operating.md")).unwrap();
         let documented: Vec<u8> =
-            readme.lines().filter_map(|line| line.strip_prefix("| `")?.split_once("` |")?.0.parse().ok()).collect();
-        assert_eq!(documented, ExitStatus::ALL.map(ExitStatus::code), "README.md's exit code table");
+            guide.lines().filter_map(|line| line.strip_prefix("| `")?.split_once("` |")?.0.parse().ok()).collect();
+        assert_eq!(documented, ExitStatus::ALL.map(ExitStatus::code), "docs/operating.md's exit code table");
         assert_eq!(ExitStatus::of(true), ExitStatus::Success);
         assert_eq!(ExitStatus::of(false), ExitStatus::Failed);
     }
