@@ -32,6 +32,7 @@ mod nats;
 mod node;
 mod preflight;
 mod provider;
+mod readme;
 mod renamed;
 mod replay;
 mod rerun;
