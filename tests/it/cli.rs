@@ -936,3 +936,61 @@ fn sigterm_during_a_build_ends_it_and_its_toolchain_with_130() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[test]
+fn a_secret_carried_and_never_accepted_is_named_in_the_outcome_as_left_in_the_control_plane() {
+    // A control plane that takes the superuser's carry and then refuses its acceptance.
+    let standin = crate::live::StandIn::new();
+    std::fs::write(standin.path().join("fail-secret"), "the secret store is read-only\n").unwrap();
+    let catalogue = tempfile::tempdir().unwrap();
+    crate::support::TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(crate::support::root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json"))
+        .unwrap();
+    let live = |json: bool| {
+        let mut cli = mesh_adopt()
+            .args(["run", "postgres", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
+            .arg(standin.config(None))
+            .catalogue(catalogue.path());
+        if json {
+            cli = cli.arg("--json");
+        }
+        cli.output()
+    };
+    let out = live(false);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert_mentions(
+        &stdout,
+        &[
+            "the secret store is read-only",
+            "The secret it carried, `store-superuser` at `/accepting-superuser`, stays in the control plane until it is \
+             accepted or carried over",
+        ],
+    );
+    assert!(!stdout.contains(crate::support::SUPERUSER), "{stdout}");
+    let out = live(true);
+    let stdout = text(&out.stdout);
+    let outcome = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["event"] == "outcome" && e["module"] == "postgres")
+        .unwrap_or_else(|| panic!("no outcome: {stdout}"));
+    assert_eq!(
+        outcome["secrets_left"],
+        serde_json::json!([{ "secret": "store-superuser", "at": "/accepting-superuser" }]),
+        "{outcome}"
+    );
+    assert!(outcome["message"].as_str().unwrap().contains("stays in the control plane"), "{outcome}");
+    assert!(!stdout.contains(crate::support::SUPERUSER), "{stdout}");
+}
+
+#[test]
+fn an_adopted_module_names_no_secret_left() {
+    let dir = catalogue();
+    let out = mesh_adopt().args(["run", "--json", "--catalog-source", SOURCE]).catalogue(dir.path()).output();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    for line in stdout.lines().filter(|l| l.contains("\"event\":\"outcome\"")) {
+        assert!(!line.contains("secrets_left"), "{line}");
+    }
+}

@@ -554,6 +554,23 @@ pub struct OutcomeEvent {
     /// The outcome, named by its `outcome` field, with what belongs to it.
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// Secrets the module carried into the control plane that no `secret accept` took before
+    /// it stopped: each stays there, at its path, until a module accepts it or a carry to the
+    /// same path replaces it. Named, never valued. Absent when there is none (always for a
+    /// module that succeeded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secrets_left: Vec<SecretLeft>,
+}
+
+/// A secret carried into the control plane and not accepted: what an operator clears or
+/// carries over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SecretLeft {
+    /// The secret's name as the plugin carried it (a genesis credential's name).
+    pub secret: String,
+    /// Where in the control plane it was carried to.
+    pub at: String,
 }
 
 /// A module's outcome with its details; the `outcome` field names it.
@@ -1170,6 +1187,7 @@ mod tests {
             module: "nats".into(),
             succeeded: false,
             outcome: Outcome::NotRun { because: "`postgres` did not succeed".into() },
+            secrets_left: Vec::new(),
         });
         let json = round_trip(&event);
         assert_eq!((json["event"].as_str(), json["outcome"].as_str()), (Some("outcome"), Some("not_run")));

@@ -226,6 +226,35 @@ impl Transcript {
         })
     }
 
+    /// The secrets `module`'s plugin carried into the control plane that no `secret accept`
+    /// from their path took afterwards, as `(name, path)` in the order carried: each stays in
+    /// the control plane until accepted or carried over.
+    pub fn secrets_unaccepted(&self, module: &str) -> Vec<(String, String)> {
+        use mesh_adopt_manifest::command::Command;
+        self.with_events(|events| {
+            let mut carried: Vec<(String, String)> = Vec::new();
+            for event in events {
+                let Entry::Call { module: m, request, outcome: Ok(_), .. } = event else { continue };
+                if m != module {
+                    continue;
+                }
+                match (request.op, request.args.as_slice(), &request.payload) {
+                    (crate::events::Op::Carry, [name, remote], Some(crate::events::Payload::Secret)) => {
+                        carried.retain(|(_, at)| at != remote);
+                        carried.push((name.clone(), remote.clone()));
+                    }
+                    (crate::events::Op::Tell, args, _) => {
+                        if let Ok(Command::SecretAccept { from, .. }) = Command::parse(args) {
+                            carried.retain(|(_, at)| *at != from);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            carried
+        })
+    }
+
     /// Whether `module`'s plugin told a `push` that the control plane took: a push whose
     /// effect the node should now show.
     pub fn pushed(&self, module: &str) -> bool {

@@ -30,6 +30,7 @@ impl Run<'_> {
             }
             let (ModuleOutcome::Checked(reviewed), Some(ready)) = (&*outcome, ready) else { continue };
             *outcome = self.adopt(module, reviewed.clone(), &ready).await;
+            self.say_secrets_left(module, outcome);
             // What the module pushed is checked once it has landed, before the next module
             // moves anything: the phase stops at the first difference.
             let mut landed = Vec::new();
@@ -109,6 +110,47 @@ impl Run<'_> {
                     },
                 },
             },
+        }
+    }
+
+    /// The secrets `module` carried into the control plane and no module accepted, by name and
+    /// path, never value: the record's outcome event lists them too.
+    pub(super) fn secrets_left(&self, module: &str) -> Vec<crate::events::SecretLeft> {
+        self.transcript
+            .secrets_unaccepted(module)
+            .into_iter()
+            .map(|(secret, at)| crate::events::SecretLeft { secret, at })
+            .collect()
+    }
+
+    /// A module that stopped after carrying a secret it never had accepted says so in its
+    /// outcome: the secret is in the control plane, at its path, until accepted or carried
+    /// over, and the operator should know it is there.
+    fn say_secrets_left(&self, module: &str, outcome: &mut ModuleOutcome) {
+        let left = self.secrets_left(module);
+        if outcome.succeeded() || left.is_empty() {
+            return;
+        }
+        let named: Vec<String> = left.iter().map(|s| format!("`{}` at `{}`", s.secret, s.at)).collect();
+        let (it, stays) = if left.len() == 1 { ("it", "stays") } else { ("they", "stay") };
+        let note = self.scrub_in(
+            module,
+            format!(
+                ". The secret{} it carried, {}, {stays} in the control plane until {it} {} accepted or carried over",
+                if left.len() == 1 { "" } else { "s" },
+                named.join(", "),
+                if left.len() == 1 { "is" } else { "are" }
+            ),
+            "its outcome",
+        );
+        let add = |text: &mut String| {
+            text.truncate(text.trim_end_matches(['.', ' ']).len());
+            text.push_str(&note);
+        };
+        match outcome {
+            ModuleOutcome::Refused { message, .. } => add(message),
+            ModuleOutcome::Failed(stopped) => add(&mut stopped.report),
+            _ => {}
         }
     }
 

@@ -70,7 +70,11 @@ impl Run<'_> {
         let mut streamed = self.streamed.lock().unwrap_or_else(|p| p.into_inner());
         if self.events.is_some() && !streamed.iter().any(|m| m == module) {
             streamed.push(module.to_string());
-            self.stream(&events::Event::Outcome(events::OutcomeEvent::of(module, outcome)));
+            let mut event = events::OutcomeEvent::of(module, outcome);
+            if !outcome.succeeded() {
+                event.secrets_left = self.secrets_left(module);
+            }
+            self.stream(&events::Event::Outcome(event));
         }
     }
 
@@ -127,7 +131,12 @@ impl From<&ModuleOutcome> for Outcome {
 impl OutcomeEvent {
     /// One module's outcome event.
     pub fn of(module: &str, outcome: &ModuleOutcome) -> OutcomeEvent {
-        OutcomeEvent { module: module.to_string(), succeeded: outcome.succeeded(), outcome: outcome.into() }
+        OutcomeEvent {
+            module: module.to_string(),
+            succeeded: outcome.succeeded(),
+            outcome: outcome.into(),
+            secrets_left: Vec::new(),
+        }
     }
 }
 
