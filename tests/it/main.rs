@@ -35,6 +35,7 @@ mod provider;
 mod readme;
 mod renamed;
 mod replay;
+mod reread;
 mod rerun;
 mod sandbox;
 mod scaffold;

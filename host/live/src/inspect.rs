@@ -30,6 +30,7 @@ impl Inspected {
         ContainerSpec::new(self.state.image.clone(), self.volumes.clone())
             .with_digest(self.digest.clone())
             .with_owner(self.owner.clone())
+            .with_running(Some(self.state.running))
     }
 }
 

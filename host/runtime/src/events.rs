@@ -107,6 +107,8 @@ pub enum Event {
     Started(StartedEvent),
     /// A host call finished, with the host's answer.
     Call(CallEvent),
+    /// Just before a push, the host read the mesh again and held it to the prediction.
+    Reread(RereadEvent),
     /// How one module's turn ended.
     Outcome(OutcomeEvent),
     /// The whole run: every module's outcome word, the container changes, the invariants.
@@ -268,6 +270,38 @@ pub struct SayEvent {
     pub line: String,
     /// The mesh's clock when it was said, in milliseconds since the run began.
     pub at_ms: f64,
+}
+
+/// The mesh read again just before a push (docs/push-rule.md): what differs from the
+/// prediction there, and whether the push went on. A replay answers its re-read from this.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct RereadEvent {
+    /// The module about to push.
+    pub module: String,
+    /// The push's place in the module's plan, counting its commands from 0.
+    pub command: u64,
+    /// Why the mesh could not be read again; the push was not told.
+    pub unseen: Option<String>,
+    /// What differs from the prediction; empty when nothing moved and the push went on.
+    pub moved: Vec<MovedRecord>,
+    /// The mesh's clock when it was read, in milliseconds since the run began.
+    pub at_ms: f64,
+}
+
+/// One thing a re-read found otherwise than predicted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct MovedRecord {
+    /// What moved, in words: a container, a module or a secret (module/secret), by its name.
+    pub what: String,
+    /// Which of its fields: `presence`, `image`, `spec digest`, `volumes`, `running`,
+    /// `registration`, `prepared`, `held`.
+    pub field: String,
+    /// What the prediction has.
+    pub predicted: String,
+    /// What the mesh showed.
+    pub found: String,
 }
 
 /// A plugin's say budget ran out.
@@ -1249,8 +1283,13 @@ mod tests {
             }
         }
         consts(&schema, &mut defined);
-        let host_codes =
-            [crate::Refusal::PLAN_CHANGED, crate::Refusal::WENT_ON_PAST_A_FAILURE, crate::Refusal::REDACTED];
+        let host_codes = [
+            crate::Refusal::PLAN_CHANGED,
+            crate::Refusal::WENT_ON_PAST_A_FAILURE,
+            crate::Refusal::REDACTED,
+            crate::Refusal::MESH_MOVED,
+            crate::Refusal::MESH_UNSEEN,
+        ];
         let text = serde_json::to_string(&schema).unwrap();
         for quoted in text.split('`').skip(1).step_by(2) {
             let kebab = quoted.contains('-')

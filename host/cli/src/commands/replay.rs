@@ -62,7 +62,9 @@ pub async fn replay(mut args: ReplayArgs) -> Result<ExitStatus> {
     inputs.extend(args.plugin.clone());
     refuse_overwriting(&[("--record", args.shown.record.as_deref())], &inputs, "the recording and the plugin")?;
     let session = guarded.open(&args.site, args.shown.output(false)?)?;
-    let mut mesh = ReplayMesh::new(calls, recording.seed);
+    let rereads =
+        recording.rereads.into_iter().filter(|r| args.module.as_ref().is_none_or(|m| *m == r.module)).collect();
+    let mut mesh = ReplayMesh::new(calls, recording.seed).with_rereads(rereads);
     if let Some(stop) = interrupted {
         mesh = mesh.interrupted(only_of(stop, args.module.as_deref()));
     }

@@ -46,6 +46,27 @@ pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
             lines.join("\n")
         }
         Entry::Predicted { prediction, complete } => effect_lines(prediction, *complete, verbose),
+        Entry::Reread { module, found, at, .. } => match (&found.unseen, found.moved.as_slice()) {
+            (Some(why), _) => {
+                format!(
+                    "{} {module:>10} │ (the mesh could not be read again before its push: {})",
+                    clock(*at),
+                    visible(why)
+                )
+            }
+            (None, []) if verbose => {
+                format!("{} {module:>10} ┆ the mesh read again before its push: as predicted", clock(*at))
+            }
+            (None, []) => return Shown::Nothing,
+            (None, moved) => {
+                let mut lines = vec![format!(
+                    "{} {module:>10} │ the mesh moved before its push (another run or an operator may be at work on it):",
+                    clock(*at)
+                )];
+                lines.extend(moved.iter().map(|m| format!("      {module:>10} │   {}", visible(&m.to_string()))));
+                lines.join("\n")
+            }
+        },
         Entry::Lock(lock) => match lock_lines(lock, verbose) {
             Some(lines) => lines,
             None => return Shown::Nothing,

@@ -10,6 +10,7 @@
 
 mod declared;
 mod predict;
+mod reread;
 mod rules;
 mod spec;
 
@@ -20,7 +21,8 @@ use mesh_adopt_manifest::ModuleManifest;
 
 pub(crate) use declared::check as check_declared;
 pub use declared::{Adopter, DeclarationError, Declarations, Genesis};
-pub use predict::{Planned, Prediction, PushEffect, predict};
+pub use predict::{Planned, Prediction, PushEffect, predict, predict_ahead};
+pub use reread::{AheadOfPush, Moved, Reread, moved};
 pub use rules::{Rule, Seen, rules};
 pub use spec::{OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
 
@@ -41,13 +43,22 @@ pub struct ContainerSpec {
     /// The module the node says owns it (`genesis` for what genesis raised), where the engine
     /// keeps owners.
     pub owner: Option<String>,
+    /// Whether it runs, where the backend said: what a re-read before a push holds a
+    /// container to, besides its spec (a push compares specs only).
+    pub running: Option<bool>,
 }
 
 impl ContainerSpec {
     /// A container running `image` on `volumes` (unknown: `None`), its spec digest and owner
     /// not known.
     pub fn new(image: impl Into<String>, volumes: Option<Vec<String>>) -> ContainerSpec {
-        ContainerSpec { image: image.into(), volumes, digest: None, owner: None }
+        ContainerSpec { image: image.into(), volumes, digest: None, owner: None, running: None }
+    }
+
+    /// The same, running or not as the backend says.
+    pub fn with_running(mut self, running: Option<bool>) -> ContainerSpec {
+        self.running = running;
+        self
     }
 
     /// The same, created from a spec whose digest is `digest`.

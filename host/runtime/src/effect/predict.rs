@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use mesh_adopt_manifest::ModuleManifest;
 use mesh_adopt_manifest::command::Command;
 
-use super::{ContainerEffect, ContainerSpec, KnownModule, MeshView, SecretEffect, Spec, Touch};
+use super::{AheadOfPush, ContainerEffect, ContainerSpec, KnownModule, MeshView, SecretEffect, Spec, Touch};
 
 /// What one push of the run does, in the order the node applies it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +101,14 @@ pub struct Planned<'a> {
 
 /// Runs the node's push rule over `modules`' plans, in order, from `view`.
 pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
+    predict_ahead(view, modules).0
+}
+
+/// [`predict`], with what the mesh should be just before each push: what the host reads the
+/// mesh again against before telling it ([`AheadOfPush`]; its `names` left empty for the
+/// caller to fill).
+pub fn predict_ahead(view: &MeshView, modules: &[Planned<'_>]) -> (Prediction, Vec<AheadOfPush>) {
+    let mut ahead = Vec::new();
     let mut node: BTreeMap<String, ContainerSpec> = view.containers.clone();
     let mut known: Vec<KnownModule> = view.modules.clone();
     let mut accepted: BTreeSet<(String, String)> = BTreeSet::new();
@@ -125,6 +133,20 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
                     accepted.insert((module, secret));
                 }
                 Command::Push { .. } => {
+                    ahead.push(AheadOfPush {
+                        module: planned.module.to_string(),
+                        command: index,
+                        expected: MeshView {
+                            containers: node.clone(),
+                            modules: known.clone(),
+                            modules_known: view.modules_known,
+                            complete: view.complete,
+                            looked: view.looked,
+                            unseen: None,
+                        },
+                        accepted: accepted.clone(),
+                        names: Vec::new(),
+                    });
                     *prediction.pushes_by_module.entry(planned.module.to_string()).or_default() += 1;
                     let push = apply(&mut node, &mut known, &accepted, planned.module, index);
                     for module in known.iter().filter(|k| k.prepared) {
@@ -141,7 +163,7 @@ pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
             }
         }
     }
-    prediction
+    (prediction, ahead)
 }
 
 /// `module add`: the control plane takes the module's manifest, replacing one registered before.
@@ -183,11 +205,14 @@ fn apply(
                 None => ContainerEffect::Created { image: declared.image.clone(), volumes: declared.volumes.clone() },
             };
             // A kept container is left as it is: it keeps the owner the node gave it.
-            let owner = match &effect {
-                ContainerEffect::Kept { .. } => node.get(&declared.name).and_then(|running| running.owner.clone()),
-                _ => wanted.owner.clone(),
+            // Nor is it restarted: it runs as it ran. Whether a raised one runs yet is the node's.
+            let (owner, running) = match &effect {
+                ContainerEffect::Kept { .. } => {
+                    node.get(&declared.name).map(|running| (running.owner.clone(), running.running)).unwrap_or_default()
+                }
+                _ => (wanted.owner.clone(), None),
             };
-            node.insert(declared.name.clone(), wanted.with_owner(owner));
+            node.insert(declared.name.clone(), wanted.with_owner(owner).with_running(running));
             push.containers.push(Touch { container: declared.name.clone(), module: module.name.clone(), effect });
         }
         for secret in &module.manifest.secrets {

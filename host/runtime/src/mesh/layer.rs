@@ -48,6 +48,20 @@ pub trait Layer: Send + Sync {
         let _ = outer;
         inner.view(containers).await
     }
+
+    /// See [`Mesh::reread`]; `outer` is the layered mesh. Follows the inner mesh's unless the
+    /// layer says otherwise: a layer that changes `view` and would have the re-read before a
+    /// push see the mesh through it answers with `outer`'s default, [`crate::effect::Reread::of`]
+    /// `outer.view(&ahead.names)`.
+    async fn reread(
+        &self,
+        outer: &dyn Mesh,
+        inner: &dyn Mesh,
+        ahead: &crate::effect::AheadOfPush,
+    ) -> crate::effect::Reread {
+        let _ = outer;
+        inner.reread(ahead).await
+    }
 }
 
 /// `inner` with `layer` over it: a [`Mesh`] that is the inner one but for what the layer
@@ -130,6 +144,10 @@ impl<L: Layer> Mesh for Layered<L> {
 
     async fn view(&self, containers: &[String]) -> crate::effect::MeshView {
         self.layer.view(self, &*self.inner, containers).await
+    }
+
+    async fn reread(&self, ahead: &crate::effect::AheadOfPush) -> crate::effect::Reread {
+        self.layer.reread(self, &*self.inner, ahead).await
     }
 
     fn audit(&self) -> Audit {

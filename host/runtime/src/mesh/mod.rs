@@ -202,6 +202,20 @@ pub trait Mesh: Send + Sync {
         inspected_view(self, containers).await
     }
 
+    /// Reads the mesh again just before a push, the same reads [`Mesh::view`] made for the
+    /// prediction, and holds what it finds to what the prediction says the mesh is then
+    /// (`ahead`): anything else means another operator or run moved it since preflight, and
+    /// the push is not told. By default `view` of `ahead.names`, compared with
+    /// [`crate::effect::moved`]; nothing is read when preflight did not look either. A replay
+    /// answers with what the recorded run found.
+    async fn reread(&self, ahead: &crate::effect::AheadOfPush) -> crate::effect::Reread {
+        if !ahead.expected.looked {
+            return crate::effect::Reread::default();
+        }
+        let found = self.view(&ahead.names).await;
+        crate::effect::Reread::of(ahead, &found)
+    }
+
     /// The mesh's own account of what changed and which invariants broke; empty where the
     /// backend cannot observe that.
     fn audit(&self) -> Audit {
@@ -244,7 +258,8 @@ pub async fn inspected_view(mesh: &(impl Mesh + ?Sized), containers: &[String]) 
         for name in containers {
             match crate::wait::within(mesh.inspect(name), VIEW_WAIT).await {
                 Some(Ok(Some(state))) => {
-                    view.containers.insert(name.clone(), crate::effect::ContainerSpec::new(state.image, None));
+                    let spec = crate::effect::ContainerSpec::new(state.image, None).with_running(Some(state.running));
+                    view.containers.insert(name.clone(), spec);
                 }
                 Some(Ok(None)) => {}
                 Some(Err(error)) => {

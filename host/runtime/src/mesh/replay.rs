@@ -33,6 +33,9 @@ pub struct Recording {
     /// Where the recorded run was interrupted, when the recording ends with its `interrupted`
     /// event.
     pub interrupted: Option<Interruption>,
+    /// What the recorded run found each time it read the mesh again before a push, in order:
+    /// a replay's re-reads are answered with them.
+    pub rereads: Vec<events::RereadEvent>,
 }
 
 /// Where a recorded run was interrupted: what stopped it, and the call it was making then.
@@ -71,6 +74,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
         // The call that went out and has not returned, as the lines are read.
         let mut in_flight: Option<(String, Request)> = None;
         let mut interrupted = None;
+        let mut rereads = Vec::new();
         for (number, line) in std::iter::once((first, header)).chain(lines) {
             let event: Event = serde_json::from_str(line)
                 .with_context(|| format!("{} is not an event of schema {SCHEMA} (docs/events.md)", at(number)))?;
@@ -85,6 +89,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
                 Event::Started(started) if started.request.op != Op::Credential => {
                     in_flight = Some((started.module, started.request));
                 }
+                Event::Reread(reread) => rereads.push(reread),
                 Event::Interrupted(stop) => {
                     interrupted = Some(Interruption { signal: stop.signal, during: in_flight.take() });
                 }
@@ -105,7 +110,7 @@ pub fn read_recording(path: &Path) -> Result<Recording, crate::error::Error> {
         if calls.is_empty() {
             bail!("the recording `{}` holds no calls that reached a mesh", path.display());
         }
-        Ok(Recording { options, calls, seed, catalogue, interrupted })
+        Ok(Recording { options, calls, seed, catalogue, interrupted, rereads })
     })
 }
 
@@ -203,6 +208,8 @@ struct Replay {
     recorded: usize,
     /// Whether the plugins made a call past the recording's last, at its interruption.
     reached: bool,
+    /// The recorded run's re-reads before its pushes not answered yet.
+    rereads: VecDeque<events::RereadEvent>,
 }
 
 impl ReplayMesh {
@@ -221,8 +228,16 @@ impl ReplayMesh {
                 now: Duration::ZERO,
                 interruption: None,
                 reached: false,
+                rereads: VecDeque::new(),
             }),
         }
+    }
+
+    /// The mesh answering its re-reads before each push with what the recorded run found
+    /// then (`Recording::rereads`), so a replay stops where the recorded run stopped.
+    pub fn with_rereads(self, rereads: Vec<events::RereadEvent>) -> ReplayMesh {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).rereads = rereads.into();
+        self
     }
 
     /// The mesh for a recording whose run was interrupted: past the last recorded call, where
@@ -397,6 +412,26 @@ impl Mesh for ReplayMesh {
     /// and rests on the plans alone.
     async fn view(&self, _containers: &[String]) -> crate::effect::MeshView {
         crate::effect::MeshView::default()
+    }
+
+    /// The recorded run's re-read before this push, as it found the mesh: a recording made
+    /// before re-reads were recorded, or one with no re-read here, reads nothing.
+    async fn reread(&self, ahead: &crate::effect::AheadOfPush) -> crate::effect::Reread {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let here = state.rereads.front().is_some_and(|r| r.module == ahead.module && r.command == ahead.command as u64);
+        let Some(recorded) = here.then(|| state.rereads.pop_front()).flatten() else {
+            return crate::effect::Reread::default();
+        };
+        state.now = state.now.max(events::from_millis(recorded.at_ms));
+        crate::effect::Reread {
+            looked: true,
+            unseen: recorded.unseen,
+            moved: recorded
+                .moved
+                .into_iter()
+                .map(|m| crate::effect::Moved { what: m.what, field: m.field, predicted: m.predicted, found: m.found })
+                .collect(),
+        }
     }
 
     async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {

@@ -5,7 +5,8 @@
 //! name and compares a digest of their spec, so the same spec is left be, another spec is
 //! recreated and a new name is created; and it seals fresh random bytes for every secret a
 //! module declares that was not accepted first. While it applies, it checks the invariants
-//! that make adoption safe and records every one it finds broken.
+//! that make adoption safe and records every one it finds broken. Runs are on one node at a
+//! time; what other nodes hold is kept aside for a run that moves there.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -170,6 +171,28 @@ struct World {
     sealed_order: Vec<(String, String)>,
     /// Who holds the mesh's lock.
     lock: Option<LockHolder>,
+    /// What each node other than the one runs are on now holds, set aside until a run moves
+    /// there ([`SimulatedMesh::move_to`]): a node the mesh has not been on holds nothing.
+    parked: BTreeMap<String, NodeState>,
+}
+
+/// What one node holds: its containers, the secrets accepted and sealed there, what its
+/// engine has still to apply, which modules are assigned and prepared on it, and what its
+/// applies did. The rest of the world (the control plane's files and registered modules,
+/// the clock, the lock) is the mesh's, whatever the node.
+#[derive(Default)]
+struct NodeState {
+    containers: BTreeMap<String, Container>,
+    accepted: BTreeMap<(String, String), Vec<u8>>,
+    sealed: BTreeMap<(String, String), Vec<u8>>,
+    sealed_order: Vec<(String, String)>,
+    pending_applies: Vec<Duration>,
+    bus_ready_at: Option<Duration>,
+    recreations: BTreeMap<String, u32>,
+    changes: Vec<ContainerChange>,
+    touches: Vec<Touch>,
+    /// Each module's `(assigned, prepared)` on this node.
+    placed: BTreeMap<String, (bool, bool)>,
 }
 
 /// The simulated mesh.
@@ -222,6 +245,7 @@ impl SimulatedMesh {
                 touches: Vec::new(),
                 sealed_order: Vec::new(),
                 lock,
+                parked: BTreeMap::new(),
             }),
         }
     }
@@ -307,9 +331,82 @@ impl SimulatedMesh {
     pub fn recreations(&self, name: &str) -> u32 {
         self.world().recreations.get(name).copied().unwrap_or(0)
     }
+
+    /// Moves the mesh's runs to `node`: what the node they were on holds is set aside once
+    /// its engine has applied everything it was pushed, and `node` holds what it held when a
+    /// run last left it, or nothing (genesis raised the foundation on the setup's node). The
+    /// control plane, its files and registered modules, stay as they are: one control plane
+    /// for every node.
+    pub fn move_to(&self, node: &str) {
+        let mut world = self.world();
+        if world.setup.node == node {
+            return;
+        }
+        if let Some(last) = world.pending_applies.iter().max().copied() {
+            let wait = last.saturating_sub(world.now);
+            world.advance(wait);
+        }
+        let left = world.take_node();
+        let from = std::mem::replace(&mut world.setup.node, node.to_string());
+        world.parked.insert(from, left);
+        let arriving = world.parked.remove(node).unwrap_or_default();
+        world.put_node(arriving);
+    }
+
+    /// Arms the mesh for a scenario's run after what it started from was made on it: these
+    /// faults, this call failed by its number (counted from the next call), and this holder
+    /// of the lock.
+    pub fn arm(&self, faults: Vec<Fault>, fail_call: Option<(usize, FaultEffect)>, locked_by: Option<LockHolder>) {
+        let mut world = self.world();
+        world.setup.faults = faults;
+        world.setup.fail_call = fail_call;
+        world.calls.clear();
+        world.lock = locked_by;
+    }
 }
 
 impl World {
+    /// What the node runs are on holds, taken out of the world (which then holds nothing).
+    fn take_node(&mut self) -> NodeState {
+        let placed = self
+            .modules
+            .iter_mut()
+            .map(|(name, record)| {
+                let placed = (record.assigned, record.prepared);
+                (record.assigned, record.prepared) = (false, false);
+                (name.clone(), placed)
+            })
+            .collect();
+        NodeState {
+            containers: std::mem::take(&mut self.containers),
+            accepted: std::mem::take(&mut self.accepted),
+            sealed: std::mem::take(&mut self.sealed),
+            sealed_order: std::mem::take(&mut self.sealed_order),
+            pending_applies: std::mem::take(&mut self.pending_applies),
+            bus_ready_at: self.bus_ready_at.take(),
+            recreations: std::mem::take(&mut self.recreations),
+            changes: std::mem::take(&mut self.changes),
+            touches: std::mem::take(&mut self.touches),
+            placed,
+        }
+    }
+
+    /// Puts what a node holds into the world, as the node runs are on.
+    fn put_node(&mut self, node: NodeState) {
+        for (name, record) in &mut self.modules {
+            (record.assigned, record.prepared) = node.placed.get(name).copied().unwrap_or_default();
+        }
+        self.containers = node.containers;
+        self.accepted = node.accepted;
+        self.sealed = node.sealed;
+        self.sealed_order = node.sealed_order;
+        self.pending_applies = node.pending_applies;
+        self.bus_ready_at = node.bus_ready_at;
+        self.recreations = node.recreations;
+        self.changes = node.changes;
+        self.touches = node.touches;
+    }
+
     /// Takes the first fault matching this call, counting it down.
     fn fault(&mut self, op: Op, words: &str) -> Option<FaultEffect> {
         if self.host_killed {
@@ -679,7 +776,8 @@ impl Mesh for SimulatedMesh {
             .map(|(name, c)| {
                 let spec = ContainerSpec::new(c.image.clone(), Some(c.volumes.clone()))
                     .with_digest(Some(c.digest.clone()))
-                    .with_owner(Some(c.owner.clone()));
+                    .with_owner(Some(c.owner.clone()))
+                    .with_running(Some(c.running));
                 (name.clone(), spec)
             })
             .collect();

@@ -202,12 +202,20 @@ impl Refusal {
     pub const WENT_ON_PAST_A_FAILURE: &'static str = "went-on-past-a-failure";
     /// The code a refusal whose code would show a secret's value is reported with.
     pub const REDACTED: &'static str = "redacted";
+    /// The host's code for a module stopped before its push: the mesh, read again just
+    /// before it, was not what the prediction says it is then (another run or operator).
+    pub const MESH_MOVED: &'static str = "mesh-moved";
+    /// The host's code for a module stopped before its push: the mesh could not be read
+    /// again just before it, and no push goes out on an unknown.
+    pub const MESH_UNSEEN: &'static str = "mesh-unseen";
 
     /// Why `code` cannot be a plugin's refusal code, if it cannot: it must be a code
     /// ([`Refusal::code_fault`]), and not one of the host's own, so an installer can trust
     /// where a host's code came from.
     pub fn plugin_code_fault(code: &str) -> Option<String> {
-        if [Self::PLAN_CHANGED, Self::WENT_ON_PAST_A_FAILURE, Self::REDACTED].contains(&code) {
+        if [Self::PLAN_CHANGED, Self::WENT_ON_PAST_A_FAILURE, Self::REDACTED, Self::MESH_MOVED, Self::MESH_UNSEEN]
+            .contains(&code)
+        {
             return Some("is one of the host's own codes; a plugin's refusal takes a code of its own".into());
         }
         Self::code_fault(code)
@@ -357,7 +365,13 @@ mod tests {
         {
             assert!(Refusal::code_fault(bad).is_some(), "{bad:?}");
         }
-        for host in [Refusal::PLAN_CHANGED, Refusal::WENT_ON_PAST_A_FAILURE, Refusal::REDACTED] {
+        for host in [
+            Refusal::PLAN_CHANGED,
+            Refusal::WENT_ON_PAST_A_FAILURE,
+            Refusal::REDACTED,
+            Refusal::MESH_MOVED,
+            Refusal::MESH_UNSEEN,
+        ] {
             assert_eq!(Refusal::code_fault(host), None, "a scenario may expect {host}");
             assert!(Refusal::plugin_code_fault(host).unwrap().contains("the host's own"), "{host}");
         }

@@ -8,7 +8,7 @@ use crate::contract::Adopter;
 use crate::model::{Context, Export, Plan, Refusal};
 use crate::plugin::{Adopted, Plugin, PluginHost};
 use crate::sandbox::call::Callee;
-use crate::sandbox::state::{PlanCursor, RunEnv, RunState};
+use crate::sandbox::state::{BeforePush, PlanCursor, RunEnv, RunState};
 
 impl PluginHost {
     /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
@@ -39,13 +39,15 @@ impl PluginHost {
 
     /// Runs `check` and, when it plans and `proceed` accepts the plan, `adopt` on the same
     /// instance, held to that plan: one instantiation serves both, with effects denied until
-    /// `adopt` begins and every tell then checked against the plan's next command.
+    /// `adopt` begins and every tell then checked against the plan's next command;
+    /// `before_push` is asked before each push goes out.
     pub(crate) async fn check_then_adopt(
         &self,
         plugin: &Plugin,
         env: &RunEnv,
         ctx: &Context,
         proceed: impl FnOnce(&Plan) -> bool,
+        before_push: Option<std::sync::Arc<dyn BeforePush>>,
     ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
         self.call(plugin, env, Export::Check, async |adopter, store| {
             let planned = adopter.check(&mut *store, ctx).await?;
@@ -55,7 +57,7 @@ impl PluginHost {
             };
             let state = store.data_mut();
             state.begin_export(Export::Adopt);
-            state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
+            state.plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0, before_push });
             let result = adopter.adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
             Ok((planned, Some(Adopted { result, left })))
@@ -90,7 +92,7 @@ impl PluginHost {
         plan: &Plan,
     ) -> Result<Adopted, crate::error::Error> {
         self.call(plugin, env, Export::Adopt, async |adopter, store| {
-            store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0 });
+            store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0, before_push: None });
             let result = adopter.adopt(&mut *store, ctx).await?;
             let left = store.data_mut().plan.take().map(PlanCursor::left).unwrap_or_default();
             Ok(Adopted { result, left })

@@ -74,6 +74,17 @@ pub enum Entry {
         /// Whether the mesh showed everything it rests on.
         complete: bool,
     },
+    /// Just before a push, the mesh was read again and held to the prediction: what moved.
+    Reread {
+        /// The module about to push.
+        module: String,
+        /// The push's place in its plan.
+        command: usize,
+        /// What the re-read found.
+        found: crate::effect::Reread,
+        /// When, on the mesh's clock.
+        at: Duration,
+    },
     /// Preflight's `check` of a module made this plan, which its `adopt` is held to.
     Planned {
         /// The module checked.
@@ -344,6 +355,7 @@ impl Entry {
             | Entry::SecretShown { .. }
             | Entry::Planned { .. }
             | Entry::Lock(_)
+            | Entry::Reread { .. }
             | Entry::Predicted { .. } => Vec::new(),
         }
     }
@@ -387,6 +399,22 @@ impl Entry {
                 module: m.clone(),
                 summary: summary.clone(),
                 commands: commands.clone(),
+            }),
+            Entry::Reread { module: m, command, found, at } => events::Event::Reread(events::RereadEvent {
+                module: m.clone(),
+                command: *command as u64,
+                unseen: found.unseen.clone(),
+                moved: found
+                    .moved
+                    .iter()
+                    .map(|moved| events::MovedRecord {
+                        what: moved.what.clone(),
+                        field: moved.field.clone(),
+                        predicted: moved.predicted.clone(),
+                        found: moved.found.clone(),
+                    })
+                    .collect(),
+                at_ms: events::millis(*at),
             }),
             Entry::Lock(lock) => events::Event::Lock(lock.clone()),
             Entry::Predicted { prediction, complete } => {

@@ -1,24 +1,33 @@
 //! Adopting: each module preflight checked, in order, checked again on the instance that
 //! adopts, held to the plan an operator reviewed, and the rules asked after each.
 
+use std::sync::Arc;
+
 use crate::effect::Violation;
 use crate::model::{Export, Plan};
 use crate::run::foresight::Foreseen;
 use crate::run::plan_file::plan_difference;
 use crate::run::preflight::Loaded;
+use crate::run::reread::Rereads;
 use crate::run::{ModuleOutcome, Run};
 
 impl Run<'_> {
     /// Adopts each module that preflight checked, in order, each checked again first (the mesh
-    /// may have moved) and held to the plan preflight showed. Returns the invariants broken.
+    /// may have moved) and held to the plan preflight showed, the mesh read again before each
+    /// push. Returns the invariants broken, and, when a re-read found the mesh moved, how much
+    /// of the mesh's account was this run's: its changes, touches and seals up to then.
     pub(super) async fn adopt_all(
         &self,
         outcomes: &mut [(String, ModuleOutcome)],
         loaded: Vec<Option<Loaded>>,
         foreseen: Option<&Foreseen>,
-    ) -> Vec<Violation> {
+    ) -> (Vec<Violation>, Option<Ours>) {
         let mut stopped: Option<String> = None;
         let mut violations = Vec::new();
+        let rereads =
+            foreseen.map(|f| Arc::new(Rereads::new(self.mesh.clone(), self.transcript.clone(), f.ahead.clone())));
+        // What the mesh reports before anything of this run's: what a push of this run adds to.
+        let mut ours = Ours::of(&self.mesh.audit());
         for ((module, outcome), ready) in outcomes.iter_mut().zip(loaded) {
             // Between modules the executor has a turn: an embedder's cancel, signalled at the
             // last module's outcome, stops the run before the next one makes any call.
@@ -29,7 +38,20 @@ impl Run<'_> {
                 continue;
             }
             let (ModuleOutcome::Checked(reviewed), Some(ready)) = (&*outcome, ready) else { continue };
-            *outcome = self.adopt(module, reviewed.clone(), &ready).await;
+            *outcome = self.adopt(module, reviewed.clone(), &ready, rereads.clone()).await;
+            // A push the re-read kept from a mesh that moved: the module is the host's refusal,
+            // whatever its plugin made of the denied tell.
+            let moved = rereads.as_ref().and_then(|r| r.stopped(module));
+            if let Some(refused) = moved {
+                *outcome = refused;
+                let audit = ours.cut(self.mesh.audit());
+                violations = self.violations(module, outcome, foreseen, &audit);
+                self.stream_outcome(module, outcome);
+                stopped = Some(format!(
+                    "the mesh moved before `{module}`'s push (another run or an operator may be at work on it)"
+                ));
+                continue;
+            }
             self.say_secrets_left(module, outcome);
             // What the module pushed is checked once it has landed, before the next module
             // moves anything: the phase stops at the first difference.
@@ -40,7 +62,9 @@ impl Run<'_> {
                 self.mesh.land_pushes(self.options.wait).await;
                 landed = self.verify_landed(module, foreseen).await;
             }
-            violations = self.violations(module, outcome, foreseen);
+            let audit = self.mesh.audit();
+            ours = Ours::of(&audit);
+            violations = self.violations(module, outcome, foreseen, &audit);
             for violation in landed {
                 if !violations.contains(&violation) {
                     violations.push(violation);
@@ -53,23 +77,37 @@ impl Run<'_> {
                 stopped = Some(format!("`{module}` did not succeed"));
             }
         }
-        violations
+        let moved = rereads.is_some_and(|r| r.any_stopped());
+        (violations, moved.then_some(ours))
     }
 
     /// One module's adopt: checked again on the instance that adopts, refused if its plan is
     /// no longer the one reviewed, then held to it.
-    pub(super) async fn adopt(&self, module: &str, reviewed: Plan, ready: &Loaded) -> ModuleOutcome {
+    pub(super) async fn adopt(
+        &self,
+        module: &str,
+        reviewed: Plan,
+        ready: &Loaded,
+        rereads: Option<Arc<Rereads>>,
+    ) -> ModuleOutcome {
         let mut rechecked = None;
+        let before_push = rereads.map(|r| r as Arc<dyn crate::sandbox::state::BeforePush>);
         let turn = self
             .host
-            .check_then_adopt(&ready.plugin, &ready.env, &ready.ctx, |plan| {
-                let same =
-                    self.bounded_plan(module, plan.clone(), &ready.env).ok().is_some_and(|plan| plan == reviewed);
-                if !same {
-                    rechecked = Some(plan.clone());
-                }
-                same
-            })
+            .check_then_adopt(
+                &ready.plugin,
+                &ready.env,
+                &ready.ctx,
+                |plan| {
+                    let same =
+                        self.bounded_plan(module, plan.clone(), &ready.env).ok().is_some_and(|plan| plan == reviewed);
+                    if !same {
+                        rechecked = Some(plan.clone());
+                    }
+                    same
+                },
+                before_push,
+            )
             .await;
         match turn {
             Err(error) => ModuleOutcome::Failed(self.stopped(module, Export::Adopt, error)),
@@ -163,5 +201,30 @@ impl Run<'_> {
             if scrubbed == code { code } else { crate::model::Refusal::REDACTED.to_string() }
         });
         ModuleOutcome::Refused { during, code, message: self.scrub(module, refusal.message) }
+    }
+}
+
+/// How much of the mesh's account (its changes, touches and seals, in order) was there after
+/// this run's last push that landed as predicted: once a re-read finds the mesh moved, what
+/// comes after is another's, and the summary claims none of it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ours {
+    changes: usize,
+    touches: usize,
+    sealed: usize,
+}
+
+impl Ours {
+    /// The lengths of `audit`'s account now.
+    fn of(audit: &crate::mesh::Audit) -> Ours {
+        Ours { changes: audit.changes.len(), touches: audit.touches.len(), sealed: audit.sealed.len() }
+    }
+
+    /// `audit` with only this run's part of its account.
+    pub(super) fn cut(self, mut audit: crate::mesh::Audit) -> crate::mesh::Audit {
+        audit.changes.truncate(self.changes);
+        audit.touches.truncate(self.touches);
+        audit.sealed.truncate(self.sealed);
+        audit
     }
 }

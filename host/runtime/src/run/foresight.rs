@@ -5,8 +5,10 @@
 use std::time::Duration;
 
 use crate::catalogue::FoundationResource;
-use crate::effect::{Declarations, MeshView, Planned, Prediction, PushEffect, SecretEffect, Seen, Violation};
-use crate::effect::{predict, rules};
+use crate::effect::{
+    AheadOfPush, Declarations, MeshView, Planned, Prediction, PushEffect, SecretEffect, Seen, Violation,
+};
+use crate::effect::{predict_ahead, rules};
 use crate::record::transcript::Entry;
 use crate::run::preflight::Loaded;
 use crate::run::{ModuleOutcome, RulesChecked, Run};
@@ -24,6 +26,8 @@ pub(super) struct Foreseen {
     pub(super) prediction: Prediction,
     /// The rules the prediction breaks.
     pub(super) broken: Vec<Violation>,
+    /// What the mesh should be just before each push: what it is read again against then.
+    pub(super) ahead: Vec<AheadOfPush>,
     /// How many container effects and seals the mesh had reported before the run: what the
     /// node does after is this run's.
     pub(super) baseline: (usize, usize),
@@ -82,12 +86,15 @@ impl Run<'_> {
         let mut declarations =
             Declarations::of(&self.foundation, planned.iter().map(|p| (p.module, &**p.manifest)).chain(others));
         declarations.learn_earlier(&view.modules);
-        let mut prediction = predict(&view, &planned);
+        let (mut prediction, mut ahead) = predict_ahead(&view, &planned);
+        for push in &mut ahead {
+            push.names = names.clone();
+        }
         prediction.first = first;
         let broken = rules(&declarations, &view, &prediction, Seen::Predicted);
         self.transcript.record(Entry::Predicted { prediction: prediction.clone(), complete: view.complete });
         let audit = self.mesh.audit();
-        Foreseen { baseline: (audit.touches.len(), audit.sealed.len()), view, declarations, prediction, broken }
+        Foreseen { baseline: (audit.touches.len(), audit.sealed.len()), view, declarations, prediction, broken, ahead }
     }
 
     /// Checks the node against what `module`'s push was predicted to leave, asking the mesh

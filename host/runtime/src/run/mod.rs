@@ -13,6 +13,7 @@ mod lock;
 pub mod plan_file;
 mod preflight;
 mod report;
+mod reread;
 mod rules;
 mod scrub;
 mod shared;
@@ -146,6 +147,7 @@ impl Run<'_> {
         let mut violations = self.mesh.audit().violations;
         violations.extend(foreseen.iter().flat_map(|f| f.broken.iter().cloned()));
         let adopting = mode == Mode::Adopt && hold.is_none();
+        let mut ours = None;
         let held = match hold {
             Some((held, because)) => {
                 for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
@@ -154,14 +156,19 @@ impl Run<'_> {
                 Some(held)
             }
             None if adopting => {
-                violations = self.adopt_all(&mut outcomes, loaded, foreseen.as_ref()).await;
+                (violations, ours) = self.adopt_all(&mut outcomes, loaded, foreseen.as_ref()).await;
                 None
             }
             None => None,
         };
         // What the last push does to the node is part of the run: let it land, then look again.
         self.mesh.quiesce().await;
-        let audit = self.mesh.audit();
+        // Once the mesh moved under the run, what the mesh reports after its last push is
+        // another's: the summary claims only this run's.
+        let audit = match ours {
+            Some(ours) => ours.cut(self.mesh.audit()),
+            None => self.mesh.audit(),
+        };
         self.violations_at_end(&mut violations, &audit, foreseen.as_ref());
         let rules = self.rules_checked(modules, foreseen.as_ref(), adopting, audit.observed);
         let report = RunReport {

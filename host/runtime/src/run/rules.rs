@@ -30,10 +30,10 @@ impl Run<'_> {
         module: &str,
         outcome: &ModuleOutcome,
         foreseen: Option<&Foreseen>,
+        audit: &crate::mesh::Audit,
     ) -> Vec<Violation> {
-        let audit = self.mesh.audit();
         let mut violations = audit.violations.clone();
-        for violation in foreseen.map(|f| self.observed_violations(f, &audit)).unwrap_or_default() {
+        for violation in foreseen.map(|f| self.observed_violations(f, audit)).unwrap_or_default() {
             if !violations.contains(&violation) {
                 violations.push(violation);
             }

@@ -167,7 +167,14 @@ impl RunState {
             ))
         } else {
             let allowed = self.env.permissions.allow(self.phase, grant);
-            match allowed.and_then(|()| self.uses_its_own_carries(grant)).and_then(|()| self.follow_plan(grant)) {
+            let cleared =
+                allowed.and_then(|()| self.uses_its_own_carries(grant)).and_then(|()| self.follow_plan(grant));
+            // The last check, once every other passed: the mesh read again before a push.
+            let cleared = match cleared {
+                Ok(()) => self.before_push(grant).await,
+                Err(why) => Err(why),
+            };
+            match cleared {
                 Err(why) => Err(denied(self.env.credentials.redact(why).0)),
                 Ok(()) => {
                     self.deadline.in_call(Some(format!("`{} {detail}`", kind.as_str())));
@@ -260,6 +267,22 @@ impl RunState {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// During `adopt`, just before a `tell push` goes out, whatever the run does then (it reads
+    /// the mesh again and holds it to the prediction): its `Err` keeps the push from the mesh.
+    async fn before_push(&mut self, grant: Call<'_>) -> Result<(), String> {
+        let (Export::Adopt, Call::Tell { args }) = (self.phase, grant) else { return Ok(()) };
+        if !matches!(Command::parse(args), Ok(Command::Push { .. })) {
+            return Ok(());
+        }
+        let Some((guard, told)) = self.plan.as_ref().and_then(|p| Some((p.before_push.clone()?, p.told))) else {
+            return Ok(());
+        };
+        self.deadline.in_call(Some("reading the mesh again before `tell push`".into()));
+        let gate = guard.before_push(&self.env.module, told.saturating_sub(1)).await;
+        self.deadline.in_call(None);
+        gate
     }
 
     /// During `adopt`, a tell must be the plan's next command: the plan an operator reviewed

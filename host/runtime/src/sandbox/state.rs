@@ -109,6 +109,17 @@ pub struct RunState {
 pub(crate) struct PlanCursor {
     pub(crate) commands: Vec<crate::model::PlannedCommand>,
     pub(crate) told: usize,
+    /// What the run does just before each of the plan's pushes goes out, if anything.
+    pub(crate) before_push: Option<Arc<dyn BeforePush>>,
+}
+
+/// What a run does just before a plugin's `tell push` goes to the control plane: the last
+/// moment the host can still keep a push from a mesh that moved since preflight.
+#[async_trait::async_trait]
+pub(crate) trait BeforePush: Send + Sync {
+    /// `Err(why)`: the push is not told, and the plugin's tell is denied with `why`. `command`
+    /// is the push's place in `module`'s plan.
+    async fn before_push(&self, module: &str, command: usize) -> Result<(), String>;
 }
 
 impl PlanCursor {

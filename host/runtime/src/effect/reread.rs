@@ -1,0 +1,180 @@
+//! The mesh read again just before a push, held to what the prediction says it is at that
+//! moment: the state preflight saw with this run's own earlier pushes applied as predicted.
+//! Anything else moved it — another operator, a run the lock does not cover, an earlier push
+//! that did not do what was predicted — and the push is not told.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use super::{ContainerSpec, KnownModule, MeshView};
+
+/// What the mesh should be just before one push of the run, as the prediction has it.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct AheadOfPush {
+    /// The module whose plan pushes.
+    pub module: String,
+    /// Where in that plan, counting its commands from 0.
+    pub command: usize,
+    /// The mesh as predicted then: the containers, and the control plane's modules where
+    /// preflight knew them (`modules_known`). `looked` is whether preflight looked at the
+    /// mesh at all: a prediction that rests on the plans alone has nothing to hold a re-read to.
+    pub expected: MeshView,
+    /// The secrets this run's plans accepted before the push, as `(module, secret)`: a node
+    /// may hold them already, ahead of the push that settles them.
+    pub accepted: BTreeSet<(String, String)>,
+    /// The containers to ask about: those preflight asked about.
+    pub names: Vec<String>,
+}
+
+/// One thing found otherwise than predicted just before a push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    /// What moved, in words: ``container `mesh-bus` ``, ``module `nats` ``, ``secret `postgres/superuser` ``.
+    pub what: String,
+    /// Which of its fields: `presence`, `image`, `spec digest`, `volumes`, `running`,
+    /// `registration`, `prepared`, `held`.
+    pub field: String,
+    /// What the prediction has.
+    pub predicted: String,
+    /// What the mesh showed.
+    pub found: String,
+}
+
+/// `container `mesh-bus` image: predicted nats:2, found nats:9`.
+impl fmt::Display for Moved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: predicted {}, found {}", self.what, self.field, self.predicted, self.found)
+    }
+}
+
+/// What a re-read before a push found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reread {
+    /// Whether the mesh was read again at all (a mesh that cannot look, or a prediction
+    /// that rests on the plans alone, is not: the push goes on as it always did).
+    pub looked: bool,
+    /// Why the mesh could not be read: the push is not told on an unknown.
+    pub unseen: Option<String>,
+    /// What differs from the prediction; empty when nothing moved.
+    pub moved: Vec<Moved>,
+}
+
+impl Reread {
+    /// The re-read of `found`, held to `ahead`.
+    pub fn of(ahead: &AheadOfPush, found: &MeshView) -> Reread {
+        if !found.looked {
+            return Reread::default();
+        }
+        if let Some(why) = &found.unseen {
+            return Reread { looked: true, unseen: Some(why.clone()), moved: Vec::new() };
+        }
+        Reread { looked: true, unseen: None, moved: moved(ahead, found) }
+    }
+
+    /// Whether the push may go: the mesh is as predicted, or was not looked at again.
+    pub fn clear(&self) -> bool {
+        self.unseen.is_none() && self.moved.is_empty()
+    }
+}
+
+/// How `found` differs from what `ahead` predicts: containers (presence, image, spec digest,
+/// volumes, running, each compared where both sides know it) and, where preflight and the
+/// re-read both had the control plane's own answer, the modules' registration, preparation
+/// and the secrets the node holds.
+pub fn moved(ahead: &AheadOfPush, found: &MeshView) -> Vec<Moved> {
+    let mut moved = Vec::new();
+    let expected = &ahead.expected;
+    let names: BTreeSet<&String> = expected.containers.keys().chain(found.containers.keys()).collect();
+    for name in names {
+        let what = format!("container `{name}`");
+        let mut push = |field: &str, predicted: String, found: String| {
+            moved.push(Moved { what: what.clone(), field: field.into(), predicted, found })
+        };
+        match (expected.containers.get(name), found.containers.get(name)) {
+            (Some(want), None) => push("presence", format!("running {}", want.image), "not on the node".into()),
+            (None, Some(got)) => push("presence", "not on the node".into(), format!("running {}", got.image)),
+            (Some(want), Some(got)) => container_moved(want, got, push),
+            (None, None) => {}
+        }
+    }
+    if expected.modules_known && found.modules_known {
+        modules_moved(&expected.modules, &found.modules, &ahead.accepted, &mut moved);
+    }
+    moved
+}
+
+/// One container's fields, compared where both sides know them.
+fn container_moved(want: &ContainerSpec, got: &ContainerSpec, mut push: impl FnMut(&str, String, String)) {
+    if want.image != got.image {
+        push("image", want.image.clone(), got.image.clone());
+    }
+    if let (Some(w), Some(g)) = (&want.digest, &got.digest)
+        && w != g
+    {
+        push("spec digest", w.short().to_string(), g.short().to_string());
+    }
+    if let (Some(w), Some(g)) = (&want.volumes, &got.volumes)
+        && mesh_adopt_manifest::mounts(w) != mesh_adopt_manifest::mounts(g)
+    {
+        push("volumes", w.join(", "), g.join(", "));
+    }
+    if let (Some(w), Some(g)) = (want.running, got.running)
+        && w != g
+    {
+        let words = |running: bool| if running { "running" } else { "stopped" }.to_string();
+        push("running", words(w), words(g));
+    }
+}
+
+/// The control plane's modules: registered, prepared, and the secrets the node holds.
+fn modules_moved(
+    expected: &[KnownModule],
+    found: &[KnownModule],
+    accepted: &BTreeSet<(String, String)>,
+    moved: &mut Vec<Moved>,
+) {
+    let by_name = |modules: &[KnownModule]| -> BTreeMap<String, KnownModule> {
+        modules.iter().map(|k| (k.name.clone(), k.clone())).collect()
+    };
+    let (expected, found) = (by_name(expected), by_name(found));
+    let names: BTreeSet<&String> = expected.keys().chain(found.keys()).collect();
+    let words = |yes: bool, word: &str| if yes { word.to_string() } else { format!("not {word}") };
+    for name in names {
+        let what = format!("module `{name}`");
+        let (want, got) = match (expected.get(name), found.get(name)) {
+            (Some(want), Some(got)) => (want, got),
+            (want, _) => {
+                let registered = want.is_some();
+                moved.push(Moved {
+                    what,
+                    field: "registration".into(),
+                    predicted: words(registered, "registered"),
+                    found: words(!registered, "registered"),
+                });
+                continue;
+            }
+        };
+        if want.prepared != got.prepared {
+            moved.push(Moved {
+                what: what.clone(),
+                field: "prepared".into(),
+                predicted: words(want.prepared, "prepared"),
+                found: words(got.prepared, "prepared"),
+            });
+        }
+        for secret in want.settled.iter().chain(&got.settled).collect::<BTreeSet<_>>() {
+            let (held, holds) = (want.settled.contains(secret), got.settled.contains(secret));
+            // A secret this run accepted may be held before the push that settles it.
+            if held == holds || (!held && accepted.contains(&(name.clone(), secret.clone()))) {
+                continue;
+            }
+            moved.push(Moved {
+                what: format!("secret `{name}/{secret}`"),
+                field: "held".into(),
+                predicted: words(held, "held"),
+                found: words(holds, "held"),
+            });
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The world read again before each push: a mesh that moves between preflight and a module's
+//! push (another run pushing, an operator) is caught just before that push, which is not
+//! told; the run stops there, its summary claims nothing it did not do, and a replay of its
+//! record stops at the same place.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mesh_adopt_runtime::events::{Change, Event};
+use mesh_adopt_runtime::mesh::layer::{Layer, Layered};
+use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::mesh::{Mesh, MeshError};
+use mesh_adopt_runtime::stream::{RecordFile, Sink};
+use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions};
+
+use crate::support::{example_catalogue, host, mesh_adopt, plugin};
+
+/// Another run, from a machine the lock does not cover: once `nats` is prepared on the node,
+/// it pushes the node itself and waits for the push to land, before nats's own push.
+#[derive(Default)]
+struct AnotherRunPushes {
+    pushed: AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl Layer for AnotherRunPushes {
+    async fn tell(&self, inner: &dyn Mesh, args: &[String], timeout: Duration) -> Result<String, MeshError> {
+        let answer = inner.tell(args, timeout).await;
+        if args == ["prepare", "node-1", "nats"] && !self.pushed.swap(true, Ordering::SeqCst) {
+            inner.tell(&["push".to_string(), "node-1".to_string()], timeout).await.unwrap();
+            inner.sleep(Duration::from_secs(30)).await;
+        }
+        answer
+    }
+}
+
+/// The lines of a stream, as JSON.
+fn lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Runs phase three of the example catalogue in `dir` on `mesh`, recorded to `record`.
+async fn run_recorded(dir: &Path, mesh: Arc<dyn Mesh>, record: &Path) -> mesh_adopt_runtime::RunReport {
+    let catalogue = Catalogue::at(dir);
+    let foundation = Foundation::load(&dir.join("foundation.json")).unwrap();
+    let sink: Arc<dyn Sink> = Arc::new(RecordFile::create(record).unwrap());
+    let seen: Arc<Mutex<Vec<Event>>> = Arc::default();
+    let run = Run::builder(host(), &catalogue, &foundation, mesh)
+        .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
+        .options(RunOptions {
+            node: "node-1".into(),
+            catalog_source: Some(mesh_adopt_runtime::CatalogSource {
+                repository: "https://git.mesh.test/c.git".into(),
+                reference: Some("v2".into()),
+            }),
+            ..RunOptions::default()
+        })
+        .events(Arc::new(vec![sink, {
+            let kept = seen.clone();
+            Arc::new(move |event: &Event| kept.lock().unwrap().push(event.clone())) as Arc<dyn Sink>
+        }]))
+        .build();
+    let report = run.run(&PHASE_THREE.map(String::from), Mode::Adopt).await;
+    run.end(report.exit_code());
+    report
+}
+
+#[tokio::test]
+async fn a_mesh_moved_before_nats_pushes_stops_nats_before_its_push_and_the_replay_stops_there_too() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let simulated = Arc::new(SimulatedMesh::new(SimSetup::new(foundation, "node-1")));
+    let mesh = Arc::new(Layered::new(simulated.clone(), AnotherRunPushes::default()));
+    let record = dir.path().join("moved.jsonl");
+    let report = run_recorded(dir.path(), mesh.clone(), &record).await;
+
+    // postgres adopted; nats stopped before its push, naming what moved; the vault never ran.
+    assert!(matches!(report.modules[0].1, ModuleOutcome::Adopted(_)), "{:?}", report.modules);
+    let ModuleOutcome::Refused { code, message, .. } = &report.modules[1].1 else {
+        panic!("nats: {:?}", report.modules[1].1)
+    };
+    assert_eq!(code.as_deref(), Some(mesh_adopt_runtime::Refusal::MESH_MOVED));
+    for words in [
+        "container `mesh-bus` image: predicted nats:2.10.22-alpine, found",
+        "registry.mesh.local/nats-snapshot:2.10.22-mesh.3",
+        "Another run or an operator may be at work on the mesh",
+        "the push was not told",
+    ] {
+        assert!(message.contains(words), "{words:?} not in {message}");
+    }
+    assert!(matches!(report.modules[2].1, ModuleOutcome::NotRun { .. }), "{:?}", report.modules);
+    assert_eq!(report.exit_code(), 1);
+    // nats told no push: the only pushes the node had are postgres's and the other run's.
+    let pushes = simulated.commands().iter().filter(|c| c[0] == "push").count();
+    assert_eq!(pushes, 2, "{:?}", simulated.commands());
+
+    // The record: nats's push was denied, never sent, and the summary claims no change of
+    // the other run's (mesh-bus was recreated by it, not by this run).
+    let events = lines(&std::fs::read_to_string(&record).unwrap());
+    let push = events
+        .iter()
+        .find(|e| e["event"] == "call" && e["module"] == "nats" && e["args"][0] == "push")
+        .expect("nats's push is recorded");
+    assert_eq!(push["result"]["error"]["kind"], "denied", "{push}");
+    let reread = events.iter().find(|e| e["event"] == "reread" && e["module"] == "nats").expect("a re-read");
+    assert_eq!(reread["moved"][0]["field"], "image", "{reread}");
+    let summary = events.iter().find(|e| e["event"] == "summary").unwrap();
+    let summary_text = summary.to_string();
+    assert!(!summary_text.contains("mesh-bus"), "the summary claims the other run's change: {summary_text}");
+    assert!(
+        report
+            .changes
+            .iter()
+            .all(|c| !matches!(Change::from(c), Change::Recreated { ref container, .. } if container == "mesh-bus")),
+        "{:?}",
+        report.changes
+    );
+
+    // The replay stops nats at the same place, with the same words, and diverges nowhere.
+    let replayed = mesh_adopt().args(["replay", "--json", record.to_str().unwrap()]).catalogue(dir.path()).output();
+    let stdout = String::from_utf8_lossy(&replayed.stdout);
+    let events = lines(&stdout);
+    let verdict = events.iter().find(|e| e["event"] == "replay").expect("a verdict");
+    assert!(verdict["divergence"].is_null(), "{verdict}");
+    let outcome = events.iter().find(|e| e["event"] == "outcome" && e["module"] == "nats").unwrap();
+    assert_eq!(outcome["code"], "mesh-moved", "{outcome}");
+    assert_eq!(outcome["message"].as_str(), Some(message.as_str()));
+    // The vault made no call in the recorded run, so the replay has none of its to answer.
+    let vault = events.iter().find(|e| e["event"] == "outcome" && e["module"] == "mesh-vault");
+    assert!(vault.is_none_or(|v| v["outcome"] == "not_run"), "{vault:?}");
+}
+
+#[tokio::test]
+async fn a_mesh_nothing_moved_is_read_again_before_each_push_and_adopted() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let mesh = Arc::new(SimulatedMesh::new(SimSetup::new(foundation, "node-1")));
+    let record = dir.path().join("still.jsonl");
+    let report = run_recorded(dir.path(), mesh, &record).await;
+    assert!(report.succeeded(), "{:?}", report.modules);
+    let events = lines(&std::fs::read_to_string(&record).unwrap());
+    let rereads: Vec<&serde_json::Value> = events.iter().filter(|e| e["event"] == "reread").collect();
+    assert_eq!(rereads.len(), 3, "one before each module's push: {rereads:?}");
+    assert!(rereads.iter().all(|r| r["moved"].as_array().unwrap().is_empty() && r["unseen"].is_null()));
+    // Each comes just before its module's push.
+    for reread in rereads {
+        let at = events.iter().position(|e| e == reread).unwrap();
+        let next = &events[at + 1..].iter().find(|e| e["event"] == "call").unwrap();
+        assert_eq!((&next["module"], &next["args"][0]), (&reread["module"], &"push".into()));
+    }
+}
