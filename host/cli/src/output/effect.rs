@@ -65,17 +65,17 @@ pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> S
         && prediction.sealed().is_empty();
     if !prediction.pushes.is_empty() && changes_nothing {
         lines.push(
-            "            │ effect: nothing changes: no container recreated or created, no secret sealed".to_string(),
+            "                 │ effect: nothing changes: no container recreated or created, no secret sealed".to_string(),
         );
     }
     if !complete {
         lines.push(
-            "            │ effect: (this mesh does not show the control plane's modules: predicted from its containers alone)"
+            "                 │ effect: (this mesh does not show the control plane's modules: predicted from its containers alone)"
                 .to_string(),
         );
     }
     if lines.is_empty() {
-        lines.push("            │ effect: no push".to_string());
+        lines.push("                 │ effect: no push".to_string());
     }
     lines.join("\n")
 }

@@ -33,8 +33,10 @@ export function fetch(url: string): Response;
  * fetch `URL`: no manifest can grant it (WHY)
  * ```
  * 
- * the last two for a name or URL no grant could allow, WHY saying why (for an empty
- * name: "inspect grant `` is not a container name").
+ * the last two for a name or URL no grant could allow, WHY being one of
+ * "inspect grant `NAME` is not a container name" (a container name is letters, digits,
+ * `-`, `_` and `.`, not empty and not `..`) and "fetch grant `URL` is not an http(s) URL
+ * or a prefix of one with a host".
  */
 export function ungranted(inspect: Array<string>, fetch: Array<string>): Array<string>;
 export type HostError = import('./mesh-adopt-types.js').HostError;

@@ -94,7 +94,9 @@ export interface Other {
  * One resource of the foundation bundle (`foundation.json`'s `resources`, in order),
  * typed so plugins do not re-parse the bundle: `kind: "container"` is a `container`
  * (`id`, `name`, `image`, `volumes`; its `credentials` and any other field are not
- * passed), `kind: "file"` a `file` (`id`, `path`), any other kind an `other`.
+ * passed), `kind: "file"` a `file` (`id`, `path`), any other kind an `other`; a kind
+ * spelt as one of these in another case (`Container`) is taken for a mistake, and the
+ * host refuses the bundle before any plugin runs.
  */
 export type BundleResource = BundleResourceContainer | BundleResourceFile | BundleResourceOther;
 export interface BundleResourceContainer {
@@ -218,7 +220,9 @@ export interface Manifest {
 }
 /**
  * Where a builder clones the catalogue from; distinct from the local checkout the host
- * reads manifests out of.
+ * reads manifests out of. The operator's `REPO@REF` splits at its last `@` when what
+ * follows holds no `:` or `/`: `ssh://git@host/x.git@v1` is repository
+ * `ssh://git@host/x.git` at ref `v1`, `git@host:org/x.git` a repository with no ref.
  */
 export interface CatalogSource {
   /**
