@@ -151,3 +151,43 @@ async fn a_mesh_nothing_moved_is_read_again_before_each_push_and_adopted() {
         assert_eq!((&next["module"], &next["args"][0]), (&reread["module"], &"push".into()));
     }
 }
+
+/// Through the binary on the live stand-ins: while nats's `prepare` is slow, an operator
+/// moves the bus onto another image (the stand-in's files, as its engine reads them); the run
+/// reads the mesh again before nats's push, tells no push, names what moved and exits 1.
+#[test]
+fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_the_next_push() {
+    let standin = crate::live::StandIn::new();
+    std::fs::write(standin.path().join("slow-prepare"), "1").unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    crate::support::TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(crate::support::root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json"))
+        .unwrap();
+    let child = mesh_adopt()
+        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "postgres", "nats"])
+        .arg("--config")
+        .arg(&config)
+        .catalogue(catalogue.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    // The run is in nats's slow prepare once the stand-in has logged it.
+    let started = std::time::Instant::now();
+    while !standin.read("argv.log").contains("prepare node-1 nats") {
+        assert!(started.elapsed() < Duration::from_secs(120), "nats never prepared: {}", standin.read("argv.log"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::write(standin.path().join("images/mesh-bus"), "nats:2.11.0-by-hand\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    for words in [
+        "mesh-moved",
+        "container `mesh-bus` image: predicted nats:2.10.22-alpine, found nats:2.11.0-by-hand",
+        "Another run or an operator may be at work on the mesh",
+    ] {
+        assert!(said.contains(words), "{words:?} not in {said}");
+    }
+    let pushes = standin.read("argv.log").lines().filter(|l| l.starts_with("push")).count();
+    assert_eq!(pushes, 1, "only postgres pushed: {}", standin.read("argv.log"));
+}
