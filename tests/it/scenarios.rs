@@ -476,3 +476,29 @@ fn a_scenario_reached_by_two_paths_is_found_once() {
     assert_eq!(found.len(), 1, "{:?}", found.iter().map(|f| &f.path).collect::<Vec<_>>());
     assert_eq!(found[0].label, "postgres/image-drift");
 }
+
+#[test]
+fn a_scenario_starts_from_an_adopted_mesh_and_runs_on_its_own_node_or_a_second_one() {
+    // The shipped scenarios: a re-run on the adopted node, and a run on a second node.
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let scenarios = root().join("catalogue/scenarios");
+    let test = |files: &[&str], expected: i32| {
+        let out = crate::support::mesh_adopt()
+            .arg("test")
+            .args(files.iter().map(|f| scenarios.join(f)))
+            .catalogue(dir.path())
+            .output();
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(expected), "{said}");
+        said
+    };
+    let said = test(&["mesh-adopted-rerun.toml", "second-node-after-the-first.toml"], 0);
+    assert!(said.contains("2 passed, 0 failed"), "{said}");
+    // What the second node is said to do is its own: the first node's state would be `kept`.
+    let wrong = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(scenarios.join("second-node-after-the-first.toml")).unwrap();
+    let file = wrong.path().join("second-node-kept.toml");
+    std::fs::write(&file, text.replace("created = [\"mesh-vault\"]", "kept = [\"mesh-vault\"]")).unwrap();
+    let said = test(&[file.to_str().unwrap()], 1);
+    assert!(said.contains("created: expected [], got [\"mesh-vault\"]"), "{said}");
+}

@@ -63,6 +63,8 @@ pub struct Prepared {
     pub(crate) credentials: CredentialValues,
     pub(crate) options: RunOptions,
     pub(crate) setup: SimSetup,
+    /// The node phase three is adopted on, cleanly, before the scenario's run.
+    pub(crate) adopted_on: Option<String>,
     /// The outcome the scenario expects: what a sweep's rerun must end with when it is
     /// `adopted`.
     pub(crate) expected: OutcomeWord,
@@ -78,7 +80,12 @@ pub fn prepare(documents: &Documents, file: &ScenarioFile) -> Result<Prepared> {
         None => documents.genesis.clone(),
     };
     let options = options(&scenario.mesh)?;
-    let setup = setup(&scenario.mesh, foundation.clone(), &options.node)?;
+    // Genesis raised the foundation on the node phase three was adopted on first, if any.
+    if let Some(node) = &scenario.mesh.adopted_on {
+        mesh_adopt_runtime::check_node_name("`mesh.adopted_on`", node)?;
+    }
+    let genesis_node = scenario.mesh.adopted_on.as_deref().unwrap_or(&options.node);
+    let setup = setup(&scenario.mesh, foundation.clone(), genesis_node)?;
     Ok(Prepared {
         modules: scenario.modules.clone(),
         catalogue: Catalogue::in_memory(&documents.root, modules),
@@ -86,6 +93,7 @@ pub fn prepare(documents: &Documents, file: &ScenarioFile) -> Result<Prepared> {
         credentials,
         options,
         setup,
+        adopted_on: scenario.mesh.adopted_on.clone(),
         expected: scenario.expect.outcome,
     })
 }

@@ -54,6 +54,10 @@ pub struct MeshSpec {
     pub faults: Vec<FaultSpec>,
     /// Another run holding the mesh's lock when the scenario starts: every run is kept out.
     pub locked_by: Option<LockedBy>,
+    /// The node phase three was adopted on before the scenario's run, cleanly, with every
+    /// module of the catalogue's phase three (genesis raised the foundation there): the
+    /// scenario's own node for a mesh that starts adopted, another for a run on a second node.
+    pub adopted_on: Option<String>,
 }
 
 /// Another run holding the mesh's lock, as a refused run names it.
@@ -159,6 +163,10 @@ pub struct Expect {
     /// compared only when given.
     #[serde(default)]
     pub carried: Option<BTreeMap<String, String>>,
+    /// Secrets the node sealed with fresh bytes during the scenario's run, as `module/secret`;
+    /// compared only when given.
+    #[serde(default)]
+    pub sealed: Option<Vec<String>>,
     /// Invariants that must break (a scenario of a misbehaving plugin); none by default.
     #[serde(default)]
     pub broken: Vec<String>,

@@ -14,7 +14,7 @@ use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimulatedMesh};
 use mesh_adopt_runtime::mesh::{ContainerChange, Mesh as _};
 use mesh_adopt_runtime::transcript::Transcript;
 use mesh_adopt_runtime::{Contract, Credentials};
-use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunReport};
+use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
 
 use crate::documents::{Documents, Prepared, prepare};
 use crate::files::ScenarioFile;
@@ -28,14 +28,36 @@ pub struct ScenarioRun {
     pub mesh: Arc<SimulatedMesh>,
     /// Every call and line of the run.
     pub transcript: Arc<Transcript>,
+    /// The secrets sealed before the run, as `(module, secret)`: what the mesh started from.
+    pub sealed_before: Vec<(String, String)>,
 }
 
 impl Prepared {
     /// Runs the scenario on a fresh mesh; `fail_call` fails one call by its number.
     pub async fn run(&self, host: &PluginHost, fail_call: Option<(usize, FaultEffect)>) -> ScenarioRun {
         let mut setup = self.setup.clone();
-        setup.fail_call = fail_call;
-        self.run_on(host, Arc::new(SimulatedMesh::new(setup))).await
+        let Some(adopted_on) = &self.adopted_on else {
+            setup.fail_call = fail_call;
+            return self.run_on(host, Arc::new(SimulatedMesh::new(setup))).await;
+        };
+        // Phase three adopted first, as the mesh the scenario starts from: no fault, no lock.
+        let (faults, locked_by) = (std::mem::take(&mut setup.faults), setup.locked_by.take());
+        let mesh = Arc::new(SimulatedMesh::new(setup));
+        let phase: Vec<String> = mesh_adopt_runtime::PHASE_THREE
+            .iter()
+            .filter(|m| self.catalogue.module(m).is_ok())
+            .map(|m| m.to_string())
+            .collect();
+        let options = RunOptions { node: adopted_on.clone(), ..self.options.clone() };
+        Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
+            .credentials(Arc::new(Credentials::in_memory(self.credentials.clone())))
+            .options(options)
+            .build()
+            .run(&phase, Mode::Adopt)
+            .await;
+        mesh.move_to(&self.options.node);
+        mesh.arm(faults, fail_call, locked_by);
+        self.run_on(host, mesh).await
     }
 
     /// Runs the scenario again, without faults (its own included), on the mesh `ran` left.
@@ -67,8 +89,9 @@ impl Prepared {
             .record(transcript.clone())
             .options(self.options.clone())
             .build();
+        let sealed_before = mesh.sealed();
         let report = run.run(&self.modules, Mode::Adopt).await;
-        ScenarioRun { report, mesh, transcript }
+        ScenarioRun { report, mesh, transcript, sealed_before }
     }
 }
 
@@ -250,6 +273,18 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     let accepted: Vec<String> = ran.mesh.accepted().iter().map(|(m, s)| format!("{m}/{s}")).collect();
     if expect.accepted != accepted {
         found.push(format!("accepted: expected {:?}, got {accepted:?}", expect.accepted));
+    }
+    if let Some(expected) = &expect.sealed {
+        let sealed: Vec<String> = ran
+            .mesh
+            .sealed()
+            .into_iter()
+            .filter(|s| !ran.sealed_before.contains(s))
+            .map(|(m, s)| format!("{m}/{s}"))
+            .collect();
+        if expected != &sealed {
+            found.push(format!("sealed: expected {expected:?}, got {sealed:?}"));
+        }
     }
     if let Some(expected) = &expect.carried {
         let carried: BTreeMap<String, String> = ran

@@ -354,13 +354,19 @@ impl SimulatedMesh {
     }
 
     /// Arms the mesh for a scenario's run after what it started from was made on it: these
-    /// faults, this call failed by its number (counted from the next call), and this holder
-    /// of the lock.
+    /// faults, this call failed by its number (counted from the next call, as are the calls
+    /// and commands the mesh lists from here, and the changes, touches and seals its audit
+    /// reports), and this holder of the lock.
     pub fn arm(&self, faults: Vec<Fault>, fail_call: Option<(usize, FaultEffect)>, locked_by: Option<LockHolder>) {
         let mut world = self.world();
         world.setup.faults = faults;
         world.setup.fail_call = fail_call;
         world.calls.clear();
+        world.commands.clear();
+        // What the node did before is the state the run starts from, not the run's doing.
+        world.changes.clear();
+        world.touches.clear();
+        world.sealed_order.clear();
         world.lock = locked_by;
     }
 }
