@@ -99,7 +99,7 @@ pub fn moved(ahead: &AheadOfPush, found: &MeshView) -> Vec<Moved> {
         }
     }
     if expected.modules_known && found.modules_known {
-        modules_moved(&expected.modules, &found.modules, &ahead.accepted, &mut moved);
+        modules_moved(&ahead.module, &expected.modules, &found.modules, &ahead.accepted, &mut moved);
     }
     moved
 }
@@ -127,8 +127,12 @@ fn container_moved(want: &ContainerSpec, got: &ContainerSpec, mut push: impl FnM
     }
 }
 
-/// The control plane's modules: registered, prepared, and the secrets the node holds.
+/// The control plane's modules: registered, prepared, and the secrets the node holds. The
+/// pushing module's own registration and preparation are its plan's, told just before: a
+/// command of its own that failed is the plugin's to answer for (`went-on-past-a-failure`),
+/// and the node after its push is held to the prediction, so they are not compared here.
 fn modules_moved(
+    pushing: &str,
     expected: &[KnownModule],
     found: &[KnownModule],
     accepted: &BTreeSet<(String, String)>,
@@ -144,6 +148,7 @@ fn modules_moved(
         let what = format!("module `{name}`");
         let (want, got) = match (expected.get(name), found.get(name)) {
             (Some(want), Some(got)) => (want, got),
+            _ if name == pushing => continue,
             (want, _) => {
                 let registered = want.is_some();
                 moved.push(Moved {
@@ -155,7 +160,7 @@ fn modules_moved(
                 continue;
             }
         };
-        if want.prepared != got.prepared {
+        if want.prepared != got.prepared && name != pushing {
             moved.push(Moved {
                 what: what.clone(),
                 field: "prepared".into(),
