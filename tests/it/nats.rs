@@ -29,10 +29,16 @@ async fn refuses_after_the_wait_when_the_node_never_applies() {
 
 #[tokio::test]
 async fn asks_at_least_once_even_with_no_wait() {
-    let mut mesh = TestMesh::new().with_setup(|s| s.apply_delay = Duration::ZERO);
+    // A bus that never answers again: the simulator then cannot say how long its node takes
+    // (a shorter wait would be refused in preflight), as a live mesh cannot, so the wait of 0
+    // reaches the plugin.
+    let mut mesh = TestMesh::new().with_setup(|s| {
+        s.apply_delay = Duration::ZERO;
+        s.bus_recovery = None;
+    });
     mesh.options.wait = Duration::ZERO;
     let ran = run_nats(mesh).await;
-    // The node applied at once and the monitor recovers later: one ask, then the refusal.
+    // The node applied at once and the monitor has not answered: one ask, then the refusal.
     assert_mentions(ran.refusal("nats"), &["did not answer ok within 0s"]);
     let fetches = ran
         .transcript

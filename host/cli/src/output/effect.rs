@@ -65,7 +65,8 @@ pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> S
         && prediction.sealed().is_empty();
     if !prediction.pushes.is_empty() && changes_nothing {
         lines.push(
-            "                 │ effect: nothing changes: no container recreated or created, no secret sealed".to_string(),
+            "                 │ effect: nothing changes: no container recreated or created, no secret sealed"
+                .to_string(),
         );
     }
     if !complete {
