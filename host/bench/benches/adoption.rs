@@ -79,6 +79,7 @@ impl Fixture {
     fn env(&self, module: &str) -> RunEnv {
         RunEnv {
             module: module.into(),
+            turns_at_calls: true,
             mesh: self.mesh(),
             credentials: self.credentials.clone(),
             transcript: Arc::new(Transcript::default()),

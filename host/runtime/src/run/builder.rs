@@ -103,6 +103,16 @@ impl<'a> RunBuilder<'a> {
         self
     }
 
+    /// Whether the run gives its executor a turn at every host call [default: yes], so that a
+    /// cancel signalled while a module runs (its future dropped) stops it at its next call.
+    /// Each turn suspends the plugin where it calls, a few microseconds a call; a caller that
+    /// never cancels a run while a module runs (a sweep, whose thousands of runs are stopped
+    /// only inside the simulated mesh) turns it off. The turn between modules stays.
+    pub fn turns_at_calls(mut self, turns: bool) -> Self {
+        self.run.turns_at_calls = turns;
+        self
+    }
+
     /// The run, ready to [`Run::run`].
     pub fn build(mut self) -> Run<'a> {
         // Whatever the run streams passes its credentials first: wrapped once, here, where
@@ -142,6 +152,7 @@ impl<'a> Run<'a> {
                 ran: std::sync::atomic::AtomicBool::new(false),
                 lock_command: crate::run::lock::this_command(),
                 lock_timeout: std::time::Duration::ZERO,
+                turns_at_calls: true,
             },
         }
     }

@@ -75,6 +75,8 @@ pub struct Run<'a> {
     lock_command: String,
     /// How long a run waits for the mesh's lock another holds before it gives up.
     lock_timeout: std::time::Duration,
+    /// Whether the executor has a turn at every host call ([`RunBuilder::turns_at_calls`]).
+    turns_at_calls: bool,
 }
 
 impl Run<'_> {

@@ -303,6 +303,7 @@ impl Run<'_> {
         let manifest_digest = Sha256::of(&found.manifest);
         let env = RunEnv {
             module: module.to_string(),
+            turns_at_calls: self.turns_at_calls,
             mesh: self.mesh.clone(),
             credentials: self.credentials.clone(),
             transcript: self.transcript.clone(),

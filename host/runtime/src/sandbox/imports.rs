@@ -145,7 +145,9 @@ impl RunState {
     {
         // The executor has a turn at every host call, on every mesh: a run whose future is
         // dropped stops here, before the call reaches the mesh.
-        crate::wait::yield_now().await;
+        if self.env.turns_at_calls {
+            crate::wait::yield_now().await;
+        }
         let entered = Instant::now();
         let timeout = self.pending_timeout.take();
         // Once a cap is reached, further calls are denied without being kept: the cap bounds
@@ -571,7 +573,9 @@ impl RunState {
     /// that would end after it stops the plugin there.
     pub(crate) async fn serve_sleep(&mut self, millis: u64) {
         // A sleep is a host call the executor has a turn at too (the simulator's passes at once).
-        crate::wait::yield_now().await;
+        if self.env.turns_at_calls {
+            crate::wait::yield_now().await;
+        }
         let entered = Instant::now();
         let what = format!("`clock.sleep` of {millis} ms");
         self.deadline.clone().wait(&what, Duration::from_millis(millis)).await;

@@ -30,6 +30,8 @@ pub struct RunEnv {
     pub transcript: Arc<Transcript>,
     /// What the plugin may do.
     pub permissions: Permissions,
+    /// Whether the executor has a turn at each of its host calls (`RunBuilder::turns_at_calls`).
+    pub turns_at_calls: bool,
 }
 
 /// The store's caps on memory, tables and instances, noting when a memory was refused

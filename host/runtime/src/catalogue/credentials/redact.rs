@@ -25,6 +25,18 @@ impl Credentials {
 
     fn redact_as(&self, text: String, ending: Ending) -> (String, Option<String>) {
         let handed_out = self.handed_out.lock().unwrap_or_else(|p| p.into_inner());
+        // Every text the host passes on is redacted, and almost none holds a value: that one
+        // is looked through once, allocating nothing, and comes back as it was.
+        let holds_a_form = |(_, value): &(String, String)| {
+            let escaped = json_form(value);
+            text.contains(value.as_str())
+                || text.contains(escaped.as_ref())
+                || (ending == Ending::Cut
+                    && (cut_value_at_end(&text, value).is_some() || cut_value_at_end(&text, &escaped).is_some()))
+        };
+        if !handed_out.iter().any(holds_a_form) {
+            return (text, None);
+        }
         // What a redaction leaves is redacted already: a value inside one of these (a value
         // that is part of a credential's name) is not found again, so redacting twice (the
         // run's, then the program's last) changes nothing more.
@@ -35,11 +47,8 @@ impl Credentials {
         let mut scrubbed = text;
         let mut found = None;
         for (name, value) in handed_out.iter() {
-            // As written, and as a JSON string holds it (a quote or a backslash escaped): a
-            // line of `--json` or of the record carries the second.
-            let escaped = serde_json::to_string(value).unwrap_or_default();
-            let escaped = escaped.trim_matches('"');
-            for form in [value.as_str(), escaped] {
+            let escaped = json_form(value);
+            for form in [value.as_str(), escaped.as_ref()] {
                 if scrubbed.contains(form)
                     && let Some(replaced) = replace_outside(&scrubbed, form, &format!("<secret {name}>"), &markers)
                 {
@@ -48,7 +57,8 @@ impl Credentials {
                 }
             }
             if ending == Ending::Cut
-                && let Some(cut) = [value.as_str(), escaped].iter().find_map(|form| cut_value_at_end(&scrubbed, form))
+                && let Some(cut) =
+                    [value.as_str(), escaped.as_ref()].iter().find_map(|form| cut_value_at_end(&scrubbed, form))
             {
                 scrubbed.truncate(cut);
                 scrubbed.push_str(&format!("<secret {name}, cut>"));
@@ -56,6 +66,18 @@ impl Credentials {
             }
         }
         (scrubbed, found)
+    }
+}
+
+/// `value` as a JSON string holds it, less its quotes (a quote, a backslash or a control
+/// character escaped): a line of `--json` or of the record carries that form. Borrowed where
+/// it is the value as written, as nearly every credential's is.
+fn json_form(value: &str) -> std::borrow::Cow<'_, str> {
+    if value.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        let escaped = serde_json::to_string(value).unwrap_or_default();
+        std::borrow::Cow::Owned(escaped.trim_matches('"').to_string())
+    } else {
+        std::borrow::Cow::Borrowed(value)
     }
 }
 
