@@ -191,3 +191,167 @@ fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_t
     let pushes = standin.read("argv.log").lines().filter(|l| l.starts_with("push")).count();
     assert_eq!(pushes, 1, "only postgres pushed: {}", standin.read("argv.log"));
 }
+
+/// Runs postgres and nats through the binary on the live stand-ins with the `state` command,
+/// nats's build slow; while it builds, `edit` changes what the control plane holds for
+/// `module` (the stand-in's `registered/MODULE.json`). Answers the exit status, what the run
+/// said, and the stand-in.
+fn run_with_a_manifest_edited_during_the_nats_build(
+    module: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> (Option<i32>, String, crate::live::StandIn) {
+    let standin = crate::live::StandIn::new();
+    std::fs::write(standin.path().join("slow-build"), "2").unwrap();
+    let config = standin.config_with_state(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    crate::support::TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(crate::support::root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json"))
+        .unwrap();
+    let child = mesh_adopt()
+        .args([
+            "run",
+            "--json",
+            "--mesh",
+            "live",
+            "--catalog-source",
+            "https://git.mesh.test/c.git",
+            "postgres",
+            "nats",
+        ])
+        .arg("--config")
+        .arg(&config)
+        .catalogue(catalogue.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let started = std::time::Instant::now();
+    while !standin.read("argv.log").lines().any(|l| l.starts_with("build ") && l.contains("modules/nats")) {
+        assert!(started.elapsed() < Duration::from_secs(120), "nats never built: {}", standin.read("argv.log"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let registered = standin.path().join(format!("registered/{module}.json"));
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&registered).unwrap()).unwrap();
+    edit(&mut manifest);
+    std::fs::write(&registered, manifest.to_string()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), standin)
+}
+
+/// The container `name` of a manifest, to edit.
+fn container<'a>(manifest: &'a mut serde_json::Value, name: &str) -> &'a mut serde_json::Value {
+    manifest["resources"].as_array_mut().unwrap().iter_mut().find(|r| r["name"] == name).unwrap()
+}
+
+/// Asserts that nats was stopped before its push for what `words` name, the re-read naming
+/// it, and that the node kept every container postgres's push left (only postgres pushed).
+fn assert_stopped_before_the_nats_push(
+    status: Option<i32>,
+    said: &str,
+    standin: &crate::live::StandIn,
+    words: &[&str],
+) {
+    assert_eq!(status, Some(1), "{said}");
+    let events = lines(said);
+    let reread = events.iter().find(|e| e["event"] == "reread" && e["module"] == "nats").expect(said);
+    let moved = reread["moved"].to_string();
+    let outcome = events.iter().find(|e| e["event"] == "outcome" && e["module"] == "nats").expect(said);
+    assert_eq!(outcome["code"], "mesh-moved", "{outcome}");
+    let message = outcome["message"].as_str().unwrap();
+    for words in words {
+        assert!(message.contains(words), "{words:?} not in {message}");
+    }
+    assert!(moved.contains(words[0].split('`').nth(1).unwrap()), "the re-read names the module: {moved}");
+    let pushes = standin.read("argv.log").lines().filter(|l| l.starts_with("push")).count();
+    assert_eq!(pushes, 1, "only postgres pushed: {}", standin.read("argv.log"));
+    let applied = standin.read("applied.log");
+    assert!(!applied.contains("recreated"), "nothing was recreated: {applied}");
+}
+
+/// A registered module's manifest is as much what the prediction was made from as a
+/// container on the node: postgres's, edited while nats builds to run the genesis store on
+/// another image, would have nats's push recreate the store postgres declared kept. The re-read
+/// before nats's push finds it, names the module, the container and the field, and the push
+/// is not told.
+#[test]
+fn on_the_live_stand_ins_an_edit_to_another_modules_registered_manifest_is_caught_before_the_next_push() {
+    let (status, said, standin) = run_with_a_manifest_edited_during_the_nats_build("postgres", |manifest| {
+        container(manifest, "mesh-store")["image"] = "postgres:17".into();
+    });
+    assert_stopped_before_the_nats_push(
+        status,
+        &said,
+        &standin,
+        &["module `postgres` container `mesh-store` image: predicted postgres:16.4-bookworm, found postgres:17"],
+    );
+}
+
+/// The same of the pushing module's own manifest, and of a field of the spec other than the
+/// image: what the plan registered is what the prediction applies, and anything else the
+/// control plane holds by its push is someone else's.
+#[test]
+fn on_the_live_stand_ins_an_edit_to_the_pushing_modules_own_manifest_is_caught_before_its_push() {
+    let (status, said, standin) = run_with_a_manifest_edited_during_the_nats_build("nats", |manifest| {
+        container(manifest, "mesh-bus")["environment"] = serde_json::json!({"NATS_DEBUG": "1"});
+        manifest["secrets"] = serde_json::json!(["by-hand"]);
+    });
+    assert_stopped_before_the_nats_push(
+        status,
+        &said,
+        &standin,
+        &[
+            "module `nats` container `mesh-bus` environment: predicted none, found {\"NATS_DEBUG\":\"1\"}",
+            "module `nats` secrets",
+        ],
+    );
+}
+
+/// On the simulator, through a layer: another run re-registers postgres with the store on
+/// another image once nats is prepared. The re-read before nats's push names it, and the
+/// store is never recreated.
+#[derive(Default)]
+struct AnotherRunRegisters {
+    registered: AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl Layer for AnotherRunRegisters {
+    async fn tell(&self, inner: &dyn Mesh, args: &[String], timeout: Duration) -> Result<String, MeshError> {
+        let answer = inner.tell(args, timeout).await;
+        if args == ["prepare", "node-1", "nats"] && !self.registered.swap(true, Ordering::SeqCst) {
+            let mut manifest: serde_json::Value = serde_json::from_slice(
+                &std::fs::read(crate::support::root().join("catalogue/modules/postgres/manifest.json")).unwrap(),
+            )
+            .unwrap();
+            container(&mut manifest, "mesh-store")["image"] = "postgres:17".into();
+            let bytes = serde_json::to_vec(&manifest).unwrap();
+            inner
+                .carry("postgres-module.json", mesh_adopt_runtime::mesh::Payload::Bytes(bytes), "/by-hand.json")
+                .await?;
+            inner.tell(&["module".into(), "add".into(), "/by-hand.json".into()], timeout).await?;
+        }
+        answer
+    }
+}
+
+#[tokio::test]
+async fn on_the_simulator_a_registered_manifest_changed_before_a_push_stops_it() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let simulated = Arc::new(SimulatedMesh::new(SimSetup::new(foundation, "node-1")));
+    let mesh = Arc::new(Layered::new(simulated.clone(), AnotherRunRegisters::default()));
+    let record = dir.path().join("registered.jsonl");
+    let report = run_recorded(dir.path(), mesh, &record).await;
+    assert!(matches!(report.modules[0].1, ModuleOutcome::Adopted(_)), "{:?}", report.modules);
+    let ModuleOutcome::Refused { code, message, .. } = &report.modules[1].1 else {
+        panic!("nats: {:?}", report.modules[1].1)
+    };
+    assert_eq!(code.as_deref(), Some(mesh_adopt_runtime::Refusal::MESH_MOVED));
+    let words = "module `postgres` container `mesh-store` image: predicted postgres:16.4-bookworm, found postgres:17";
+    assert!(message.contains(words), "{message}");
+    assert_eq!(report.exit_code(), 1);
+    let pushes = simulated.commands().iter().filter(|c| c[0] == "push").count();
+    assert_eq!(pushes, 1, "only postgres pushed: {:?}", simulated.commands());
+    let events = lines(&std::fs::read_to_string(&record).unwrap());
+    let reread = events.iter().find(|e| e["event"] == "reread" && e["module"] == "nats").unwrap();
+    assert_eq!(reread["moved"][0]["what"], "module `postgres` container `mesh-store`", "{reread}");
+    assert_eq!(reread["moved"][0]["field"], "image", "{reread}");
+}

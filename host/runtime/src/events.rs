@@ -293,10 +293,12 @@ pub struct RereadEvent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct MovedRecord {
-    /// What moved, in words: a container, a module or a secret (module/secret), by its name.
+    /// What moved, in words: a container, a module or a secret (module/secret), by its name,
+    /// or a container as a registered module's manifest declares it (module and container).
     pub what: String,
     /// Which of its fields: `presence`, `image`, `spec digest`, `volumes`, `running`,
-    /// `registration`, `prepared`, `held`.
+    /// `registration`, `registration order`, `prepared`, `held`; of a registered manifest,
+    /// `declared`, `secrets` or a field of a container's spec (`image`, `environment`, …).
     pub field: String,
     /// What the prediction has.
     pub predicted: String,

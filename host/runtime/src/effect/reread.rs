@@ -6,7 +6,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{ContainerSpec, KnownModule, MeshView};
+use mesh_adopt_manifest::ModuleManifest;
+
+use super::{ContainerSpec, KnownModule, MeshView, Spec};
 
 /// What the mesh should be just before one push of the run, as the prediction has it.
 #[derive(Debug, Clone, Default)]
@@ -30,10 +32,13 @@ pub struct AheadOfPush {
 /// One thing found otherwise than predicted just before a push.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Moved {
-    /// What moved, in words: ``container `mesh-bus` ``, ``module `nats` ``, ``secret `postgres/superuser` ``.
+    /// What moved, in words: ``container `mesh-bus` ``, ``module `nats` ``, ``secret `postgres/superuser` ``,
+    /// ``module `postgres` container `mesh-store` `` (a container as a registered manifest declares it).
     pub what: String,
     /// Which of its fields: `presence`, `image`, `spec digest`, `volumes`, `running`,
-    /// `registration`, `prepared`, `held`.
+    /// `registration`, `registration order`, `prepared`, `held`; of a registered manifest,
+    /// `declared` (a container it declares), `secrets` (those it declares) or any field of a
+    /// container's spec (`image`, `volumes`, `environment`, …).
     pub field: String,
     /// What the prediction has.
     pub predicted: String,
@@ -80,8 +85,9 @@ impl Reread {
 
 /// How `found` differs from what `ahead` predicts: containers (presence, image, spec digest,
 /// volumes, running, each compared where both sides know it) and, where preflight and the
-/// re-read both had the control plane's own answer, the modules' registration, preparation
-/// and the secrets the node holds.
+/// re-read both had the control plane's own answer, everything of it the prediction was made
+/// from: the modules' registration and its order, preparation, the secrets the node holds, and
+/// what each registered manifest makes a push do (its containers' whole specs, its secrets).
 pub fn moved(ahead: &AheadOfPush, found: &MeshView) -> Vec<Moved> {
     let mut moved = Vec::new();
     let expected = &ahead.expected;
@@ -127,6 +133,83 @@ fn container_moved(want: &ContainerSpec, got: &ContainerSpec, mut push: impl FnM
     }
 }
 
+/// The order of registration of the modules both sides have: the order a push applies them in.
+fn order_moved(expected: &[KnownModule], found: &[KnownModule], moved: &mut Vec<Moved>) {
+    let names = |of: &[KnownModule], other: &[KnownModule]| -> Vec<String> {
+        of.iter().filter(|k| other.iter().any(|o| o.name == k.name)).map(|k| k.name.clone()).collect()
+    };
+    let (want, got) = (names(expected, found), names(found, expected));
+    if want != got {
+        moved.push(Moved {
+            what: "the modules".into(),
+            field: "registration order".into(),
+            predicted: want.join(", "),
+            found: got.join(", "),
+        });
+    }
+}
+
+/// What a registered manifest makes a push do, as predicted and as the control plane holds it
+/// now: each container it declares, by its whole spec (docs/push-rule.md), field by field, and
+/// the secrets it declares (a push seals those the node does not hold).
+fn manifest_moved(module: &str, want: &ModuleManifest, got: &ModuleManifest, moved: &mut Vec<Moved>) {
+    if std::ptr::eq(want, got) {
+        return;
+    }
+    let specs = |manifest: &ModuleManifest| -> BTreeMap<String, Spec> {
+        manifest.resolved_containers().iter().map(|c| (c.name.clone(), Spec::of_module(c))).collect()
+    };
+    let (wanted, held) = (specs(want), specs(got));
+    let words = |yes: bool| if yes { "declared" } else { "not declared" }.to_string();
+    for name in wanted.keys().chain(held.keys()).collect::<BTreeSet<_>>() {
+        let what = format!("module `{module}` container `{name}`");
+        match (wanted.get(name), held.get(name)) {
+            (Some(w), Some(g)) => {
+                for field in w.differing_fields(g) {
+                    moved.push(Moved {
+                        what: what.clone(),
+                        field: field.clone(),
+                        predicted: value_words(w.field(&field)),
+                        found: value_words(g.field(&field)),
+                    });
+                }
+            }
+            (w, _) => moved.push(Moved {
+                what,
+                field: "declared".into(),
+                predicted: words(w.is_some()),
+                found: words(w.is_none()),
+            }),
+        }
+    }
+    let secrets = |manifest: &ModuleManifest| -> BTreeSet<String> { manifest.secrets.iter().cloned().collect() };
+    let (w, g) = (secrets(want), secrets(got));
+    if w != g {
+        let list = |s: &BTreeSet<String>| {
+            if s.is_empty() { "none".to_string() } else { s.iter().cloned().collect::<Vec<_>>().join(", ") }
+        };
+        moved.push(Moved {
+            what: format!("module `{module}`"),
+            field: "secrets".into(),
+            predicted: list(&w),
+            found: list(&g),
+        });
+    }
+}
+
+/// A spec field's value in a message: a string as it is, mounts one after another, anything
+/// else as JSON; `none` for a field the spec does not have.
+fn value_words(value: Option<&serde_json::Value>) -> String {
+    match value {
+        None => "none".into(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Array(items)) if items.iter().all(serde_json::Value::is_string) => {
+            items.iter().filter_map(serde_json::Value::as_str).collect::<Vec<_>>().join(", ")
+        }
+        Some(other) => other.to_string(),
+    }
+}
+
 /// The control plane's modules: registered, prepared, and the secrets the node holds. The
 /// pushing module's own registration and preparation are its plan's, told just before: a
 /// command of its own that failed is the plugin's to answer for (`went-on-past-a-failure`),
@@ -141,6 +224,7 @@ fn modules_moved(
     let by_name = |modules: &[KnownModule]| -> BTreeMap<String, KnownModule> {
         modules.iter().map(|k| (k.name.clone(), k.clone())).collect()
     };
+    order_moved(expected, found, moved);
     let (expected, found) = (by_name(expected), by_name(found));
     let names: BTreeSet<&String> = expected.keys().chain(found.keys()).collect();
     let words = |yes: bool, word: &str| if yes { word.to_string() } else { format!("not {word}") };
@@ -160,6 +244,10 @@ fn modules_moved(
                 continue;
             }
         };
+        // The manifest is compared for every module, the pushing one's too: the grants let a
+        // plugin register only the catalogue's manifest, which is the one predicted, so any other
+        // the control plane holds was put there by someone else, and its push would apply it.
+        manifest_moved(name, &want.manifest, &got.manifest, moved);
         if want.prepared != got.prepared && name != pushing {
             moved.push(Moved {
                 what: what.clone(),

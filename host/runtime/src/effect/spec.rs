@@ -66,6 +66,11 @@ impl Spec {
         keys.into_iter().filter(|key| self.0.get(*key) != other.0.get(*key)).cloned().collect()
     }
 
+    /// One field's value, as the spec has it (`None`: the field is missing or empty).
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
     /// The spec's canonical JSON: keys sorted, no whitespace, minimal escapes.
     pub fn canonical(&self) -> String {
         let mut out = String::new();
