@@ -816,6 +816,43 @@ fn an_empty_second_node_is_read_as_itself_and_its_containers_predicted_created()
     assert_eq!(effect["pushes"][0]["containers"][0]["change"], "kept", "{effect}");
 }
 
+/// Genesis raised the foundation on node-1 alone: on node-2 there is no store for postgres,
+/// which declares it keeps it, to adopt. The prediction still says what the push would do (the
+/// store created), and the run is refused before any effect, naming the container, the node and
+/// that genesis did not raise it there; the genesis credential goes nowhere.
+#[test]
+fn adopting_a_genesis_container_on_a_node_genesis_did_not_raise_it_on_is_refused_before_any_effect() {
+    let standin = StandIn::new();
+    let config = standin.config_with_state(None);
+    let catalogue = live_catalogue();
+    let out = live_with(&config, catalogue.path(), &["run", "--node", "node-2", "--json"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    let effect = effect_event(&out.stdout);
+    let store: Vec<&serde_json::Value> = effect["pushes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["containers"].as_array().unwrap())
+        .filter(|c| c["container"] == "mesh-store")
+        .collect();
+    assert_eq!(store[0]["change"], "created", "the prediction is shown as it is: {effect}");
+    assert!(said.contains("genesis-touched-as-declared"), "{said}");
+    for fragment in [
+        "`mesh-store` (the bundle's `store`), which `postgres` declares it keeps, does not run on node `node-2`",
+        "genesis did not raise it there, so there is nothing to adopt",
+    ] {
+        assert!(said.contains(fragment), "expected {fragment:?} in {said}");
+    }
+    assert!(!said.contains("kept in place"), "{said}");
+    let argv = standin.read("argv.log");
+    assert!(argv.lines().all(|l| l.starts_with("state ")), "nothing was told or carried: {argv}");
+    assert!(!standin.path().join("nodes/node-2/images/mesh-store").exists());
+    // On node-1, where genesis raised it, the same catalogue is adopted as before.
+    let checked = live_with(&config, catalogue.path(), &["check", "--json"]);
+    assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));
+}
+
 #[test]
 fn without_state_a_push_that_would_seal_a_running_containers_secret_is_refused_before_any_effect() {
     let nats = Nats::start();

@@ -128,6 +128,9 @@ pub struct MeshView {
     /// Why the backend could not say what a container it was asked about is (an engine that
     /// errs or hangs): no prediction stands on an unknown, so the run stops before any effect.
     pub unseen: Option<String>,
+    /// The node the run looked at, as the run names it (empty where no one said): what a
+    /// broken rule names the node by.
+    pub node: String,
 }
 
 impl MeshView {

@@ -143,6 +143,7 @@ pub fn predict_ahead(view: &MeshView, modules: &[Planned<'_>]) -> (Prediction, V
                             complete: view.complete,
                             looked: view.looked,
                             unseen: None,
+                            node: view.node.clone(),
                         },
                         accepted: accepted.clone(),
                         names: Vec::new(),

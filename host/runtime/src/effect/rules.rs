@@ -226,7 +226,30 @@ fn touched(
         if let Some(how) = declarations.adopted_as(&touch.module, name) {
             let module = &touch.module;
             match (&touch.effect, how) {
-                (ContainerEffect::Kept { .. }, _) | (ContainerEffect::Created { .. }, _) => {}
+                (ContainerEffect::Kept { .. }, _) => {}
+                // Adopting is taking over what genesis raised on this node: where it raised
+                // nothing, there is nothing to adopt, and a push that creates the container
+                // anew would be "adopted" (a genesis credential handed into a store that never
+                // held it, a summary saying kept of what was created). A module the control
+                // plane has already applied on this node adopted it here before: the node has
+                // lost it since, and its push raises it again.
+                (ContainerEffect::Created { image, .. }, how) => {
+                    let adopted_here = view.modules.iter().any(|k| &k.name == module && k.prepared);
+                    if seen == Seen::Predicted && !adopted_here && !view.containers.contains_key(name) {
+                        let node =
+                            if view.node.is_empty() { "the node".to_string() } else { format!("node `{}`", view.node) };
+                        found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
+                            "`{name}` (the bundle's `{}`), which `{module}` declares it {}, does not run on {node}: \
+                             genesis did not raise it there, so there is nothing to adopt, and the push would \
+                             create it anew ({image}). Adopt on the node genesis raised it on",
+                            genesis.id,
+                            match how {
+                                AdoptedAs::Kept => "keeps",
+                                AdoptedAs::Recreated => "recreates",
+                            },
+                        )));
+                    }
+                }
                 (ContainerEffect::Recreated { from, to, volumes }, AdoptedAs::Kept) => {
                     // Which fields of its declared spec differ from the bundle's: the change a
                     // node recreates it for, image and mounts or not (docs/push-rule.md).

@@ -61,6 +61,7 @@ impl Run<'_> {
         names.sort();
         names.dedup();
         let mut view = self.mesh.view(&names).await;
+        view.node = self.options.node.clone();
         if !view.looked {
             for resource in &self.foundation.resources {
                 if let FoundationResource::Container { name, .. } = resource
