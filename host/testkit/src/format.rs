@@ -55,7 +55,8 @@ pub struct MeshSpec {
     /// Another run holding the mesh's lock when the scenario starts: every run is kept out.
     pub locked_by: Option<LockedBy>,
     /// The node phase three was adopted on before the scenario's run, cleanly, with every
-    /// module of the catalogue's phase three (genesis raised the foundation there): the
+    /// module of the catalogue's phase three and then the scenario's own (genesis raised the
+    /// foundation there): the
     /// scenario's own node for a mesh that starts adopted, another for a run on a second node.
     pub adopted_on: Option<String>,
 }

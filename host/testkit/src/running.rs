@@ -43,11 +43,18 @@ impl Prepared {
         // Phase three adopted first, as the mesh the scenario starts from: no fault, no lock.
         let (faults, locked_by) = (std::mem::take(&mut setup.faults), setup.locked_by.take());
         let mesh = Arc::new(SimulatedMesh::new(setup));
-        let phase: Vec<String> = mesh_adopt_runtime::PHASE_THREE
+        // Phase three's modules the catalogue holds, then the scenario's own not among them: a
+        // catalogue whose modules are named otherwise is adopted by the scenario's.
+        let mut phase: Vec<String> = mesh_adopt_runtime::PHASE_THREE
             .iter()
             .filter(|m| self.catalogue.module(m).is_ok())
             .map(|m| m.to_string())
             .collect();
+        for module in &self.modules {
+            if !phase.contains(module) {
+                phase.push(module.clone());
+            }
+        }
         let options = RunOptions { node: adopted_on.clone(), ..self.options.clone() };
         Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
             .credentials(Arc::new(Credentials::in_memory(self.credentials.clone())))
