@@ -917,3 +917,123 @@ fn a_state_command_that_fails_or_answers_otherwise_stops_the_run_before_any_effe
         std::fs::remove_file(standin.path().join(trouble)).unwrap();
     }
 }
+
+/// The stand-ins' configuration with `edit` made to its text, as `NAME` in the stand-in state.
+fn edited_config(standin: &StandIn, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+    let text = edit(&std::fs::read_to_string(standin.config(None)).unwrap());
+    let path = standin.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Asserts `check` and `run` on `config` exit 2 before anything reaches the mesh, saying
+/// each of `named` (the file and the key among them).
+fn refused_at_load(standin: &StandIn, config: &Path, named: &[&str]) {
+    for command in ["check", "run"] {
+        let catalogue = tempfile::tempdir().unwrap();
+        let out = live_cli(command, config, catalogue.path(), &["postgres"]).output();
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(out.status.code(), Some(2), "{command} {named:?}: {said}");
+        for fragment in named.iter().copied().chain([config.to_str().unwrap()]) {
+            assert!(said.contains(fragment), "{command}: expected {fragment:?} in {said}");
+        }
+        assert!(standin.read("argv.log").is_empty(), "{command} {named:?}: told {}", standin.read("argv.log"));
+        assert!(!said.contains("predicted"), "{command} {named:?}: nothing is predicted: {said}");
+    }
+}
+
+#[test]
+fn a_configuration_that_could_read_an_engine_that_errs_as_an_empty_mesh_is_refused_naming_the_key() {
+    let standin = StandIn::new();
+    // The engine is down: a configuration that took its error for "absent" would predict
+    // every genesis container created and push the store.
+    std::fs::write(standin.path().join("engine-down"), "").unwrap();
+    let absent = |to: &'static str| move |text: &str| text.replace("\"No such object\"", to);
+    type Edit = Box<dyn Fn(&str) -> String>;
+    let cases: [(Edit, &[&str]); 7] = [
+        (Box::new(absent("\"\"")), &["`inspect_absent`", "is empty"]),
+        (Box::new(absent("\"  \"")), &["`inspect_absent`", "is empty"]),
+        (Box::new(absent("\"e\"")), &["`inspect_absent`", "holds no word of 4 letters or more"]),
+        (Box::new(absent("\"Docker daemon\"")), &["`inspect_absent`", "is found in what an engine that cannot answer"]),
+        (
+            Box::new(|text: &str| text.replace("{container}", "{contaner}")),
+            &["`inspect`", "`{contaner}`", "no placeholder"],
+        ),
+        (Box::new(|text: &str| text.replace(", \"{container}\"]", "]")), &["`inspect`", "has no `{container}` word"]),
+        (
+            Box::new(|text: &str| format!("state = [\"mesh\", \"state\", \"{{nodes}}\"]\n{text}")),
+            &["`state`", "`{nodes}`", "it is given `{node}` only"],
+        ),
+    ];
+    for (edit, named) in cases {
+        refused_at_load(&standin, &edited_config(&standin, "edited.toml", edit), named);
+    }
+    // The engine's own words, matched as a whole phrase, still load, and the engine that is
+    // down is still not read as absent containers.
+    let config = edited_config(&standin, "kept.toml", absent("\"no such object\""));
+    let catalogue = tempfile::tempdir().unwrap();
+    let out = live_cli("check", &config, catalogue.path(), &["postgres"]).output();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("preflight could not look at the mesh"), "{stdout}");
+}
+
+#[test]
+fn a_carry_without_its_remote_word_is_refused_naming_the_key() {
+    let standin = StandIn::new();
+    for (key, from, to) in [
+        ("carry", "\"carry\", \"{remote}\"]", "\"carry\"]"),
+        ("carry_secret", "\"--secret\", \"{remote}\"]", "\"--secret\"]"),
+        ("carry_secret", "\"--secret\", \"{remote}\"]", "\"--secret\", \"{remotes}\"]"),
+    ] {
+        let config = edited_config(&standin, "edited.toml", |text| {
+            assert!(text.contains(from), "{text}");
+            text.replacen(from, to, 1)
+        });
+        let why = if to.contains("remotes") { "`{remotes}`" } else { "has no `{remote}` word" };
+        refused_at_load(&standin, &config, &[&format!("`{key}` in"), why]);
+    }
+}
+
+#[test]
+fn a_credentials_value_in_any_text_of_the_configuration_is_refused_naming_the_key_never_the_value() {
+    let standin = StandIn::new();
+    let with = |key: &str, text: &str| -> String {
+        let word = format!("\"{SUPERUSER}\"");
+        match key {
+            "carry" => text.replacen("\"carry\", \"{remote}\"]", &format!("\"carry\", \"{{remote}}\", {word}]"), 1),
+            "carry_secret" => {
+                text.replacen("\"--secret\", \"{remote}\"]", &format!("\"--secret\", \"{{remote}}\", {word}]"), 1)
+            }
+            "inspect" => text.replacen("\"{container}\"]", &format!("\"{{container}}\", {word}]"), 1),
+            "state" => format!("state = [\"mesh\", \"state\", {word}]\n{text}"),
+            "lock" => format!("lock = [\"mesh\", {word}]\nunlock = [\"mesh\", \"{{id}}\"]\n{text}"),
+            "unlock" => format!("lock = [\"mesh\"]\nunlock = [\"mesh\", \"{{id}}\", {word}]\n{text}"),
+            "lock_holder" => {
+                format!("lock = [\"mesh\"]\nunlock = [\"mesh\", \"{{id}}\"]\nlock_holder = [\"mesh\", {word}]\n{text}")
+            }
+            "fetch_rewrite" => format!("{text}[fetch_rewrite]\n\"http://{SUPERUSER}/\" = \"http://127.0.0.1:1/\"\n"),
+            _ => unreachable!(),
+        }
+    };
+    for key in ["carry", "carry_secret", "inspect", "state", "lock", "unlock", "lock_holder", "fetch_rewrite"] {
+        let config = edited_config(&standin, "edited.toml", |text| {
+            let edited = with(key, text);
+            assert!(edited.contains(SUPERUSER), "{key}: {edited}");
+            edited
+        });
+        for command in ["check", "run"] {
+            let catalogue = tempfile::tempdir().unwrap();
+            let out = live_cli(command, &config, catalogue.path(), &["postgres"]).output();
+            let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            assert_eq!(out.status.code(), Some(2), "{key} {command}: {said}");
+            let named = format!(
+                "`{key}` in `{}` holds the value of the genesis credential `store-superuser`",
+                config.display()
+            );
+            assert!(said.contains(&named), "{key} {command}: expected {named:?} in {said}");
+            assert!(!said.contains(SUPERUSER), "{key} {command}: the value was shown: {said}");
+            assert!(standin.read("argv.log").is_empty(), "{key} {command}: told {}", standin.read("argv.log"));
+        }
+    }
+}

@@ -8,10 +8,12 @@
 //! ([`Session::clear`]); and the run driven to its report, or stopped by an interrupt
 //! ([`Session::drive`]). What a command does between these steps is its own.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
+use mesh_adopt_live::LiveConfig;
 use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::RunOptions;
@@ -104,6 +106,25 @@ impl Session {
             }
         }
         Ok(Cleared { options, mesh })
+    }
+
+    /// Refuses a live mesh's configuration, read from `from` (`None`: the built-in one), any
+    /// of whose commands or other texts holds a credential's value whole: every command it
+    /// names reaches a process's arguments, and is shown in that command's errors. The error
+    /// names the file, the key and the credential, never the value.
+    pub fn clear_config(&self, config: &LiveConfig, from: Option<&Path>) -> Result<()> {
+        let file = from.map_or("the built-in configuration".to_string(), |path| format!("`{}`", path.display()));
+        for (key, text) in config.texts() {
+            if let (_, Some(name)) = self.credentials.redact(text) {
+                bail!(
+                    "`{key}` in {file} holds the value of the genesis credential `{name}`, which is never shown: \
+                     what the configuration gives a command reaches its arguments and is shown in its errors. Take \
+                     the value out of `{key}`; if the credential's value is a word the run uses anyway, it is no \
+                     secret: give the credential a value of its own"
+                );
+            }
+        }
+        Ok(())
     }
 
     /// A run of this site's catalogue on the cleared mesh and options, recorded to the

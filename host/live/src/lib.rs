@@ -12,6 +12,7 @@ pub mod inspect;
 pub mod lock;
 mod node;
 pub mod state;
+pub mod templates;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -42,8 +43,10 @@ pub const INSPECT_FORMAT: &str =
     "{{.Config.Image}} {{.State.Running}} mounts{{range .Mounts}} {{.Source}}:{{.Destination}}{{end}}";
 
 /// How a live mesh is reached. Every command is a list of words, run without a shell; the
-/// placeholders `{remote}`, `{name}`, `{container}` and (in `inspect` and `state`) `{node}`
-/// are replaced word by word.
+/// placeholders are filled in within each word: `{remote}` (needed) and `{name}` in `carry`
+/// and `carry_secret`, `{container}` (needed) and `{node}` in `inspect`, `{node}` in `state`,
+/// `{id}` (needed) in `unlock`, none elsewhere. Any other `{word}` is refused as the
+/// configuration is loaded ([`templates`]).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LiveConfig {
@@ -68,7 +71,9 @@ pub struct LiveConfig {
     /// node alone, and a run on another node through them is refused before any effect.
     pub node: String,
     /// Text in the inspect command's error output that means "no such container", matched
-    /// without regard to case (docker says `No such container`, podman `no such container`).
+    /// as a whole phrase without regard to case (docker says `No such container`, podman `no
+    /// such container`). It must hold a word of four letters or more and be found in nothing
+    /// an engine that cannot answer says ([`templates::ENGINE_TROUBLE`]).
     pub inspect_absent: String,
     /// How long an inspect may take, in seconds.
     pub inspect_timeout_seconds: u64,
@@ -151,6 +156,7 @@ impl LiveConfig {
         }
         lock::check_commands(&config).with_context(|| format!("in `{}`", path.display()))?;
         config.check_node_words().with_context(|| format!("in `{}`", path.display()))?;
+        config.check_templates(path)?;
         Ok(config)
     }
 }
@@ -388,7 +394,7 @@ impl LiveMesh {
         let argv = filled(&self.config.inspect, &[("container", container), ("node", &self.node)]);
         let done = self.run(&argv, None, Duration::from_secs(self.config.inspect_timeout_seconds)).await?;
         if done.code != Some(0) {
-            if done.stderr.to_lowercase().contains(&self.config.inspect_absent.to_lowercase()) {
+            if templates::says(&done.stderr, &self.config.inspect_absent) {
                 return Ok(None);
             }
             return Err(MeshError::Failed(format!(

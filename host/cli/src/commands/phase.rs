@@ -236,7 +236,11 @@ pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<Exit
     let saved_plan = phase.plan().map(SavedPlan::read).transpose()?;
     let mesh: Arc<dyn Mesh> = match args.mesh {
         MeshKind::Simulated => Arc::new(SimulatedMesh::new(SimSetup::new(session.foundation.clone(), &options.node))),
-        MeshKind::Live => Arc::new(LiveMesh::new(live_config(args.config.as_deref())?).on_node(&options.node)?),
+        MeshKind::Live => {
+            let config = live_config(args.config.as_deref())?;
+            session.clear_config(&config, live_config_file(args.config.as_deref()))?;
+            Arc::new(LiveMesh::new(config).on_node(&options.node)?)
+        }
     };
     let cleared = session.clear(options, mesh)?;
     let output = &session.output;
@@ -281,11 +285,20 @@ pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<Exit
 /// The live mesh's configuration: the file given, else `./mesh-adopt.toml` when there is
 /// one, else the built-in defaults.
 pub(crate) fn live_config(path: Option<&Path>) -> Result<LiveConfig> {
-    match path {
+    match live_config_file(path) {
         Some(path) => LiveConfig::load(path),
-        // One that is there but is no file is an error, not a reason to fall back to the
-        // defaults the operator meant to replace.
-        None if Path::new(CONFIG_FILE).symlink_metadata().is_ok() => LiveConfig::load(Path::new(CONFIG_FILE)),
         None => Ok(LiveConfig::default()),
+    }
+}
+
+/// The file the live mesh's configuration is read from: the one given, else
+/// `./mesh-adopt.toml` when there is one (one that is there but is no file is an error, not a
+/// reason to fall back to the defaults the operator meant to replace); `None`: the built-in
+/// defaults.
+pub(crate) fn live_config_file(path: Option<&Path>) -> Option<&Path> {
+    match path {
+        Some(path) => Some(path),
+        None if Path::new(CONFIG_FILE).symlink_metadata().is_ok() => Some(Path::new(CONFIG_FILE)),
+        None => None,
     }
 }
