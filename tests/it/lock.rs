@@ -429,3 +429,77 @@ fn a_replay_takes_and_releases_the_recordings_lock_without_a_warning() {
         .collect();
     assert_eq!(outcomes, ["taken", "released"], "{stdout}");
 }
+
+/// A holder on this machine whose process is `pid`, taken at `since`, under `id`.
+fn held_here_by(pid: u32, since: &str, id: &str) -> Value {
+    serde_json::json!({
+        "id": id, "host": mesh_adopt_runtime::mesh::lock::this_host(), "pid": pid,
+        "command": "mesh-adopt run postgres --mesh live", "since": since, "node": "node-1"
+    })
+}
+
+#[test]
+fn unlock_breaks_a_lock_whose_process_id_now_names_a_process_started_after_it_was_taken() {
+    let standin = StandIn::new();
+    let dir = catalogue();
+    // The id the holder had, given again after the machine lost power and came back: a live
+    // process of another program, started long after the lock was taken.
+    let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let unlock = |config: &Path, id: &str| {
+        mesh_adopt()
+            .args(["unlock", id, "--config"])
+            .arg(config)
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .output()
+    };
+    let long_ago = "2020-01-01T00:00:00Z";
+    // Taken now, by a process that started before: that run still runs, and its lock is kept.
+    let now = mesh_adopt_runtime::mesh::lock::LockHolder::this_process("mesh-adopt run", "node-1").since;
+    // The mesh's own lock, kept by the control plane.
+    let mesh_locked = locked_config(&standin);
+    let lock_json = standin.path().join("lock.json");
+    std::fs::write(&lock_json, format!("{}\n", held_here_by(other.id(), &now, "5ca1ab1e00000001"))).unwrap();
+    let kept = unlock(&mesh_locked, "5ca1ab1e00000001");
+    let said = String::from_utf8_lossy(&kept.stderr);
+    assert_eq!(kept.status.code(), Some(1), "{said}");
+    assert!(said.contains("which still runs on this machine"), "{said}");
+    assert!(lock_json.exists(), "the lock of a run that still runs was broken");
+    std::fs::write(&lock_json, format!("{}\n", held_here_by(other.id(), long_ago, "5ca1ab1e00000002"))).unwrap();
+    let broken = unlock(&mesh_locked, "5ca1ab1e00000002");
+    let told = String::from_utf8_lossy(&broken.stdout);
+    assert_eq!(broken.status.code(), Some(0), "{told}{}", String::from_utf8_lossy(&broken.stderr));
+    assert!(told.contains(&format!("released lock `5ca1ab1e00000002`, held by process {}", other.id())), "{told}");
+    assert!(told.contains("its process is gone"), "{told}");
+    assert!(!lock_json.exists());
+    // This machine's lock, the same.
+    let machine_locked = standin.config(None);
+    let locks = dir.path().join("state/mesh-adopt/locks");
+    std::fs::create_dir_all(&locks).unwrap();
+    let lock_file = locks.join("left.lock");
+    std::fs::write(&lock_file, format!("{}\n", held_here_by(other.id(), &now, "5ca1ab1e00000003"))).unwrap();
+    assert_eq!(unlock(&machine_locked, "5ca1ab1e00000003").status.code(), Some(1));
+    assert!(lock_file.exists());
+    std::fs::write(&lock_file, format!("{}\n", held_here_by(other.id(), long_ago, "5ca1ab1e00000004"))).unwrap();
+    let broken = unlock(&machine_locked, "5ca1ab1e00000004");
+    assert_eq!(broken.status.code(), Some(0), "{}", String::from_utf8_lossy(&broken.stderr));
+    assert!(!lock_file.exists());
+    // Only the lock was broken: the other program runs on.
+    assert_eq!(other.try_wait().unwrap(), None);
+    other.kill().unwrap();
+    other.wait().unwrap();
+}
+
+#[test]
+fn a_lock_command_answering_a_holder_whose_id_is_no_lock_id_is_refused_as_malformed() {
+    let standin = StandIn::new();
+    let config = locked_config(&standin);
+    let mut holder = held_elsewhere(&standin);
+    holder["id"] = "../../etc".into();
+    std::fs::write(standin.path().join("lock.json"), format!("{holder}\n")).unwrap();
+    let dir = catalogue();
+    let refused = run(&config, dir.path(), "run.jsonl", &[]).output();
+    let said = format!("{}{}", String::from_utf8_lossy(&refused.stdout), String::from_utf8_lossy(&refused.stderr));
+    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert!(said.contains("its id `../../etc` is not a lock id"), "{said}");
+    assert!(!standin.read("argv.log").contains("module add"), "{}", standin.read("argv.log"));
+}

@@ -1,7 +1,9 @@
 //! `mesh-adopt unlock`: breaks the live mesh's lock that a run killed outright left, by the
 //! id a refused run named: the mesh's own lock (the configuration's `unlock`) and this
 //! machine's. A run never breaks a lock itself; a lock whose process still runs on this
-//! machine is that run's, and is not broken here: the run releases it when it ends.
+//! machine is that run's, and is not broken here: the run releases it when it ends. A process
+//! that has the holder's id but started after the lock was taken is not the holder (the id was
+//! given again after a reboot): that lock is broken as one whose process is gone.
 
 use std::path::PathBuf;
 
@@ -12,7 +14,7 @@ use super::phase::live_config;
 use crate::exit::ExitStatus;
 use mesh_adopt_live::LiveMesh;
 use mesh_adopt_runtime::mesh::Mesh;
-use mesh_adopt_runtime::mesh::lock::{LockHolder, Unlocked, this_host};
+use mesh_adopt_runtime::mesh::lock::{LockHolder, Unlocked, is_lock_id, this_host};
 
 /// The arguments of `unlock`.
 #[derive(Debug, Args)]
@@ -29,7 +31,7 @@ pub struct UnlockArgs {
 /// erred), 2 when the id or the configuration cannot be used.
 pub async fn unlock(args: UnlockArgs) -> Result<ExitStatus> {
     let id = &args.id;
-    if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !is_lock_id(id) {
         bail!("`{id}` is not a lock id: a lock id is the hexadecimal word a refused run names (`lock id …`)");
     }
     let mesh = LiveMesh::new(live_config(args.config.as_deref())?);

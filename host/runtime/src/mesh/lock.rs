@@ -3,7 +3,7 @@
 //! left by a process that died is never broken by a run: it is shown as left, and broken by
 //! the operator (`mesh-adopt unlock ID`, [`super::Mesh::unlock`]).
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,9 +43,11 @@ impl LockHolder {
     }
 
     /// Whether the holder's process is known to be gone: it ran on this host and no process
-    /// has its id any more. A holder on another host cannot be told from here (`false`).
+    /// has its id any more, or the one that has it now started after the lock was taken (its
+    /// id was given again, to another process, after a reboot or once ids wrapped round). A
+    /// holder on another host cannot be told from here (`false`).
     pub fn process_gone(&self) -> bool {
-        self.host == this_host() && !process_runs(self.pid)
+        self.host == this_host() && !holder_runs(self.pid, &self.since)
     }
 
     /// The holder in one line for a person: who, since when, and the lock's id, with a note
@@ -66,10 +68,27 @@ impl LockHolder {
 
     /// A holder read back from the first non-empty line of `text`, as a `lock` command prints
     /// it; an error says what is wrong with it.
+    /// An id that is not a lock id (see [`is_lock_id`]) is refused: `mesh-adopt unlock` could
+    /// never name it.
     pub fn from_line(text: &str) -> Result<LockHolder, String> {
         let line = text.lines().find(|l| !l.trim().is_empty()).ok_or("it printed no holder")?;
-        serde_json::from_str(line).map_err(|e| format!("`{line}` is not a lock holder: {e}"))
+        let holder: LockHolder =
+            serde_json::from_str(line).map_err(|e| format!("`{line}` is not a lock holder: {e}"))?;
+        if !is_lock_id(&holder.id) {
+            return Err(format!(
+                "`{line}` is not a lock holder: its id `{}` is not a lock id (1 to 64 hexadecimal digits), so the \
+                 lock could not be broken by it",
+                holder.id
+            ));
+        }
+        Ok(holder)
     }
+}
+
+/// Whether `id` is a lock id: 1 to 64 hexadecimal digits, as [`LockHolder::this_process`]
+/// makes them and `mesh-adopt unlock ID` takes them.
+pub fn is_lock_id(id: &str) -> bool {
+    (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// What asking for a mesh's lock came to.
@@ -132,6 +151,51 @@ pub fn this_host() -> String {
     String::from_utf8_lossy(&name[..end]).into_owned()
 }
 
+/// How much later than the lock's `since` its holder's process may seem to have started:
+/// `since` is cut to the second, and the boot time a start is reckoned from is too.
+const SINCE_SLACK: Duration = Duration::from_secs(2);
+
+/// Whether the holder of a lock taken at `since` still runs: a process with its id runs, and,
+/// where this system says when a process started, it started before the lock was taken. A
+/// `since` that cannot be read, or a start that cannot be told, leaves the process the holder.
+fn holder_runs(pid: u32, since: &str) -> bool {
+    if !process_runs(pid) {
+        return false;
+    }
+    match (process_started(pid), humantime::parse_rfc3339_weak(since)) {
+        (Some(started), Ok(since)) => started <= since + SINCE_SLACK,
+        _ => true,
+    }
+}
+
+/// When the process `pid` started: on Linux, its start in clock ticks after boot (field 22 of
+/// `/proc/PID/stat`) from the boot time (`btime` in `/proc/stat`); elsewhere, unknown.
+#[cfg(target_os = "linux")]
+pub fn process_started(pid: u32) -> Option<SystemTime> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command's name (field 2) is in parentheses and may hold both and spaces: the fields
+    // after it follow its last `)`, from field 3 on.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let ticks: u64 = after_name.split_whitespace().nth(22 - 3)?.parse().ok()?;
+    let booted: u64 = std::fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|line| line.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf reads a constant of the system and has no other effect.
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|hz| *hz > 0)?;
+    let after_boot = Duration::from_secs(ticks / hz) + Duration::from_nanos((ticks % hz) * 1_000_000_000 / hz);
+    SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(booted))?.checked_add(after_boot)
+}
+
+/// When the process `pid` started: unknown on this system.
+#[cfg(not(target_os = "linux"))]
+pub fn process_started(_pid: u32) -> Option<SystemTime> {
+    None
+}
+
 /// Whether a process with this id runs on this host (one of another user's counts).
 fn process_runs(pid: u32) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
@@ -173,5 +237,31 @@ mod tests {
         // On another host nothing can be told.
         holder.host = "elsewhere.example".into();
         assert!(!holder.process_gone());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_started_after_the_lock_was_taken_is_not_its_holder() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let started = process_started(child.id()).expect("Linux says when a process started");
+        let now = SystemTime::now();
+        assert!(started <= now + Duration::from_secs(1) && started + Duration::from_secs(60) > now, "{started:?}");
+        let mut holder = LockHolder { pid: child.id(), ..LockHolder::this_process("mesh-adopt run", "node-1") };
+        assert!(!holder.process_gone(), "taken just now, by a process started just before");
+        holder.since = "2020-01-01T00:00:00Z".into();
+        assert!(holder.process_gone(), "the process with its id started years after the lock was taken");
+        holder.since = "a while ago".into();
+        assert!(!holder.process_gone(), "a since that cannot be read leaves the process the holder");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    #[test]
+    fn a_holder_whose_id_is_no_lock_id_is_refused() {
+        let mut holder = LockHolder::this_process("mesh-adopt run", "node-1");
+        holder.id = "../../etc".into();
+        let why = LockHolder::from_line(&holder.to_line()).unwrap_err();
+        assert!(why.contains("its id `../../etc` is not a lock id"), "{why}");
+        assert!(is_lock_id("5ca1ab1e00000000") && !is_lock_id("") && !is_lock_id(&"a".repeat(65)));
     }
 }
