@@ -93,9 +93,9 @@ pub fn moved(ahead: &AheadOfPush, found: &MeshView) -> Vec<Moved> {
     let expected = &ahead.expected;
     let names: BTreeSet<&String> = expected.containers.keys().chain(found.containers.keys()).collect();
     for name in names {
-        let what = format!("container `{name}`");
+        // Named only where something moved: nearly every re-read finds nothing.
         let mut push = |field: &str, predicted: String, found: String| {
-            moved.push(Moved { what: what.clone(), field: field.into(), predicted, found })
+            moved.push(Moved { what: format!("container `{name}`"), field: field.into(), predicted, found })
         };
         match (expected.containers.get(name), found.containers.get(name)) {
             (Some(want), None) => push("presence", format!("running {}", want.image), "not on the node".into()),

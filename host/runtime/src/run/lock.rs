@@ -39,10 +39,17 @@ impl Drop for HeldLock {
 /// This process's command line, the program named by its file name: who holds a lock, as a
 /// refused run shows it, unless the embedder says otherwise.
 pub(super) fn this_command() -> String {
-    let mut words = std::env::args();
-    let program = words.next().unwrap_or_default();
-    let program = std::path::Path::new(&program).file_name().map_or(program.clone(), |n| n.to_string_lossy().into());
-    std::iter::once(program).chain(words).collect::<Vec<_>>().join(" ")
+    // Read once: a process's arguments do not change, and every run builder asks.
+    static COMMAND: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    COMMAND
+        .get_or_init(|| {
+            let mut words = std::env::args();
+            let program = words.next().unwrap_or_default();
+            let program =
+                std::path::Path::new(&program).file_name().map_or(program.clone(), |n| n.to_string_lossy().into());
+            std::iter::once(program).chain(words).collect::<Vec<_>>().join(" ")
+        })
+        .clone()
 }
 
 impl Run<'_> {
