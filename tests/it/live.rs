@@ -743,14 +743,21 @@ fn effect_event(stdout: &[u8]) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no effect event: {}", String::from_utf8_lossy(stdout)))
 }
 
-#[test]
-fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_nothing() {
+/// Stand-ins with a `state` command, phase three adopted on them by a first run (node-1):
+/// the bus they answer on, the stand-ins, their configuration and the catalogue.
+fn adopted_stand_ins_with_state() -> (Nats, StandIn, PathBuf, tempfile::TempDir) {
     let nats = Nats::start();
     let standin = StandIn::new();
     let config = standin.config_with_state(Some(nats.monitor));
     let catalogue = live_catalogue();
     let first = live_with(&config, catalogue.path(), &["run"]);
     assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stdout));
+    (nats, standin, config, catalogue)
+}
+
+#[test]
+fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_nothing() {
+    let (_nats, standin, config, catalogue) = adopted_stand_ins_with_state();
     assert_eq!(standin.read("seals.log"), "sealed mesh-vault/unseal-key\n");
     let (key, applied) = (standin.read("sealed/mesh-vault/unseal-key"), standin.read("applied.log"));
     assert!(!key.is_empty());
@@ -788,12 +795,7 @@ fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_no
 
 #[test]
 fn an_empty_second_node_is_read_as_itself_and_its_containers_predicted_created() {
-    let nats = Nats::start();
-    let standin = StandIn::new();
-    let config = standin.config_with_state(Some(nats.monitor));
-    let catalogue = live_catalogue();
-    let first = live_with(&config, catalogue.path(), &["run"]);
-    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stdout));
+    let (_nats, standin, config, catalogue) = adopted_stand_ins_with_state();
     // node-1 runs the vault and holds its key; node-2 has nothing, and is read as it is.
     let checked = live_with(&config, catalogue.path(), &["check", "mesh-vault", "--node", "node-2", "--json"]);
     assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));

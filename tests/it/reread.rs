@@ -67,11 +67,18 @@ async fn run_recorded(dir: &Path, mesh: Arc<dyn Mesh>, record: &Path) -> mesh_ad
     report
 }
 
-#[tokio::test]
-async fn a_mesh_moved_before_nats_pushes_stops_nats_before_its_push_and_the_replay_stops_there_too() {
+/// The example catalogue (postgres's plugin as built) and a simulated mesh of its foundation on
+/// node-1: what each re-read on the simulator starts from.
+fn example_mesh() -> (tempfile::TempDir, Arc<SimulatedMesh>) {
     let dir = example_catalogue(&plugin("adopt_postgres"));
     let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
     let simulated = Arc::new(SimulatedMesh::new(SimSetup::new(foundation, "node-1")));
+    (dir, simulated)
+}
+
+#[tokio::test]
+async fn a_mesh_moved_before_nats_pushes_stops_nats_before_its_push_and_the_replay_stops_there_too() {
+    let (dir, simulated) = example_mesh();
     let mesh = Arc::new(Layered::new(simulated.clone(), AnotherRunPushes::default()));
     let record = dir.path().join("moved.jsonl");
     let report = run_recorded(dir.path(), mesh.clone(), &record).await;
@@ -334,9 +341,7 @@ impl Layer for AnotherRunRegisters {
 
 #[tokio::test]
 async fn on_the_simulator_a_registered_manifest_changed_before_a_push_stops_it() {
-    let dir = example_catalogue(&plugin("adopt_postgres"));
-    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
-    let simulated = Arc::new(SimulatedMesh::new(SimSetup::new(foundation, "node-1")));
+    let (dir, simulated) = example_mesh();
     let mesh = Arc::new(Layered::new(simulated.clone(), AnotherRunRegisters::default()));
     let record = dir.path().join("registered.jsonl");
     let report = run_recorded(dir.path(), mesh, &record).await;
