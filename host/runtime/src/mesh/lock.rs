@@ -3,6 +3,7 @@
 //! left by a process that died is never broken by a run: it is shown as left, and broken by
 //! the operator (`mesh-adopt unlock ID`, [`super::Mesh::unlock`]).
 
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 
 use schemars::JsonSchema;
@@ -139,8 +140,15 @@ pub enum Unlocked {
     HeldByAnother(LockHolder),
 }
 
-/// This host's name, as `hostname` prints it.
+/// This host's name, as `hostname` prints it when this process first asked: every lock event
+/// of every run names it, and a holder is told to be on this host by it.
 pub fn this_host() -> String {
+    static HOST: OnceLock<String> = OnceLock::new();
+    HOST.get_or_init(read_host_name).clone()
+}
+
+/// This host's name, read from the system.
+fn read_host_name() -> String {
     let mut name = [0u8; 256];
     // SAFETY: the buffer is valid for its length, and gethostname writes at most that much.
     let done = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) };
@@ -170,29 +178,51 @@ fn holder_runs(pid: u32, since: &str) -> bool {
 
 /// When the process `pid` started: on Linux, its start in clock ticks after boot (field 22 of
 /// `/proc/PID/stat`) from the boot time (`btime` in `/proc/stat`); elsewhere, unknown.
-#[cfg(target_os = "linux")]
 pub fn process_started(pid: u32) -> Option<SystemTime> {
+    // Each run's lock events ask after this process: when it started does not change. The
+    // pid is kept with it, so a forked child does not take its parent's start for its own.
+    static THIS_PROCESS: OnceLock<(u32, Option<SystemTime>)> = OnceLock::new();
+    match THIS_PROCESS.get_or_init(|| (std::process::id(), read_process_start(std::process::id()))) {
+        (this, started) if *this == pid => *started,
+        _ => read_process_start(pid),
+    }
+}
+
+/// When the process `pid` started, read from `/proc` (see [`process_started`]).
+#[cfg(target_os = "linux")]
+fn read_process_start(pid: u32) -> Option<SystemTime> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command's name (field 2) is in parentheses and may hold both and spaces: the fields
     // after it follow its last `)`, from field 3 on.
     let after_name = &stat[stat.rfind(')')? + 1..];
     let ticks: u64 = after_name.split_whitespace().nth(22 - 3)?.parse().ok()?;
-    let booted: u64 = std::fs::read_to_string("/proc/stat")
-        .ok()?
-        .lines()
-        .find_map(|line| line.strip_prefix("btime "))?
-        .trim()
-        .parse()
-        .ok()?;
-    // SAFETY: sysconf reads a constant of the system and has no other effect.
-    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|hz| *hz > 0)?;
+    let (booted, hz) = boot_time_and_tick()?;
     let after_boot = Duration::from_secs(ticks / hz) + Duration::from_nanos((ticks % hz) * 1_000_000_000 / hz);
-    SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(booted))?.checked_add(after_boot)
+    booted.checked_add(after_boot)
+}
+
+/// When this system booted (`btime` in `/proc/stat`) and how many clock ticks make a second:
+/// both are fixed until the next boot, so they are read once.
+#[cfg(target_os = "linux")]
+fn boot_time_and_tick() -> Option<(SystemTime, u64)> {
+    static BOOT: OnceLock<Option<(SystemTime, u64)>> = OnceLock::new();
+    *BOOT.get_or_init(|| {
+        let booted: u64 = std::fs::read_to_string("/proc/stat")
+            .ok()?
+            .lines()
+            .find_map(|line| line.strip_prefix("btime "))?
+            .trim()
+            .parse()
+            .ok()?;
+        // SAFETY: sysconf reads a constant of the system and has no other effect.
+        let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok().filter(|hz| *hz > 0)?;
+        Some((SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(booted))?, hz))
+    })
 }
 
 /// When the process `pid` started: unknown on this system.
 #[cfg(not(target_os = "linux"))]
-pub fn process_started(_pid: u32) -> Option<SystemTime> {
+fn read_process_start(_pid: u32) -> Option<SystemTime> {
     None
 }
 
