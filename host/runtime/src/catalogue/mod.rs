@@ -4,6 +4,7 @@
 pub mod credentials;
 pub(crate) mod foundation;
 pub mod plan_key;
+pub(crate) mod read_once;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -204,20 +205,30 @@ fn entry(
     manifest: Vec<u8>,
     find: impl Fn(&str) -> Option<std::fs::Metadata>,
 ) -> Result<CatalogueModule> {
-    let parsed = ModuleManifest::parse(&manifest)
-        .with_context(|| format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display()))?;
-    if parsed.name != name {
-        bail!(
-            "the manifest `{}` is named `{}`, but it lives in `modules/{name}`: a manifest's `name` must be its \
-             directory's, or the control plane would register another module",
-            manifest_path.display(),
-            parsed.name.escape_debug()
-        );
-    }
-    if let Err(invalid) = parsed.check_valid(&manifest) {
-        let whose = format!("the `{name}` module's manifest `{}` {}", manifest_path.display(), invalid.kind());
-        return Err(anyhow::anyhow!("{}", invalid.detail()).context(whose));
-    }
+    let named_after_its_directory = |parsed: &ModuleManifest| -> Result<()> {
+        if parsed.name != name {
+            bail!(
+                "the manifest `{}` is named `{}`, but it lives in `modules/{name}`: a manifest's `name` must be its \
+                 directory's, or the control plane would register another module",
+                manifest_path.display(),
+                parsed.name.escape_debug()
+            );
+        }
+        Ok(())
+    };
+    let parsed = match read_once::valid_manifest(&manifest) {
+        Ok(parsed) => parsed,
+        Err(read_once::Unusable::Unparsed(error)) => {
+            return Err(anyhow::Error::new(error)
+                .context(format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display())));
+        }
+        Err(read_once::Unusable::Invalid { manifest: parsed, invalid }) => {
+            named_after_its_directory(&parsed)?;
+            let whose = format!("the `{name}` module's manifest `{}` {}", manifest_path.display(), invalid.kind());
+            return Err(anyhow::anyhow!("{}", invalid.detail()).context(whose));
+        }
+    };
+    named_after_its_directory(&parsed)?;
     let plugin_file = &parsed.adopt.plugin;
     if plugin_file.is_empty() || plugin_file.contains(['/', '\\']) || plugin_file == ".." {
         bail!(
@@ -248,7 +259,7 @@ fn entry(
         plugin_file,
         adopt: parsed.adopt.clone(),
         secrets: parsed.secrets.clone(),
-        parsed,
+        parsed: ModuleManifest::clone(&parsed),
     })
 }
 

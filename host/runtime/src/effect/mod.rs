@@ -10,6 +10,7 @@
 
 mod declared;
 mod predict;
+mod pushed_specs;
 mod reread;
 mod rules;
 mod spec;
@@ -22,6 +23,7 @@ use mesh_adopt_manifest::ModuleManifest;
 pub(crate) use declared::check as check_declared;
 pub use declared::{Adopter, DeclarationError, Declarations, Genesis};
 pub use predict::{Planned, Prediction, PushEffect, predict, predict_ahead};
+pub(crate) use pushed_specs::{PushedContainer, pushed_containers};
 pub use reread::{AheadOfPush, Moved, Reread, moved};
 pub use rules::{Rule, Seen, rules};
 pub use spec::{OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use mesh_adopt_manifest::ModuleManifest;
 use mesh_adopt_manifest::command::Command;
 
-use super::{AheadOfPush, ContainerEffect, ContainerSpec, KnownModule, MeshView, SecretEffect, Spec, Touch};
+use super::{AheadOfPush, ContainerEffect, ContainerSpec, KnownModule, MeshView, SecretEffect, Touch};
 
 /// What one push of the run does, in the order the node applies it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,9 +192,10 @@ fn apply(
         after: BTreeMap::new(),
     };
     for module in known.iter_mut().filter(|k| k.prepared) {
-        for declared in module.manifest.resolved_containers() {
+        for pushed in super::pushed_containers(&module.manifest).iter() {
+            let declared = &pushed.resource;
             let wanted = ContainerSpec::new(declared.image.clone(), Some(declared.volumes.clone()))
-                .with_digest(Some(Spec::of_module(&declared).digest()))
+                .with_digest(Some(pushed.digest.clone()))
                 .with_owner(Some(module.name.clone()));
             let effect = match node.get(&declared.name) {
                 Some(running) if running.keeps(&wanted) => ContainerEffect::Kept { image: declared.image.clone() },

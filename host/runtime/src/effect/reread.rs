@@ -5,10 +5,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::Arc;
 
 use mesh_adopt_manifest::ModuleManifest;
 
-use super::{ContainerSpec, KnownModule, MeshView, Spec};
+use super::{ContainerSpec, KnownModule, MeshView, PushedContainer};
 
 /// What the mesh should be just before one push of the run, as the prediction has it.
 #[derive(Debug, Clone, Default)]
@@ -152,22 +153,23 @@ fn order_moved(expected: &[KnownModule], found: &[KnownModule], moved: &mut Vec<
 /// What a registered manifest makes a push do, as predicted and as the control plane holds it
 /// now: each container it declares, by its whole spec (docs/push-rule.md), field by field, and
 /// the secrets it declares (a push seals those the node does not hold).
-fn manifest_moved(module: &str, want: &ModuleManifest, got: &ModuleManifest, moved: &mut Vec<Moved>) {
-    if std::ptr::eq(want, got) {
+fn manifest_moved(module: &str, want: &Arc<ModuleManifest>, got: &Arc<ModuleManifest>, moved: &mut Vec<Moved>) {
+    if Arc::ptr_eq(want, got) {
         return;
     }
-    let specs = |manifest: &ModuleManifest| -> BTreeMap<String, Spec> {
-        manifest.resolved_containers().iter().map(|c| (c.name.clone(), Spec::of_module(c))).collect()
-    };
-    let (wanted, held) = (specs(want), specs(got));
+    let (wanted, held) = (super::pushed_containers(want), super::pushed_containers(got));
+    let (wanted, held) = (by_name(&wanted), by_name(&held));
     let words = |yes: bool| if yes { "declared" } else { "not declared" }.to_string();
     for name in wanted.keys().chain(held.keys()).collect::<BTreeSet<_>>() {
-        let what = format!("module `{module}` container `{name}`");
+        let what = || format!("module `{module}` container `{name}`");
         match (wanted.get(name), held.get(name)) {
+            // Equal digests are equal specs: nearly every re-read ends here.
+            (Some(w), Some(g)) if w.digest == g.digest => {}
             (Some(w), Some(g)) => {
+                let (w, g) = (&w.spec, &g.spec);
                 for field in w.differing_fields(g) {
                     moved.push(Moved {
-                        what: what.clone(),
+                        what: what(),
                         field: field.clone(),
                         predicted: value_words(w.field(&field)),
                         found: value_words(g.field(&field)),
@@ -175,7 +177,7 @@ fn manifest_moved(module: &str, want: &ModuleManifest, got: &ModuleManifest, mov
                 }
             }
             (w, _) => moved.push(Moved {
-                what,
+                what: what(),
                 field: "declared".into(),
                 predicted: words(w.is_some()),
                 found: words(w.is_none()),
@@ -195,6 +197,11 @@ fn manifest_moved(module: &str, want: &ModuleManifest, got: &ModuleManifest, mov
             found: list(&g),
         });
     }
+}
+
+/// A manifest's pushed containers by name.
+fn by_name(pushed: &[PushedContainer]) -> BTreeMap<&str, &PushedContainer> {
+    pushed.iter().map(|c| (c.resource.name.as_str(), c)).collect()
 }
 
 /// A spec field's value in a message: a string as it is, mounts one after another, anything

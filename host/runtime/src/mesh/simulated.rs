@@ -18,8 +18,9 @@ use sha2::{Digest, Sha256};
 use super::lock::{LockHolder, LockScope, Locking, Unlocked};
 use super::{Audit, ContainerChange, ContainerState, Mesh, MeshError, Payload, Response};
 use crate::catalogue::foundation::GENESIS_OWNER;
+use crate::catalogue::read_once::Unusable;
 use crate::catalogue::{Foundation, FoundationResource, ModuleManifest};
-use crate::effect::{ContainerEffect, ContainerSpec, KnownModule, MeshView, Spec, SpecDigest, Touch};
+use crate::effect::{ContainerEffect, ContainerSpec, KnownModule, MeshView, SpecDigest, Touch};
 use mesh_adopt_manifest::command::Command;
 
 /// Where the bus answers for its health, on the node's loopback.
@@ -561,20 +562,28 @@ impl World {
     fn register(&mut self, remote: &str) -> Result<String, MeshError> {
         let carried =
             self.files.get(remote).ok_or_else(|| MeshError::Failed(format!("nothing was carried to `{remote}`")))?;
-        let manifest = ModuleManifest::parse(&carried.bytes)
-            .map_err(|e| MeshError::Failed(format!("`{remote}` is not a module manifest: {e:#}")))?;
-        if manifest.name.is_empty() {
-            return Err(MeshError::Failed(format!("the manifest at `{remote}` has no `name`")));
-        }
+        let named = |manifest: &ModuleManifest| match manifest.name.is_empty() {
+            true => Err(MeshError::Failed(format!("the manifest at `{remote}` has no `name`"))),
+            false => Ok(()),
+        };
         // The control plane takes a manifest only as the catalogue would: one rule for both.
-        manifest
-            .check_valid(&carried.bytes)
-            .map_err(|e| MeshError::Failed(format!("the manifest at `{remote}` {}: {}", e.kind(), e.detail())))?;
+        let manifest = match crate::catalogue::read_once::valid_manifest(&carried.bytes) {
+            Ok(manifest) => manifest,
+            Err(Unusable::Unparsed(e)) => {
+                return Err(MeshError::Failed(format!("`{remote}` is not a module manifest: {e:#}")));
+            }
+            Err(Unusable::Invalid { manifest, invalid }) => {
+                named(&manifest)?;
+                let (kind, detail) = (invalid.kind(), invalid.detail());
+                return Err(MeshError::Failed(format!("the manifest at `{remote}` {kind}: {detail}")));
+            }
+        };
+        named(&manifest)?;
         let name = manifest.name.clone();
         if !self.registration_order.contains(&name) {
             self.registration_order.push(name.clone());
         }
-        self.modules.entry(name.clone()).or_default().manifest = std::sync::Arc::new(manifest);
+        self.modules.entry(name.clone()).or_default().manifest = manifest;
         Ok(format!("registered {name}"))
     }
 
@@ -590,7 +599,8 @@ impl World {
             if !record.prepared {
                 continue;
             }
-            for declared in record.manifest.resolved_containers() {
+            for pushed in crate::effect::pushed_containers(&record.manifest).iter() {
+                let declared = &pushed.resource;
                 let name = declared.name.clone();
                 let effect = if lost.as_deref() == Some(name.as_str()) {
                     if self.containers.remove(&name).is_none() {
@@ -599,7 +609,7 @@ impl World {
                     self.changes.push(ContainerChange::Removed { name: name.clone() });
                     ContainerEffect::Removed
                 } else {
-                    let wanted = Spec::of_module(&declared).digest();
+                    let wanted = pushed.digest.clone();
                     match self.containers.get_mut(&name) {
                         Some(existing) if existing.digest == wanted => {
                             // Reported once, and only for a container this run has not changed.

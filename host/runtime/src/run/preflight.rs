@@ -325,7 +325,9 @@ impl Run<'_> {
                     .collect(),
             },
         };
-        let declared = Arc::new(found.parsed);
+        // The catalogue's read of these bytes, shared: what its pushes come to is worked out once.
+        let declared =
+            crate::catalogue::read_once::valid_manifest(&found.manifest).unwrap_or_else(|_| Arc::new(found.parsed));
         let ctx = self.context(module, found.manifest, declared.clone());
         Ok(Loaded { plugin, manifest: declared, env, ctx, manifest_digest, credentials_digest })
     }
