@@ -144,6 +144,10 @@ bench: build-plugins
         /usr/bin/time -f "$build: %e s wall, %U s user, %S s system" ./target/$build/mesh-adopt test --sweep | tail -1; \
     done; done
 
+# The shipped scenarios' fault sweep, this host against the host at REV, in turn (RUNS=11).
+bench-sweep REV:
+    host/bench/sweep-against.sh {{REV}}
+
 # What a plugin costs in each language, in one run: size, cold compile, warm whole-process run.
 bench-langs: setup-langs build-plugins
     cargo build --quiet --release
