@@ -763,7 +763,8 @@ fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_no
     assert!(!key.is_empty());
 
     // Run again: the node holds the vault's key and the store's hand-over, every spec is the
-    // one running. Nothing is predicted recreated, created or sealed, and nothing is.
+    // one running. Nothing is predicted recreated, created or sealed, and nothing is; the
+    // store's hand-over is accepted again, and the prediction says so.
     let again = live_with(&config, catalogue.path(), &["run", "--json"]);
     assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stdout));
     let effect = effect_event(&again.stdout);
@@ -776,7 +777,10 @@ fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_no
     }
     assert_eq!(
         effect["held"],
-        json!([{"module": "postgres", "secret": "superuser"}, {"module": "mesh-vault", "secret": "unseal-key"}]),
+        json!([
+            {"module": "postgres", "secret": "superuser", "accepted_again": true, "credential": "store-superuser"},
+            {"module": "mesh-vault", "secret": "unseal-key"}
+        ]),
         "{effect}"
     );
     assert_eq!(standin.read("seals.log"), "sealed mesh-vault/unseal-key\n", "the re-run sealed again");
@@ -789,7 +793,19 @@ fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_no
     let said = String::from_utf8_lossy(&checked.stdout);
     assert_eq!(checked.status.code(), Some(0), "{said}");
     assert!(said.contains("secret unseal-key held by the node already: not sealed again"), "{said}");
-    assert!(said.contains("nothing changes: no container recreated or created, no secret sealed"), "{said}");
+    // The store's hand-over is accepted again: said, and nothing is not claimed.
+    assert!(
+        said.contains(
+            "secret superuser held by the node already: not sealed, but accepted again before the push, from genesis \
+             credential store-superuser"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("no container recreated or created, no secret sealed; a held secret accepted again"),
+        "{said}"
+    );
+    assert!(!said.contains("nothing changes"), "{said}");
     assert!(!said.contains("sealed fresh by the node"), "{said}");
 }
 

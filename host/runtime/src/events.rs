@@ -890,6 +890,14 @@ pub struct HeldRecord {
     pub module: String,
     /// The secret.
     pub secret: String,
+    /// Whether this run's plans accept it again before a push: the node then holds the value
+    /// carried in, not the one it held. Absent when they do not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub accepted_again: bool,
+    /// For a secret accepted again, the genesis credential its module declares it hands over
+    /// as it; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credential: Option<String>,
 }
 
 /// One push and what the node does with it.

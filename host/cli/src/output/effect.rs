@@ -56,18 +56,30 @@ pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> S
         lines.extend(prediction.pushes.iter().flat_map(|p| &p.secrets).map(secret_line));
     }
     for (module, secret) in &prediction.held {
-        lines.push(format!(
-            "      {module:>10} │ effect: secret {} held by the node already: not sealed again",
-            visible(secret)
-        ));
+        let again = prediction.accepted_again.iter().find(|s| &s.module == module && &s.secret == secret);
+        let what = match again.map(|s| &s.credential) {
+            None => "not sealed again".to_string(),
+            Some(Some(credential)) => format!(
+                "not sealed, but accepted again before the push, from genesis credential {credential}: the node \
+                 holds that credential's value from then on, in place of the one it held"
+            ),
+            Some(None) => "not sealed, but accepted again before the push: the node holds the value carried in \
+                           from then on, in place of the one it held"
+                .to_string(),
+        };
+        lines.push(format!("      {module:>10} │ effect: secret {} held by the node already: {what}", visible(secret)));
     }
     let changes_nothing = prediction.changes().iter().all(|t| matches!(t.effect, ContainerEffect::Kept { .. }))
         && prediction.sealed().is_empty();
     if !prediction.pushes.is_empty() && changes_nothing {
-        lines.push(
-            "                 │ effect: nothing changes: no container recreated or created, no secret sealed"
+        // A held secret accepted again may change what the node holds: nothing is not claimed.
+        lines.push(match prediction.accepted_again.is_empty() {
+            true => "                 │ effect: nothing changes: no container recreated or created, no secret sealed"
                 .to_string(),
-        );
+            false => "                 │ effect: no container recreated or created, no secret sealed; a held secret \
+                      accepted again takes the value carried in (above)"
+                .to_string(),
+        });
     }
     if !complete {
         lines.push(

@@ -302,7 +302,15 @@ pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectE
         held: prediction
             .held
             .iter()
-            .map(|(module, secret)| crate::events::HeldRecord { module: module.clone(), secret: secret.clone() })
+            .map(|(module, secret)| {
+                let again = prediction.accepted_again.iter().find(|s| &s.module == module && &s.secret == secret);
+                crate::events::HeldRecord {
+                    module: module.clone(),
+                    secret: secret.clone(),
+                    accepted_again: again.is_some(),
+                    credential: again.and_then(|s| s.credential.clone()),
+                }
+            })
             .collect(),
     }
 }

@@ -41,6 +41,10 @@ pub struct Prediction {
     /// `(module, secret)`, in the order the pushes meet them: none is sealed again, and a
     /// re-run says so.
     pub held: Vec<(String, String)>,
+    /// Of those held secrets, the ones this run's plans accept again before a push: the node
+    /// takes the value carried in over the one it held, so what it holds from then on is the
+    /// genesis credential's value now (`credential`, where the module declares one).
+    pub accepted_again: Vec<SecretEffect>,
 }
 
 impl Prediction {
@@ -153,9 +157,18 @@ pub fn predict_ahead(view: &MeshView, modules: &[Planned<'_>]) -> (Prediction, V
                     for module in known.iter().filter(|k| k.prepared) {
                         for secret in &module.manifest.secrets {
                             let pair = (module.name.clone(), secret.clone());
-                            if held_before.contains(&pair) && !prediction.held.contains(&pair) {
-                                prediction.held.push(pair);
+                            if !held_before.contains(&pair) || prediction.held.contains(&pair) {
+                                continue;
                             }
+                            if accepted.contains(&pair) {
+                                prediction.accepted_again.push(SecretEffect {
+                                    module: module.name.clone(),
+                                    secret: secret.clone(),
+                                    accepted: true,
+                                    credential: handed_over_as(&module.manifest, secret),
+                                });
+                            }
+                            prediction.held.push(pair);
                         }
                     }
                     prediction.pushes.push(push);
@@ -165,6 +178,11 @@ pub fn predict_ahead(view: &MeshView, modules: &[Planned<'_>]) -> (Prediction, V
         }
     }
     (prediction, ahead)
+}
+
+/// The genesis credential `manifest` declares it hands over as `secret` (`adopts[].credential`).
+fn handed_over_as(manifest: &ModuleManifest, secret: &str) -> Option<String> {
+    manifest.adopts.iter().find(|a| a.secret.as_deref() == Some(secret)).and_then(|a| a.credential.clone())
 }
 
 /// `module add`: the control plane takes the module's manifest, replacing one registered before.
@@ -223,10 +241,7 @@ fn apply(
             }
             let was_accepted = accepted.contains(&(module.name.clone(), secret.clone()));
             module.settled.insert(secret.clone());
-            let credential = was_accepted
-                .then(|| module.manifest.adopts.iter().find(|a| a.secret.as_ref() == Some(secret)))
-                .flatten()
-                .and_then(|a| a.credential.clone());
+            let credential = was_accepted.then(|| handed_over_as(&module.manifest, secret)).flatten();
             push.secrets.push(SecretEffect {
                 module: module.name.clone(),
                 secret: secret.clone(),
@@ -237,4 +252,51 @@ fn apply(
     }
     push.after = node.clone();
     push
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    const STORE: &[u8] = br#"{"name": "postgres", "secrets": ["superuser"],
+        "resources": [{"id": "server", "type": "container", "name": "mesh-store", "image": "postgres:16"}],
+        "adopts": [{"foundation": "store", "container": "server", "how": "kept",
+                    "credential": "store-superuser", "secret": "superuser"}]}"#;
+
+    /// The store's module run again on a node that holds its hand-over, with `plan` as its
+    /// commands.
+    fn again(plan: &[&str]) -> Prediction {
+        let manifest = Arc::new(ModuleManifest::parse(STORE).unwrap());
+        let commands: Vec<crate::model::PlannedCommand> =
+            plan.iter().map(|c| crate::model::PlannedCommand::new(c.split(' ').map(String::from).collect())).collect();
+        let mut view = MeshView::looked();
+        view.modules_known = true;
+        let settled = ["superuser".to_string()].into();
+        view.modules =
+            vec![KnownModule { name: "postgres".into(), manifest: manifest.clone(), prepared: true, settled }];
+        predict(&view, &[Planned { module: "postgres", manifest: &manifest, commands: &commands }])
+    }
+
+    #[test]
+    fn a_held_secret_accepted_again_is_told_and_one_left_alone_is_not() {
+        let accept = "secret accept node-1 postgres superuser --from /accepting-superuser";
+        let prediction = again(&["module add /p.json", accept, "push node-1"]);
+        let held = vec![("postgres".to_string(), "superuser".to_string())];
+        assert_eq!((prediction.sealed(), prediction.held.clone()), (vec![], held.clone()));
+        assert_eq!(
+            prediction.accepted_again,
+            [SecretEffect {
+                module: "postgres".into(),
+                secret: "superuser".into(),
+                accepted: true,
+                credential: Some("store-superuser".into())
+            }]
+        );
+        // Settled already: no push settles it again.
+        assert!(prediction.pushes.iter().all(|p| p.secrets.is_empty()), "{prediction:?}");
+        let left_alone = again(&["module add /p.json", "push node-1"]);
+        assert_eq!((left_alone.held.clone(), left_alone.accepted_again.clone()), (held, vec![]));
+    }
 }
