@@ -755,6 +755,46 @@ fn adopted_stand_ins_with_state() -> (Nats, StandIn, PathBuf, tempfile::TempDir)
     (nats, standin, config, catalogue)
 }
 
+/// A run of one module on an adopted node still pushes every module the node has prepared:
+/// their containers are read as well, predicted kept (not created), and held to the
+/// prediction before the push, so one moved while the run builds stops it.
+#[test]
+fn a_run_of_one_module_reads_and_rereads_the_containers_of_every_module_the_node_applies() {
+    let (_nats, standin, config, catalogue) = adopted_stand_ins_with_state();
+    let checked = live_with(&config, catalogue.path(), &["check", "postgres", "--json"]);
+    assert_eq!(checked.status.code(), Some(0), "{}", String::from_utf8_lossy(&checked.stdout));
+    let effect = effect_event(&checked.stdout);
+    let containers: Vec<&serde_json::Value> =
+        effect["pushes"].as_array().unwrap().iter().flat_map(|p| p["containers"].as_array().unwrap()).collect();
+    for name in ["mesh-store", "mesh-bus", "mesh-vault"] {
+        let touched = containers.iter().find(|c| c["container"] == name).unwrap_or_else(|| panic!("{name}: {effect}"));
+        assert_eq!(touched["change"], "kept", "{effect}");
+    }
+
+    // The vault's spec changes on the node while postgres builds: the push is not told.
+    std::fs::write(standin.path().join("slow-build"), "2").unwrap();
+    let before = standin.read("argv.log");
+    let child = mesh_adopt()
+        .args(["run", "postgres", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
+        .arg(&config)
+        .catalogue(catalogue.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let started = Instant::now();
+    while !standin.read("argv.log")[before.len()..].lines().any(|l| l.starts_with("build ")) {
+        assert!(started.elapsed() < Duration::from_secs(120), "postgres never built: {}", standin.read("argv.log"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::write(standin.path().join("specs/mesh-vault"), "2".repeat(64)).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("mesh-moved"), "{said}");
+    assert!(said.contains("container `mesh-vault` spec digest"), "{said}");
+    let this_run = standin.read("argv.log")[before.len()..].to_string();
+    assert!(!this_run.lines().any(|l| l.starts_with("push")), "postgres pushed: {this_run}");
+}
+
 #[test]
 fn a_rerun_on_the_adopted_stand_ins_reads_their_state_and_recreates_and_seals_nothing() {
     let (_nats, standin, config, catalogue) = adopted_stand_ins_with_state();

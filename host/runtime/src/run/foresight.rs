@@ -61,6 +61,25 @@ impl Run<'_> {
         names.sort();
         names.dedup();
         let mut view = self.mesh.view(&names).await;
+        // A push applies every module the node has, not only this run's: where the mesh
+        // names them, their containers are read too, and held to the prediction at each push.
+        let others: Vec<String> = view
+            .modules
+            .iter()
+            .flat_map(|known| {
+                crate::effect::pushed_containers(&known.manifest)
+                    .iter()
+                    .map(|c| c.resource.name.clone())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|name| names.binary_search(name).is_err())
+            .collect();
+        if !others.is_empty() {
+            names.extend(others);
+            names.sort();
+            names.dedup();
+            view = self.mesh.view(&names).await;
+        }
         view.node = self.options.node.clone();
         if !view.looked {
             for resource in &self.foundation.resources {
