@@ -199,6 +199,45 @@ fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_t
     assert_eq!(pushes, 1, "only postgres pushed: {}", standin.read("argv.log"));
 }
 
+/// Through the binary on the live stand-ins: while nats's `prepare` is slow, the engine's
+/// answer for the store turns unreadable (a spec label that is no digest). The re-read before
+/// nats's push cannot see the mesh: nats is refused for that, and the module after it is not
+/// run for that, not for a mesh that moved.
+#[test]
+fn on_the_live_stand_ins_a_mesh_unreadable_before_a_push_is_said_to_be_unreadable_not_moved() {
+    let standin = crate::live::StandIn::new();
+    std::fs::write(standin.path().join("slow-prepare"), "1").unwrap();
+    let config = standin.config(None);
+    let catalogue = tempfile::tempdir().unwrap();
+    crate::support::TestMesh::new().write_catalogue(catalogue.path());
+    std::fs::copy(crate::support::root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json"))
+        .unwrap();
+    let child = mesh_adopt()
+        .args(["run", "--json", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
+        .args(["postgres", "nats", "mesh-vault", "--config"])
+        .arg(&config)
+        .catalogue(catalogue.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn();
+    let started = std::time::Instant::now();
+    while !standin.read("argv.log").contains("prepare node-1 nats") {
+        assert!(started.elapsed() < Duration::from_secs(120), "nats never prepared: {}", standin.read("argv.log"));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::write(standin.path().join("specs/mesh-store"), "00").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    let events = lines(&said);
+    let outcome =
+        |module: &str| events.iter().find(|e| e["event"] == "outcome" && e["module"] == module).cloned().expect(&said);
+    assert_eq!(outcome("nats")["code"], "mesh-unseen", "{said}");
+    let vault = outcome("mesh-vault");
+    let because = vault["because"].as_str().unwrap_or_default();
+    assert!(because.contains("the mesh could not be read again before `nats`'s push"), "{vault}");
+    assert!(!because.contains("moved"), "{vault}");
+}
+
 /// Runs postgres and nats through the binary on the live stand-ins with the `state` command,
 /// nats's build slow; while it builds, `edit` changes what the control plane holds for
 /// `module` (the stand-in's `registered/MODULE.json`). Answers the exit status, what the run

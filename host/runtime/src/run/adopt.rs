@@ -43,13 +43,18 @@ impl Run<'_> {
             // whatever its plugin made of the denied tell.
             let moved = rereads.as_ref().and_then(|r| r.stopped(module));
             if let Some(refused) = moved {
+                let unseen = matches!(&refused, ModuleOutcome::Refused { code: Some(code), .. }
+                    if code == crate::model::Refusal::MESH_UNSEEN);
                 *outcome = refused;
                 let audit = ours.cut(self.mesh.audit());
                 violations = self.violations(module, outcome, foreseen, &audit);
                 self.stream_outcome(module, outcome);
-                stopped = Some(format!(
-                    "the mesh moved before `{module}`'s push (another run or an operator may be at work on it)"
-                ));
+                stopped = Some(match unseen {
+                    true => format!("the mesh could not be read again before `{module}`'s push"),
+                    false => format!(
+                        "the mesh moved before `{module}`'s push (another run or an operator may be at work on it)"
+                    ),
+                });
                 continue;
             }
             self.say_secrets_left(module, outcome);
