@@ -501,4 +501,25 @@ fn a_scenario_starts_from_an_adopted_mesh_and_runs_on_its_own_node_or_a_second_o
     std::fs::write(&file, text.replace("created = [\"mesh-vault\"]", "kept = [\"mesh-vault\"]")).unwrap();
     let said = test(&[file.to_str().unwrap()], 1);
     assert!(said.contains("created: expected [], got [\"mesh-vault\"]"), "{said}");
+    // A start that cannot be adopted cleanly is no adopted start: the scenario fails for it,
+    // even where its own run does what it expects.
+    let unadoptable = wrong.path().join("no-clean-start.toml");
+    let text = std::fs::read_to_string(scenarios.join("vault-named-store.toml")).unwrap();
+    std::fs::write(&unadoptable, text.replace("[expect]", "[mesh]\nadopted_on = \"node-1\"\n\n[expect]")).unwrap();
+    let said = test(&[unadoptable.to_str().unwrap()], 1);
+    assert!(
+        said.contains("setup: `mesh.adopted_on` could not adopt postgres, nats, mesh-vault on `node-1` cleanly"),
+        "{said}"
+    );
+    assert!(said.contains("genesis-touched-as-declared broken"), "{said}");
+    // What the start accepted is not the scenario's run's: the vault alone accepts nothing.
+    let vault_alone = wrong.path().join("vault-alone.toml");
+    std::fs::write(
+        &vault_alone,
+        "name = \"the vault alone again\"\nmodules = [\"mesh-vault\"]\n[mesh]\nadopted_on = \"node-1\"\n[expect]\n\
+         outcome = \"adopted\"\nstrict = false\nkept = [\"mesh-store\", \"mesh-bus\", \"mesh-vault\"]\naccepted = []\n",
+    )
+    .unwrap();
+    let said = test(&[vault_alone.to_str().unwrap()], 0);
+    assert!(said.contains("1 passed, 0 failed"), "{said}");
 }

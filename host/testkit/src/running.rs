@@ -30,6 +30,9 @@ pub struct ScenarioRun {
     pub transcript: Arc<Transcript>,
     /// The secrets sealed before the run, as `(module, secret)`: what the mesh started from.
     pub sealed_before: Vec<(String, String)>,
+    /// Where the scenario starts from an adopted mesh (`mesh.adopted_on`), why adopting it
+    /// did not go cleanly: the scenario then fails for that, whatever its own run did.
+    pub setup_failed: Option<String>,
 }
 
 impl Prepared {
@@ -56,7 +59,7 @@ impl Prepared {
             }
         }
         let options = RunOptions { node: adopted_on.clone(), ..self.options.clone() };
-        Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
+        let adopted = Run::builder(host, &self.catalogue, &self.foundation, mesh.clone())
             .credentials(Arc::new(Credentials::in_memory(self.credentials.clone())))
             .options(options)
             .turns_at_calls(false)
@@ -65,7 +68,9 @@ impl Prepared {
             .await;
         mesh.move_to(&self.options.node);
         mesh.arm(faults, fail_call, locked_by);
-        self.run_on(host, mesh).await
+        let mut ran = self.run_on(host, mesh).await;
+        ran.setup_failed = setup_failure(&adopted, &phase, adopted_on);
+        ran
     }
 
     /// Runs the scenario again, without faults (its own included), on the mesh `ran` left.
@@ -102,8 +107,20 @@ impl Prepared {
             .build();
         let sealed_before = mesh.sealed();
         let report = run.run(&self.modules, Mode::Adopt).await;
-        ScenarioRun { report, mesh, transcript, sealed_before }
+        ScenarioRun { report, mesh, transcript, sealed_before, setup_failed: None }
     }
+}
+
+/// Why adopting `phase` on `node` as a scenario's starting mesh did not go cleanly, if it did
+/// not: a module not adopted, or a rule of the mesh broken.
+fn setup_failure(adopted: &RunReport, phase: &[String], node: &str) -> Option<String> {
+    let whose = || format!("`mesh.adopted_on` could not adopt {} on `{node}` cleanly", phase.join(", "));
+    if let Some(broken) = adopted.violations.first() {
+        return Some(format!("{}: {} broken: {}", whose(), broken.rule.as_str(), broken.detail));
+    }
+    let (module, outcome) =
+        adopted.modules.iter().find(|(_, outcome)| !matches!(outcome, ModuleOutcome::Adopted(_)))?;
+    Some(format!("{}: `{module}`: {outcome}", whose()))
 }
 
 /// Runs `file`'s scenario against the catalogue at `catalogue` on a fresh mesh; `fail_call`
@@ -197,6 +214,9 @@ fn code_difference(
 pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     let expect = &scenario.expect;
     let mut found = Vec::new();
+    if let Some(why) = &ran.setup_failed {
+        found.push(format!("setup: {why}"));
+    }
     let (word, message) = outcome_of(&ran.report);
     let outcome = named(word);
     if word != Some(expect.outcome) {
@@ -281,7 +301,24 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
             found.push(format!("{what}: expected {want:?}, got {got:?}"));
         }
     }
-    let accepted: Vec<String> = ran.mesh.accepted().iter().map(|(m, s)| format!("{m}/{s}")).collect();
+    // Accepted by this run: a mesh that starts adopted holds what its setup accepted too.
+    let commands_here = ran.mesh.commands();
+    let told_here: Vec<(&str, &str)> = commands_here
+        .iter()
+        .filter_map(|c| match c.as_slice() {
+            [secret, accept, _node, module, name, ..] if secret == "secret" && accept == "accept" => {
+                Some((module.as_str(), name.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    let accepted: Vec<String> = ran
+        .mesh
+        .accepted()
+        .iter()
+        .filter(|(m, s)| told_here.contains(&(m.as_str(), s.as_str())))
+        .map(|(m, s)| format!("{m}/{s}"))
+        .collect();
     if expect.accepted != accepted {
         found.push(format!("accepted: expected {:?}, got {accepted:?}", expect.accepted));
     }
