@@ -127,7 +127,10 @@ fn lock_lines(lock: &events::LockEvent, verbose: bool) -> Option<String> {
                 line.push_str(&format!("; {}", visible(message)));
             }
             if lock.process_gone {
-                line.push_str(&format!("\n{prefix} break it with `mesh-adopt unlock {}`", holder.id));
+                line.push_str(&format!(
+                    "\n{prefix} break it with `mesh-adopt unlock {}` (and this run's `--config FILE`, if it was given one)",
+                    holder.id
+                ));
             }
             line
         }
