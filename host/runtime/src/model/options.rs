@@ -129,7 +129,8 @@ fn wait_problem(wait: Duration) -> Result<(), String> {
     // The control plane waits in whole seconds: a fraction would be cut without a word,
     // and no wait at all would refuse every node that applies a push a moment later.
     if wait.subsec_nanos() != 0 || wait.is_zero() {
-        return Err(format!("`{wait:?}` is not a whole number of seconds of at least 1s (for example 90s, 5m)"));
+        let given = humantime::format_duration(wait);
+        return Err(format!("`{given}` is not a whole number of seconds of at least 1s (for example 90s, 5m)"));
     }
     Ok(())
 }
