@@ -976,6 +976,28 @@ fn a_state_command_that_fails_or_answers_otherwise_stops_the_run_before_any_effe
     }
 }
 
+/// A `state` that fails on an adopted mesh stops the run and predicts nothing: no effect
+/// read from the containers alone, no rule said broken for want of a `state` command.
+#[test]
+fn a_state_command_that_fails_on_an_adopted_mesh_has_nothing_predicted_or_held_to_the_rules() {
+    let (_nats, standin, config, catalogue) = adopted_stand_ins_with_state();
+    std::fs::write(standin.path().join("fail-state"), "the registry is down").unwrap();
+    let out = live_with(&config, catalogue.path(), &["run", "--json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let events: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(!events.iter().any(|e| e["event"] == "effect"), "{stdout}");
+    let summary = events.iter().find(|e| e["event"] == "summary").expect("a summary");
+    assert_eq!(summary["violations"], json!([]), "{summary}");
+    let shown = live_with(&config, catalogue.path(), &["check"]);
+    let said = String::from_utf8_lossy(&shown.stdout);
+    assert_eq!(shown.status.code(), Some(1), "{said}");
+    assert!(said.contains("preflight could not look at the mesh"), "{said}");
+    for absent in ["effect:", "credential-never-replaced", "configure the live mesh's `state` command"] {
+        assert!(!said.contains(absent), "{absent:?} in {said}");
+    }
+}
+
 /// The stand-ins' configuration with `edit` made to its text, as `NAME` in the stand-in state.
 fn edited_config(standin: &StandIn, name: &str, edit: impl Fn(&str) -> String) -> PathBuf {
     let text = edit(&std::fs::read_to_string(standin.config(None)).unwrap());

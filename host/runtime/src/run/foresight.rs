@@ -111,8 +111,16 @@ impl Run<'_> {
             push.names = names.clone();
         }
         prediction.first = first;
-        let broken = rules(&declarations, &view, &prediction, Seen::Predicted);
-        self.transcript.record(Entry::Predicted { prediction: prediction.clone(), complete: view.complete });
+        // A mesh that could not be seen stops the run before any effect: what would be
+        // predicted from the rest of it is no prediction, and no rule is held to it.
+        let seen = view.unseen.is_none();
+        let broken = match seen {
+            true => rules(&declarations, &view, &prediction, Seen::Predicted),
+            false => Vec::new(),
+        };
+        if seen {
+            self.transcript.record(Entry::Predicted { prediction: prediction.clone(), complete: view.complete });
+        }
         let audit = self.mesh.audit();
         Foreseen { baseline: (audit.touches.len(), audit.sealed.len()), view, declarations, prediction, broken, ahead }
     }
