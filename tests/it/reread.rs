@@ -159,11 +159,13 @@ async fn a_mesh_nothing_moved_is_read_again_before_each_push_and_adopted() {
     }
 }
 
-/// Through the binary on the live stand-ins: while nats's `prepare` is slow, an operator
-/// moves the bus onto another image (the stand-in's files, as its engine reads them); the run
-/// reads the mesh again before nats's push, tells no push, names what moved and exits 1.
-#[test]
-fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_the_next_push() {
+/// Runs `words` (a run's modules and options) through the binary on fresh live stand-ins,
+/// nats's `prepare` slow; once the run is in it, `change` alters the stand-in's node (its
+/// directory given). Answers how the run ended and the stand-in.
+fn run_changing_the_node_during_the_nats_prepare(
+    words: &[&str],
+    change: impl FnOnce(&Path),
+) -> (std::process::Output, crate::live::StandIn) {
     let standin = crate::live::StandIn::new();
     std::fs::write(standin.path().join("slow-prepare"), "1").unwrap();
     let config = standin.config(None);
@@ -172,7 +174,8 @@ fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_t
     std::fs::copy(crate::support::root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json"))
         .unwrap();
     let child = mesh_adopt()
-        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "postgres", "nats"])
+        .args(["run", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
+        .args(words)
         .arg("--config")
         .arg(&config)
         .catalogue(catalogue.path())
@@ -184,8 +187,18 @@ fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_t
         assert!(started.elapsed() < Duration::from_secs(120), "nats never prepared: {}", standin.read("argv.log"));
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::fs::write(standin.path().join("images/mesh-bus"), "nats:2.11.0-by-hand\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    change(standin.path());
+    (child.wait_with_output().unwrap(), standin)
+}
+
+/// Through the binary on the live stand-ins: while nats's `prepare` is slow, an operator
+/// moves the bus onto another image (the stand-in's files, as its engine reads them); the run
+/// reads the mesh again before nats's push, tells no push, names what moved and exits 1.
+#[test]
+fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_the_next_push() {
+    let (out, standin) = run_changing_the_node_during_the_nats_prepare(&["postgres", "nats"], |node| {
+        std::fs::write(node.join("images/mesh-bus"), "nats:2.11.0-by-hand\n").unwrap()
+    });
     let said = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{said}");
     for words in [
@@ -205,27 +218,10 @@ fn on_the_live_stand_ins_an_outside_change_during_a_slow_step_is_caught_before_t
 /// run for that, not for a mesh that moved.
 #[test]
 fn on_the_live_stand_ins_a_mesh_unreadable_before_a_push_is_said_to_be_unreadable_not_moved() {
-    let standin = crate::live::StandIn::new();
-    std::fs::write(standin.path().join("slow-prepare"), "1").unwrap();
-    let config = standin.config(None);
-    let catalogue = tempfile::tempdir().unwrap();
-    crate::support::TestMesh::new().write_catalogue(catalogue.path());
-    std::fs::copy(crate::support::root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json"))
-        .unwrap();
-    let child = mesh_adopt()
-        .args(["run", "--json", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
-        .args(["postgres", "nats", "mesh-vault", "--config"])
-        .arg(&config)
-        .catalogue(catalogue.path())
-        .stdout(std::process::Stdio::piped())
-        .spawn();
-    let started = std::time::Instant::now();
-    while !standin.read("argv.log").contains("prepare node-1 nats") {
-        assert!(started.elapsed() < Duration::from_secs(120), "nats never prepared: {}", standin.read("argv.log"));
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::fs::write(standin.path().join("specs/mesh-store"), "00").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (out, _standin) =
+        run_changing_the_node_during_the_nats_prepare(&["--json", "postgres", "nats", "mesh-vault"], |node| {
+            std::fs::write(node.join("specs/mesh-store"), "00").unwrap()
+        });
     let said = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{said}");
     let events = lines(&said);
