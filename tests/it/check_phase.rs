@@ -23,7 +23,7 @@ async fn check_of_the_catalogue_plans_without_changing_anything() {
         panic!("{:?}", ran.report.outcome("postgres"))
     };
     assert_eq!(plan.commands.len(), 7);
-    assert_eq!(plan.commands[5].join(" "), "secret accept node-1 postgres superuser --from /accepting-superuser");
+    assert_eq!(plan.commands[5].to_string(), "secret accept node-1 postgres superuser --from /accepting-superuser");
     assert!(ran.report.succeeded());
     assert!(ran.commands().is_empty());
     assert!(ran.mesh.carried().is_empty());

@@ -225,6 +225,7 @@ impl Layer for EngineDown {
     async fn inspect(
         &self,
         _inner: &dyn mesh_adopt_runtime::mesh::Mesh,
+        _node: &str,
         _container: &str,
     ) -> Result<Option<mesh_adopt_runtime::mesh::ContainerState>, mesh_adopt_runtime::mesh::MeshError> {
         Err(mesh_adopt_runtime::mesh::MeshError::Unavailable("cannot connect to the container engine".into()))
@@ -234,9 +235,10 @@ impl Layer for EngineDown {
         &self,
         outer: &dyn mesh_adopt_runtime::mesh::Mesh,
         _inner: &dyn mesh_adopt_runtime::mesh::Mesh,
+        node: &str,
         containers: &[String],
     ) -> mesh_adopt_runtime::effect::MeshView {
-        mesh_adopt_runtime::mesh::inspected_view(outer, containers).await
+        mesh_adopt_runtime::mesh::inspected_view(outer, node, containers).await
     }
 }
 
@@ -457,11 +459,11 @@ async fn a_layer_that_counts_tells_leaves_the_rest_of_the_mesh_as_it_is() {
         async fn tell(
             &self,
             inner: &dyn mesh_adopt_runtime::mesh::Mesh,
-            args: &[String],
+            command: &mesh_adopt_runtime::mesh::Command,
             timeout: std::time::Duration,
         ) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
             self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            inner.tell(args, timeout).await
+            inner.tell(command, timeout).await
         }
     }
 
@@ -522,11 +524,11 @@ fn runs_past_the_pool_of_instances_wait_for_one_instead_of_failing() {
         async fn tell(
             &self,
             inner: &dyn mesh_adopt_runtime::mesh::Mesh,
-            args: &[String],
+            command: &mesh_adopt_runtime::mesh::Command,
             timeout: std::time::Duration,
         ) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-            inner.tell(args, timeout).await
+            inner.tell(command, timeout).await
         }
     }
 

@@ -50,6 +50,6 @@ async fn adopts_every_site_on_its_own_mesh_with_bounded_parallelism() {
     }
     for (i, mesh) in meshes.iter().enumerate() {
         assert_eq!(mesh.recreations("mesh-bus"), 1);
-        assert!(mesh.commands().iter().any(|c| c.join(" ") == format!("push node-{i}")));
+        assert!(mesh.commands().iter().any(|c| c.to_string() == format!("push node-{i}")));
     }
 }

@@ -24,7 +24,7 @@ fn free_port() -> u16 {
 }
 
 /// A NATS server with JetStream and its monitor, on free loopback ports, stopped on drop.
-struct Nats {
+pub(crate) struct Nats {
     child: Child,
     monitor: u16,
     _store: tempfile::TempDir,
@@ -191,8 +191,12 @@ async fn a_control_plane_that_hangs_is_cut_at_the_timeout_and_stopped() {
     std::fs::write(standin.path().join("hang-build"), "").unwrap();
     let mesh = standin.mesh(None);
     let started = Instant::now();
-    let args: Vec<String> = ["build", "repo", "--path", "modules/x"].iter().map(|s| s.to_string()).collect();
-    let answer = mesh.tell(&args, Duration::from_secs(1)).await;
+    let build = mesh_adopt_runtime::mesh::Command::Build {
+        repository: "repo".into(),
+        module: "x".into(),
+        reference: "main".into(),
+    };
+    let answer = mesh.tell(&build, Duration::from_secs(1)).await;
     let MeshError::TimedOut(message) = answer.unwrap_err() else { panic!("expected a timeout") };
     assert!(message.contains("gave no answer within 1s and was stopped"), "{message}");
     assert!(started.elapsed() < Duration::from_secs(10), "cut at the timeout, not after the hang");
@@ -317,7 +321,7 @@ fn live_command(standin: &StandIn, dir: &Path, nats: &Nats, args: &[&str]) -> st
 }
 
 /// A catalogue of phase three, with its foundation, written in a new directory.
-fn live_catalogue() -> tempfile::TempDir {
+pub(crate) fn live_catalogue() -> tempfile::TempDir {
     let catalogue = tempfile::tempdir().unwrap();
     TestMesh::new().write_catalogue(catalogue.path());
     std::fs::copy(root().join("catalogue/foundation.json"), catalogue.path().join("foundation.json")).unwrap();
@@ -745,7 +749,7 @@ fn effect_event(stdout: &[u8]) -> serde_json::Value {
 
 /// Stand-ins with a `state` command, phase three adopted on them by a first run (node-1):
 /// the bus they answer on, the stand-ins, their configuration and the catalogue.
-fn adopted_stand_ins_with_state() -> (Nats, StandIn, PathBuf, tempfile::TempDir) {
+pub(crate) fn adopted_stand_ins_with_state() -> (Nats, StandIn, PathBuf, tempfile::TempDir) {
     let nats = Nats::start();
     let standin = StandIn::new();
     let config = standin.config_with_state(Some(nats.monitor));

@@ -349,14 +349,19 @@ impl mesh_adopt_runtime::mesh::Mesh for Unlockable {
     ) -> Result<(), mesh_adopt_runtime::mesh::MeshError> {
         self.0.carry(name, payload, remote).await
     }
-    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
-        self.0.tell(args, timeout).await
+    async fn tell(
+        &self,
+        command: &mesh_adopt_runtime::mesh::Command,
+        timeout: Duration,
+    ) -> Result<String, mesh_adopt_runtime::mesh::MeshError> {
+        self.0.tell(command, timeout).await
     }
     async fn inspect(
         &self,
+        node: &str,
         container: &str,
     ) -> Result<Option<mesh_adopt_runtime::mesh::ContainerState>, mesh_adopt_runtime::mesh::MeshError> {
-        self.0.inspect(container).await
+        self.0.inspect(node, container).await
     }
     async fn fetch(
         &self,

@@ -25,6 +25,7 @@ mod hostile;
 mod install;
 mod invariants;
 mod live;
+mod live_embedding;
 mod loading;
 mod lock;
 mod native_baseline;

@@ -28,18 +28,20 @@ async fn refuses_after_the_wait_when_the_node_never_applies() {
 }
 
 #[tokio::test]
-async fn asks_at_least_once_even_with_no_wait() {
+async fn asks_at_least_once_within_the_shortest_wait() {
     // A bus that never answers again: the simulator then cannot say how long its node takes
-    // (a shorter wait would be refused in preflight), as a live mesh cannot, so the wait of 0
-    // reaches the plugin.
+    // (a shorter wait would be refused in preflight), as a live mesh cannot, so the shortest
+    // wait a run takes, 1s, reaches the plugin (a run refuses no wait at all, as `validate`
+    // does).
     let mut mesh = TestMesh::new().with_setup(|s| {
         s.apply_delay = Duration::ZERO;
         s.bus_recovery = None;
     });
-    mesh.options.wait = Duration::ZERO;
+    mesh.options.wait = Duration::from_secs(1);
     let ran = run_nats(mesh).await;
-    // The node applied at once and the monitor has not answered: one ask, then the refusal.
-    assert_mentions(ran.refusal("nats"), &["did not answer ok within 0s"]);
+    // The node applied at once and the monitor has not answered: an ask at once, one more as
+    // the wait runs out, then the refusal.
+    assert_mentions(ran.refusal("nats"), &["did not answer ok within 1s"]);
     let fetches = ran
         .transcript
         .events()
@@ -48,5 +50,5 @@ async fn asks_at_least_once_even_with_no_wait() {
             matches!(e, mesh_adopt_runtime::transcript::Entry::Call { request, .. } if request.op == mesh_adopt_runtime::events::Op::Fetch)
         })
         .count();
-    assert_eq!(fetches, 1);
+    assert_eq!(fetches, 2);
 }

@@ -78,7 +78,7 @@ async fn an_adopt_that_returns_before_its_plan_is_told_is_incomplete() {
         panic!("postgres was {:?}", ran.report.outcome("postgres"))
     };
     assert_eq!(left.len(), 6, "{left:?}");
-    assert_eq!(left[0].join(" "), "module add /postgres-module.json");
+    assert_eq!(left[0].to_string(), "module add /postgres-module.json");
     assert!(!ran.report.succeeded());
     assert_eq!(ran.report.exit_code(), 1);
 }

@@ -11,11 +11,16 @@ use std::time::Duration;
 use mesh_adopt_runtime::events::{Change, Event};
 use mesh_adopt_runtime::mesh::layer::{Layer, Layered};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::mesh::{Mesh, MeshError};
+use mesh_adopt_runtime::mesh::{Command, Mesh, MeshError};
 use mesh_adopt_runtime::stream::{RecordFile, Sink};
 use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions};
 
 use crate::support::{example_catalogue, host, mesh_adopt, plugin};
+
+/// `prepare node-1 nats`: after it, another run moves the mesh.
+fn prepare_nats() -> Command {
+    Command::Prepare { node: "node-1".into(), module: "nats".into() }
+}
 
 /// Another run, from a machine the lock does not cover: once `nats` is prepared on the node,
 /// it pushes the node itself and waits for the push to land, before nats's own push.
@@ -26,10 +31,10 @@ struct AnotherRunPushes {
 
 #[async_trait::async_trait]
 impl Layer for AnotherRunPushes {
-    async fn tell(&self, inner: &dyn Mesh, args: &[String], timeout: Duration) -> Result<String, MeshError> {
-        let answer = inner.tell(args, timeout).await;
-        if args == ["prepare", "node-1", "nats"] && !self.pushed.swap(true, Ordering::SeqCst) {
-            inner.tell(&["push".to_string(), "node-1".to_string()], timeout).await.unwrap();
+    async fn tell(&self, inner: &dyn Mesh, command: &Command, timeout: Duration) -> Result<String, MeshError> {
+        let answer = inner.tell(command, timeout).await;
+        if *command == prepare_nats() && !self.pushed.swap(true, Ordering::SeqCst) {
+            inner.tell(&Command::Push { node: "node-1".into() }, timeout).await.unwrap();
             inner.sleep(Duration::from_secs(30)).await;
         }
         answer
@@ -100,7 +105,7 @@ async fn a_mesh_moved_before_nats_pushes_stops_nats_before_its_push_and_the_repl
     assert!(matches!(report.modules[2].1, ModuleOutcome::NotRun { .. }), "{:?}", report.modules);
     assert_eq!(report.exit_code(), 1);
     // nats told no push: the only pushes the node had are postgres's and the other run's.
-    let pushes = simulated.commands().iter().filter(|c| c[0] == "push").count();
+    let pushes = simulated.commands().iter().filter(|c| matches!(c, Command::Push { .. })).count();
     assert_eq!(pushes, 2, "{:?}", simulated.commands());
 
     // The record: nats's push was denied, never sent, and the summary claims no change of
@@ -356,9 +361,9 @@ struct AnotherRunRegisters {
 
 #[async_trait::async_trait]
 impl Layer for AnotherRunRegisters {
-    async fn tell(&self, inner: &dyn Mesh, args: &[String], timeout: Duration) -> Result<String, MeshError> {
-        let answer = inner.tell(args, timeout).await;
-        if args == ["prepare", "node-1", "nats"] && !self.registered.swap(true, Ordering::SeqCst) {
+    async fn tell(&self, inner: &dyn Mesh, command: &Command, timeout: Duration) -> Result<String, MeshError> {
+        let answer = inner.tell(command, timeout).await;
+        if *command == prepare_nats() && !self.registered.swap(true, Ordering::SeqCst) {
             let mut manifest: serde_json::Value = serde_json::from_slice(
                 &std::fs::read(crate::support::root().join("catalogue/modules/postgres/manifest.json")).unwrap(),
             )
@@ -368,7 +373,7 @@ impl Layer for AnotherRunRegisters {
             inner
                 .carry("postgres-module.json", mesh_adopt_runtime::mesh::Payload::Bytes(bytes), "/by-hand.json")
                 .await?;
-            inner.tell(&["module".into(), "add".into(), "/by-hand.json".into()], timeout).await?;
+            inner.tell(&Command::ModuleAdd { remote: "/by-hand.json".into() }, timeout).await?;
         }
         answer
     }
@@ -388,7 +393,7 @@ async fn on_the_simulator_a_registered_manifest_changed_before_a_push_stops_it()
     let words = "module `postgres` container `mesh-store` image: predicted postgres:16.4-bookworm, found postgres:17";
     assert!(message.contains(words), "{message}");
     assert_eq!(report.exit_code(), 1);
-    let pushes = simulated.commands().iter().filter(|c| c[0] == "push").count();
+    let pushes = simulated.commands().iter().filter(|c| matches!(c, Command::Push { .. })).count();
     assert_eq!(pushes, 1, "only postgres pushed: {:?}", simulated.commands());
     let events = lines(&std::fs::read_to_string(&record).unwrap());
     let reread = events.iter().find(|e| e["event"] == "reread" && e["module"] == "nats").unwrap();

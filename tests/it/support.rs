@@ -333,7 +333,7 @@ impl Ran {
 
     /// The control-plane commands that reached the mesh, each as one string.
     pub fn commands(&self) -> Vec<String> {
-        self.mesh.commands().iter().map(|c| c.join(" ")).collect()
+        self.mesh.commands().iter().map(ToString::to_string).collect()
     }
 
     /// Whether `module` said a line containing `fragment`.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::RunOptions;
 use mesh_adopt_runtime::manifest::{ModuleManifest, mounts};
-use mesh_adopt_runtime::mesh::{Mesh, Payload};
+use mesh_adopt_runtime::mesh::{Command, Mesh, Payload};
 use mesh_adopt_runtime::{Catalogue, Foundation, FoundationResource};
 
 const MONITOR: &str = "http://127.0.0.1:8222/healthz";
@@ -44,9 +44,8 @@ impl Native<'_> {
         self.foundation.container(id).ok_or_else(|| format!("the foundation has no container `{id}`"))
     }
 
-    async fn tell(&self, args: &[&str], timeout: u64) -> Result<String, String> {
-        let owned: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        self.mesh.tell(&owned, Duration::from_secs(timeout)).await.map_err(|e| format!("`{}`: {e}", args.join(" ")))
+    async fn tell(&self, command: Command, timeout: u64) -> Result<String, String> {
+        self.mesh.tell(&command, Duration::from_secs(timeout)).await.map_err(|e| format!("`{command}`: {e}"))
     }
 
     async fn provider(
@@ -55,20 +54,18 @@ impl Native<'_> {
         manifest: &[u8],
         before_push: impl AsyncFnOnce() -> Result<(), String>,
     ) -> Result<(), String> {
-        let (m, n) = (module, self.options.node.as_str());
-        let remote = format!("/{m}-module.json");
+        let (module, node) = (module.to_string(), self.options.node.clone());
+        let remote = format!("/{module}-module.json");
         self.mesh.carry("manifest", Payload::Bytes(manifest.to_vec()), &remote).await.map_err(|e| e.to_string())?;
-        self.tell(&["module", "add", &remote], 60).await?;
+        self.tell(Command::ModuleAdd { remote }, 60).await?;
         let source = self.options.catalog_source.clone().ok_or("no catalogue source")?;
-        let (repository, reference) = (source.repository, source.reference);
-        let path = format!("modules/{m}");
-        let reference = reference.unwrap_or_else(|| "main".into());
-        self.tell(&["build", &repository, "--path", &path, "--ref", &reference, "--wait", "1200s"], 1500).await?;
-        let _not_fatal = self.tell(&["module", "issue", m, "--node", n], 60).await;
-        self.tell(&["assign", n, m], 60).await?;
-        self.tell(&["prepare", n, m], 60).await?;
+        let (repository, reference) = (source.repository, source.reference.unwrap_or_else(|| "main".into()));
+        self.tell(Command::Build { repository, module: module.clone(), reference }, 1500).await?;
+        let _not_fatal = self.tell(Command::ModuleIssue { module: module.clone(), node: node.clone() }, 60).await;
+        self.tell(Command::Assign { node: node.clone(), module: module.clone() }, 60).await?;
+        self.tell(Command::Prepare { node: node.clone(), module }, 60).await?;
         before_push().await?;
-        self.tell(&["push", n], 60).await?;
+        self.tell(Command::Push { node }, 60).await?;
         Ok(())
     }
 
@@ -86,8 +83,13 @@ impl Native<'_> {
                 .carry("superuser", Payload::Secret(secret), "/accepting-superuser")
                 .await
                 .map_err(|e| e.to_string())?;
-            let n = self.options.node.as_str();
-            self.tell(&["secret", "accept", n, "postgres", "superuser", "--from", "/accepting-superuser"], 60).await?;
+            let accept = Command::SecretAccept {
+                node: self.options.node.clone(),
+                module: "postgres".into(),
+                secret: "superuser".into(),
+                from: "/accepting-superuser".into(),
+            };
+            self.tell(accept, 60).await?;
             Ok(())
         })
         .await
@@ -119,13 +121,14 @@ impl Native<'_> {
             return Err(format!("{differences} layout fields differ"));
         }
         self.provider("nats", &bytes, async || {
-            let _running = self.mesh.inspect(name).await;
+            let _running = self.mesh.inspect(&self.options.node, name).await;
             Ok(())
         })
         .await?;
         let deadline = self.mesh.now() + self.options.wait;
         loop {
-            let running = self.mesh.inspect(name).await.ok().flatten().map(|c| c.image).unwrap_or_default();
+            let running = self.mesh.inspect(&self.options.node, name).await.ok().flatten().map(|c| c.image);
+            let running = running.unwrap_or_default();
             if !running.is_empty()
                 && running != image
                 && let Ok(response) = self.mesh.fetch(MONITOR).await

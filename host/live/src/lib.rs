@@ -7,170 +7,41 @@
 
 #![warn(missing_docs)]
 
+mod config;
 mod driver;
+pub mod engine;
 pub mod inspect;
 pub mod lock;
 mod node;
 pub mod state;
 pub mod templates;
 
-use std::collections::{BTreeMap, BTreeSet};
+pub use config::{CONFIG_FILE, ConfigError, INSPECT_FORMAT, LiveConfig};
+
+use std::collections::BTreeSet;
 use std::io::Read;
-use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::{Context as _, Result};
 use async_trait::async_trait;
-use serde::Deserialize;
 use tokio::io::AsyncWriteExt;
 
 use mesh_adopt_runtime::effect::MeshView;
 use mesh_adopt_runtime::mesh::lock::{LockHolder, Locking, Unlocked};
-use mesh_adopt_runtime::mesh::{ContainerState, Mesh, MeshError, Payload, Response};
+use mesh_adopt_runtime::mesh::{Command, ContainerState, Mesh, MeshError, Payload, Response};
 
-/// The file the live mesh is configured by, looked for in the working directory.
-pub const CONFIG_FILE: &str = "mesh-adopt.toml";
+use templates::Placeholder;
 
-/// The largest configuration read: real ones are a few hundred bytes.
-const CONFIG_BYTES: u64 = 1 << 20;
-
-/// An inspect template's `--format` for an engine whose JSON answer is not wanted: the
-/// image, whether it runs, and its mounts, as words. The default asks for the engine's JSON,
-/// which also carries the labels a node records the spec digest and the owner in.
-pub const INSPECT_FORMAT: &str =
-    "{{.Config.Image}} {{.State.Running}} mounts{{range .Mounts}} {{.Source}}:{{.Destination}}{{end}}";
-
-/// How a live mesh is reached. Every command is a list of words, run without a shell; the
-/// placeholders are filled in within each word: `{remote}` (needed) and `{name}` in `carry`
-/// and `carry_secret`, `{container}` (needed) and `{node}` in `inspect`, `{node}` in `state`,
-/// `{id}` (needed) in `unlock`, none elsewhere. Any other `{word}` is refused as the
-/// configuration is loaded ([`templates`]).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LiveConfig {
-    /// The control plane's CLI; a tell runs it with the command's words appended.
-    pub control: Vec<String>,
-    /// Stores the bytes on its standard input at `{remote}` in the control plane.
-    pub carry: Vec<String>,
-    /// As `carry`, for a secret; the secret is still only on standard input.
-    pub carry_secret: Vec<String>,
-    /// Describes `{container}` on `{node}`: the engine's JSON (`container inspect`), or the
-    /// words `IMAGE RUNNING [mounts HOST:INSIDE…]` (see [`inspect::read_answer`]).
-    pub inspect: Vec<String>,
-    /// Says what the control plane holds for `{node}`: its modules in registration order, each
-    /// with its manifest, whether it is prepared there and the secrets the node holds for it
-    /// ([`state`] gives the contract). None: the prediction starts from the containers alone,
-    /// and a push that would seal a secret of a module whose container runs is refused, since
-    /// it may be sealed over.
-    pub state: Option<Vec<String>>,
-    /// How long a `state` command may take, in seconds.
-    pub state_timeout_seconds: u64,
-    /// The node `inspect` and `state` answer for when they have no `{node}` word: they see that
-    /// node alone, and a run on another node through them is refused before any effect.
-    pub node: String,
-    /// Text in the inspect command's error output that means "no such container", matched
-    /// as a whole phrase without regard to case (docker says `No such container`, podman `no
-    /// such container`). It must hold a word of four letters or more and be found in nothing
-    /// an engine that cannot answer says ([`templates::ENGINE_TROUBLE`]).
-    pub inspect_absent: String,
-    /// How long an inspect may take, in seconds.
-    pub inspect_timeout_seconds: u64,
-    /// How long a fetch may take, in seconds.
-    pub fetch_timeout_seconds: u64,
-    /// The most of a fetched body kept, in bytes.
-    pub fetch_body_bytes: u64,
-    /// URL prefixes to reach elsewhere from this machine, e.g. a monitor published on
-    /// another port: `"http://127.0.0.1:8222" = "http://127.0.0.1:18222"`.
-    pub fetch_rewrite: BTreeMap<String, String>,
-    /// The most of a command's output kept, in bytes.
-    pub output_bytes: usize,
-    /// Takes the mesh's lock for the holder on its standard input (one JSON line): see
-    /// [`lock`] for its contract. None: only this machine's lock keeps another run out.
-    pub lock: Option<Vec<String>>,
-    /// Releases the lock held under the id in its `{id}` word ([`lock`]); with `lock`.
-    pub unlock: Option<Vec<String>>,
-    /// Prints who holds the mesh's lock, for a check ([`lock`]); optional, with `lock`.
-    pub lock_holder: Option<Vec<String>>,
-    /// How long a `lock`, `unlock` or `lock_holder` command may take, in seconds.
-    pub lock_command_timeout_seconds: u64,
-}
-
-impl Default for LiveConfig {
-    fn default() -> Self {
-        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        LiveConfig {
-            control: words(&["docker", "exec", "-i", "mesh-control", "mesh"]),
-            carry: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "{remote}"]),
-            carry_secret: words(&["docker", "exec", "-i", "mesh-control", "mesh", "carry", "--secret", "{remote}"]),
-            inspect: words(&["docker", "container", "inspect", "{container}"]),
-            state: None,
-            state_timeout_seconds: 10,
-            node: mesh_adopt_runtime::DEFAULT_NODE.to_string(),
-            inspect_absent: "no such container".into(),
-            inspect_timeout_seconds: 10,
-            fetch_timeout_seconds: 5,
-            fetch_body_bytes: 64 << 10,
-            fetch_rewrite: BTreeMap::new(),
-            output_bytes: 256 << 10,
-            lock: None,
-            unlock: None,
-            lock_holder: None,
-            lock_command_timeout_seconds: 10,
-        }
-    }
-}
-
-impl LiveConfig {
-    /// Reads a config file, naming it in any error.
-    pub fn load(path: &Path) -> Result<LiveConfig> {
-        let text = mesh_adopt_runtime::files::read_bounded(path, CONFIG_BYTES)
-            .map_err(anyhow::Error::from)
-            .and_then(|bytes| String::from_utf8(bytes).context("it is not UTF-8"))
-            .with_context(|| format!("failed to read the live mesh configuration `{}`", path.display()))?;
-        let config: LiveConfig = toml::from_str(&text)
-            .with_context(|| format!("the live mesh configuration `{}` is malformed", path.display()))?;
-        for (what, command) in [
-            ("control", &config.control),
-            ("carry", &config.carry),
-            ("carry_secret", &config.carry_secret),
-            ("inspect", &config.inspect),
-        ] {
-            anyhow::ensure!(!command.is_empty(), "`{what}` in `{}` names no command", path.display());
-        }
-        // A zero would cut every answer to nothing or time every call out at once.
-        for (what, value, most) in [
-            ("inspect_timeout_seconds", config.inspect_timeout_seconds, 3600),
-            ("fetch_timeout_seconds", config.fetch_timeout_seconds, 3600),
-            ("fetch_body_bytes", config.fetch_body_bytes, 64 << 20),
-            ("output_bytes", config.output_bytes as u64, 64 << 20),
-            ("lock_command_timeout_seconds", config.lock_command_timeout_seconds, 3600),
-            ("state_timeout_seconds", config.state_timeout_seconds, 3600),
-        ] {
-            anyhow::ensure!(
-                (1..=most).contains(&value),
-                "`{what}` in `{}` is {value}; it must be from 1 to {most}",
-                path.display()
-            );
-        }
-        lock::check_commands(&config).with_context(|| format!("in `{}`", path.display()))?;
-        config.check_node_words().with_context(|| format!("in `{}`", path.display()))?;
-        config.check_templates(path)?;
-        Ok(config)
-    }
-}
-
-/// A mesh reached through real processes and real HTTP.
+/// A mesh reached through real processes and real HTTP. It holds no node of its own: each
+/// read of the node is told the run's (`{node}`), so what a run predicts from and what it
+/// names are one node.
 pub struct LiveMesh {
     config: LiveConfig,
     opened: Instant,
     opened_at: SystemTime,
     /// Where this machine's locks are kept; `None` when there is no state directory.
     locks: Option<lock::MachineLocks>,
-    /// The node runs on this mesh act on: what `{node}` is, and the node whose state the
-    /// prediction reads.
-    node: String,
 }
 
 impl LiveMesh {
@@ -179,8 +50,7 @@ impl LiveMesh {
     /// and cannot be drawn again from anything its record holds.
     pub fn new(config: LiveConfig) -> LiveMesh {
         let locks = lock::MachineLocks::default_dir().map(lock::MachineLocks::in_dir);
-        let node = config.node.clone();
-        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), locks, node }
+        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), locks }
     }
 
     /// This mesh with this machine's locks kept in `dir` instead of the user's state
@@ -189,14 +59,6 @@ impl LiveMesh {
         self.locks = Some(lock::MachineLocks::in_dir(dir));
         self
     }
-}
-
-/// `command` with each placeholder word replaced.
-fn filled(command: &[String], with: &[(&str, &str)]) -> Vec<String> {
-    command
-        .iter()
-        .map(|word| with.iter().fold(word.clone(), |w, (key, value)| w.replace(&format!("{{{key}}}"), value)))
-        .collect()
 }
 
 /// The first lines of a process's error output, for a message.
@@ -388,13 +250,16 @@ impl LiveMesh {
 }
 
 impl LiveMesh {
-    /// Runs the inspect template for `container` and reads its answer
+    /// Runs the inspect template for `container` on `node` and reads its answer
     /// ([`inspect::read_answer`]); `None` when the engine says there is no such container.
-    async fn inspect_spec(&self, container: &str) -> Result<Option<inspect::Inspected>, MeshError> {
-        let argv = filled(&self.config.inspect, &[("container", container), ("node", &self.node)]);
-        let done = self.run(&argv, None, Duration::from_secs(self.config.inspect_timeout_seconds)).await?;
+    async fn inspect_spec(&self, node: &str, container: &str) -> Result<Option<inspect::Inspected>, MeshError> {
+        let argv = self.config.inspect.fill(|p| match p {
+            Placeholder::Container => container.to_string(),
+            _ => node.to_string(),
+        });
+        let done = self.run(&argv, None, self.config.inspect_timeout).await?;
         if done.code != Some(0) {
-            if templates::says(&done.stderr, &self.config.inspect_absent) {
+            if engine::says(&done.stderr, &self.config.inspect_absent) {
                 return Ok(None);
             }
             return Err(MeshError::Failed(format!(
@@ -418,7 +283,7 @@ impl LiveMesh {
 #[async_trait]
 impl Mesh for LiveMesh {
     fn summary(&self) -> String {
-        format!("the live mesh (control plane `{}`)", self.config.control.join(" "))
+        format!("the live mesh (control plane `{}`)", self.config.control.written().join(" "))
     }
 
     async fn carry(&self, name: &str, payload: Payload, remote: &str) -> Result<(), MeshError> {
@@ -426,28 +291,37 @@ impl Mesh for LiveMesh {
             Payload::Bytes(bytes) => (&self.config.carry, bytes.as_slice()),
             Payload::Secret(secret) => (&self.config.carry_secret, secret.bytes.as_slice()),
         };
-        let argv = filled(template, &[("remote", remote), ("name", name)]);
+        let argv = template.fill(|p| match p {
+            Placeholder::Name => name.to_string(),
+            _ => remote.to_string(),
+        });
         self.run_ok(&argv, Some(bytes), Duration::from_secs(60)).await.map(|_| ())
     }
 
-    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
-        let mut argv = self.config.control.clone();
-        argv.extend(args.iter().cloned());
+    /// The control plane's CLI with the command's words appended: the one place a command
+    /// becomes words a process is given.
+    async fn tell(&self, command: &Command, timeout: Duration) -> Result<String, MeshError> {
+        let mut argv = self.config.control.fill(|_| String::new());
+        argv.extend(command.words());
         self.run_ok(&argv, None, timeout).await
     }
 
-    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
-        Ok(self.inspect_spec(container).await?.map(|found| found.state))
+    async fn inspect(&self, node: &str, container: &str) -> Result<Option<ContainerState>, MeshError> {
+        Ok(self.inspect_spec(node, container).await?.map(|found| found.state))
     }
 
-    /// Each container asked about, inspected on this mesh's node: its image and, where the
-    /// engine's answer has them, its mounts, spec digest and owner; and, where the
-    /// configuration has a `state` command, the control plane's modules with what the node
-    /// holds for each. Without one the modules cannot be asked, and the view is partial.
-    async fn view(&self, containers: &[String]) -> MeshView {
+    fn serves(&self, node: &str) -> Result<(), String> {
+        self.serves_node(node)
+    }
+
+    /// Each container asked about, inspected on `node`: its image and, where the engine's
+    /// answer has them, its mounts, spec digest and owner; and, where the configuration has a
+    /// `state` command, the control plane's modules with what the node holds for each.
+    /// Without one the modules cannot be asked, and the view is partial.
+    async fn view(&self, node: &str, containers: &[String]) -> MeshView {
         let mut view = MeshView::looked();
         for name in containers {
-            match self.inspect_spec(name).await {
+            match self.inspect_spec(node, name).await {
                 Ok(Some(found)) => {
                     view.containers.insert(name.clone(), found.spec());
                 }
@@ -460,7 +334,7 @@ impl Mesh for LiveMesh {
                 }
             }
         }
-        self.add_state(&mut view).await;
+        self.add_state(node, &mut view).await;
         view
     }
 
@@ -471,10 +345,10 @@ impl Mesh for LiveMesh {
             .iter()
             .find_map(|(from, to)| url.strip_prefix(from.as_str()).map(|rest| format!("{to}{rest}")))
             .unwrap_or_else(|| url.to_string());
-        let timeout = Duration::from_secs(self.config.fetch_timeout_seconds);
+        let timeout = self.config.fetch_timeout;
         let cap = self.config.fetch_body_bytes;
         let shown = if target == url { format!("`{url}`") } else { format!("`{url}` (reached as `{target}`)") };
-        let answer = driver::blocking_on_driver(move || -> Result<Response, String> {
+        let answer = driver::blocking_on_driver(move || -> Result<Response, ureq::Error> {
             // A redirect is the plugin's to see, not the host's to follow: following it would
             // fetch a URL the grants never saw. Nor does a proxy from the environment get to
             // see what the plugin fetches.
@@ -485,20 +359,22 @@ impl Mesh for LiveMesh {
                 .proxy(None)
                 .build()
                 .into();
-            let response = agent.get(&target).call().map_err(|e| e.to_string())?;
+            let response = agent.get(&target).call()?;
             let status = response.status().as_u16();
             let mut body = Vec::new();
-            response.into_body().into_reader().take(cap).read_to_end(&mut body).map_err(|e| e.to_string())?;
+            response.into_body().into_reader().take(cap).read_to_end(&mut body)?;
             Ok(Response { status, body: String::from_utf8_lossy(&body).into_owned() })
         })
         .await
         .map_err(|e| MeshError::Unavailable(format!("{shown}: {e}")))?;
-        answer.map_err(|e| {
-            if e.to_lowercase().contains("timeout") || e.to_lowercase().contains("timed out") {
+        answer.map_err(|e| match e {
+            ureq::Error::Timeout(_) => {
                 MeshError::TimedOut(format!("{shown} gave no answer within {}s", timeout.as_secs()))
-            } else {
-                MeshError::Unavailable(format!("{shown}: {e}"))
             }
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                MeshError::TimedOut(format!("{shown} gave no answer within {}s", timeout.as_secs()))
+            }
+            other => MeshError::Unavailable(format!("{shown}: {other}")),
         })
     }
 
@@ -516,14 +392,6 @@ impl Mesh for LiveMesh {
     }
 
     async fn lock(&self, holder: &LockHolder) -> Result<Locking, MeshError> {
-        // A run on another node than this mesh's would push one node and predict from another.
-        if holder.node != self.node {
-            return Err(MeshError::Failed(format!(
-                "the run is on node `{}`, and this live mesh reads node `{}`: open it for the run's node \
-                 (`LiveMesh::on_node`)",
-                holder.node, self.node
-            )));
-        }
         self.take_lock(holder).await
     }
 

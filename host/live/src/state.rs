@@ -30,15 +30,14 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use std::time::Duration;
-
 use mesh_adopt_runtime::effect::{KnownModule, MeshView};
 use mesh_adopt_runtime::manifest::{ModuleManifest, command::check_word};
 use mesh_adopt_runtime::mesh::MeshError;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::{LiveMesh, filled};
+use crate::LiveMesh;
+use crate::templates::Template;
 
 /// The answer as its contract writes it.
 #[derive(Deserialize)]
@@ -104,40 +103,38 @@ pub fn read_answer(answer: &str, node: &str) -> Result<Vec<KnownModule>, String>
 }
 
 impl LiveMesh {
-    /// Adds to `view` what the control plane holds for this mesh's node, when the
-    /// configuration has a `state` command and the view was seen so far: its modules, and that
-    /// they are the control plane's answer. A `state` that fails or answers otherwise leaves
-    /// the mesh unseen, never read as holding nothing.
-    pub(crate) async fn add_state(&self, view: &mut MeshView) {
+    /// Adds to `view` what the control plane holds for `node`, when the configuration has a
+    /// `state` command and the view was seen so far: its modules, and that they are the
+    /// control plane's answer. A `state` that fails or answers otherwise leaves the mesh
+    /// unseen, never read as holding nothing.
+    pub(crate) async fn add_state(&self, node: &str, view: &mut MeshView) {
         if let (None, Some(command)) = (&view.unseen, &self.config.state) {
-            match self.read_state(command).await {
+            match self.read_state(command, node).await {
                 Ok(modules) => {
                     view.modules = modules;
                     view.modules_known = true;
                 }
                 Err(e) => {
-                    view.unseen =
-                        Some(format!("the control plane could not say what it holds on node `{}`: {e}", self.node))
+                    view.unseen = Some(format!("the control plane could not say what it holds on node `{node}`: {e}"))
                 }
             }
         }
         view.complete = view.modules_known && view.containers.values().all(|c| c.volumes.is_some());
     }
 
-    /// Runs the `state` command for this mesh's node and reads its answer ([`read_answer`]).
-    async fn read_state(&self, command: &[String]) -> Result<Vec<KnownModule>, MeshError> {
-        let argv = filled(command, &[("node", &self.node)]);
-        let stdout = self.run_ok(&argv, None, Duration::from_secs(self.config.state_timeout_seconds)).await?;
-        read_answer(&stdout, &self.node).map_err(|why| {
+    /// Runs the `state` command for `node` and reads its answer ([`read_answer`]).
+    async fn read_state(&self, command: &Template, node: &str) -> Result<Vec<KnownModule>, MeshError> {
+        let argv = command.fill(|_| node.to_string());
+        let stdout = self.run_ok(&argv, None, self.config.state_timeout).await?;
+        read_answer(&stdout, node).map_err(|why| {
             let cut = if stdout.len() >= self.config.output_bytes {
                 format!(" (its answer was cut at `output_bytes`, {} bytes)", self.config.output_bytes)
             } else {
                 String::new()
             };
             MeshError::Failed(format!(
-                "`{}` answered what is not the state of node `{}`: {why}{cut}",
-                argv.join(" "),
-                self.node
+                "`{}` answered what is not the state of node `{node}`: {why}{cut}",
+                argv.join(" ")
             ))
         })
     }

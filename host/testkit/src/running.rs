@@ -11,7 +11,7 @@ use anyhow::{Context as _, Result};
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimulatedMesh};
-use mesh_adopt_runtime::mesh::{ContainerChange, Mesh as _};
+use mesh_adopt_runtime::mesh::{Command, ContainerChange, Mesh as _};
 use mesh_adopt_runtime::transcript::Transcript;
 use mesh_adopt_runtime::{Contract, Credentials};
 use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
@@ -280,7 +280,7 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
             ));
         }
     }
-    let commands: Vec<String> = ran.mesh.commands().iter().map(|c| c.join(" ")).collect();
+    let commands: Vec<String> = ran.mesh.commands().iter().map(ToString::to_string).collect();
     if let Some(expected) = &expect.commands
         && expected != &commands
     {
@@ -305,10 +305,8 @@ pub fn differences(scenario: &Scenario, ran: &ScenarioRun) -> Vec<String> {
     let commands_here = ran.mesh.commands();
     let told_here: Vec<(&str, &str)> = commands_here
         .iter()
-        .filter_map(|c| match c.as_slice() {
-            [secret, accept, _node, module, name, ..] if secret == "secret" && accept == "accept" => {
-                Some((module.as_str(), name.as_str()))
-            }
+        .filter_map(|c| match c {
+            Command::SecretAccept { module, secret, .. } => Some((module.as_str(), secret.as_str())),
             _ => None,
         })
         .collect();

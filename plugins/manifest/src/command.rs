@@ -139,11 +139,13 @@ impl Command {
             ["push", node] => Command::Push { node: node.to_string() },
             _ => return Err(CommandError::Unknown),
         };
-        command.check_words()?;
+        command.check()?;
         Ok(command)
     }
 
-    fn check_words(&self) -> Result<(), CommandError> {
+    /// Checks that every name the command carries is a checked word: how a command that came
+    /// typed (contract 0.2.0's variant) is held to the rule words are held to when parsed.
+    pub fn check(&self) -> Result<(), CommandError> {
         match self {
             Command::ModuleAdd { remote } => check_word("manifest path", remote),
             Command::Build { repository, module, reference } => {
@@ -167,29 +169,50 @@ impl Command {
         }
     }
 
-    /// The command's words, as it is told.
-    pub fn words(&self) -> Vec<String> {
-        let w = |words: &[&str]| words.iter().map(|s| s.to_string()).collect();
+    /// Hands each of the command's words to `word`, in order, without making them: what
+    /// sizes a command and writes it out. The build's path is given in its two parts,
+    /// `modules/` then the module, which `word` is told make one word (`joined: true` on the
+    /// second).
+    fn each_word(&self, mut word: impl FnMut(&str, bool)) {
+        let mut all = |words: &[&str]| words.iter().for_each(|w| word(w, false));
         match self {
-            Command::ModuleAdd { remote } => w(&["module", "add", remote]),
-            Command::Build { repository, module, reference } => w(&[
-                "build",
-                repository,
-                "--path",
-                &format!("modules/{module}"),
-                "--ref",
-                reference,
-                "--wait",
-                BUILD_WAIT,
-            ]),
-            Command::ModuleIssue { module, node } => w(&["module", "issue", module, "--node", node]),
-            Command::Assign { node, module } => w(&["assign", node, module]),
-            Command::Prepare { node, module } => w(&["prepare", node, module]),
-            Command::SecretAccept { node, module, secret, from } => {
-                w(&["secret", "accept", node, module, secret, "--from", from])
+            Command::ModuleAdd { remote } => all(&["module", "add", remote]),
+            Command::Build { repository, module, reference } => {
+                all(&["build", repository, "--path", "modules/"]);
+                drop(all);
+                word(module, true);
+                ["--ref", reference, "--wait", BUILD_WAIT].iter().for_each(|w| word(w, false));
             }
-            Command::Push { node } => w(&["push", node]),
+            Command::ModuleIssue { module, node } => all(&["module", "issue", module, "--node", node]),
+            Command::Assign { node, module } => all(&["assign", node, module]),
+            Command::Prepare { node, module } => all(&["prepare", node, module]),
+            Command::SecretAccept { node, module, secret, from } => {
+                all(&["secret", "accept", node, module, secret, "--from", from])
+            }
+            Command::Push { node } => all(&["push", node]),
         }
+    }
+
+    /// The command's words, as it is told: made where a process is given them or a line
+    /// shows them, never to decide what the command is.
+    pub fn words(&self) -> Vec<String> {
+        let mut words: Vec<String> = Vec::with_capacity(8);
+        self.each_word(|w, joined| match (joined, words.last_mut()) {
+            (true, Some(last)) => last.push_str(w),
+            _ => words.push(w.to_string()),
+        });
+        words
+    }
+
+    /// How many words the command is, and how many bytes they hold in all: what a limit on a
+    /// command's size is held to, without making its words.
+    pub fn size(&self) -> (usize, usize) {
+        let (mut count, mut bytes) = (0, 0);
+        self.each_word(|w, joined| {
+            count += usize::from(!joined);
+            bytes += w.len();
+        });
+        (count, bytes)
     }
 
     /// The module a command acts on, where it names one.
@@ -219,7 +242,16 @@ impl Command {
 
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.words().join(" "))
+        let mut first = true;
+        let mut result = Ok(());
+        self.each_word(|w, joined| {
+            if !first && !joined {
+                result = result.and_then(|()| f.write_str(" "));
+            }
+            first = false;
+            result = result.and_then(|()| f.write_str(w));
+        });
+        result
     }
 }
 
@@ -242,7 +274,11 @@ mod tests {
             "secret accept node-1 postgres superuser --from /accepting-superuser",
             "push node-1",
         ] {
-            assert_eq!(parse(text).unwrap().to_string(), text);
+            let command = parse(text).unwrap();
+            assert_eq!(command.to_string(), text);
+            assert_eq!(command.words().join(" "), text);
+            let words = text.split(' ').count();
+            assert_eq!(command.size(), (words, text.len() + 1 - words), "{text}");
         }
     }
 

@@ -239,9 +239,11 @@ pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<Exit
         MeshKind::Live => {
             let config = live_config(args.config.as_deref())?;
             session.clear_config(&config, live_config_file(args.config.as_deref()))?;
-            Arc::new(LiveMesh::new(config).on_node(&options.node)?)
+            Arc::new(LiveMesh::new(config))
         }
     };
+    // Said before anything is shown, as any option that cannot be used is; the run refuses it too.
+    mesh.serves(&options.node).map_err(anyhow::Error::msg)?;
     let cleared = session.clear(options, mesh)?;
     let output = &session.output;
     let host = args.cache.host(args.limits(), args.code.policy(CodeArg::Auto))?;
@@ -286,7 +288,7 @@ pub async fn check_or_run(args: PhaseArgs, phase: CheckOrRun<'_>) -> Result<Exit
 /// one, else the built-in defaults.
 pub(crate) fn live_config(path: Option<&Path>) -> Result<LiveConfig> {
     match live_config_file(path) {
-        Some(path) => LiveConfig::load(path),
+        Some(path) => Ok(LiveConfig::load(path)?),
         None => Ok(LiveConfig::default()),
     }
 }

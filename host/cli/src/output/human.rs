@@ -84,7 +84,7 @@ pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
                 format!("{module:>10} │ waiting for `{}` (up to {}s)", visible(&request.words()), timeout.as_secs());
             return Shown::Wait { what, at: *at };
         }
-        Entry::Call { module, phase, request, outcome, at, took } if verbose => {
+        Entry::Call { module, phase, request, outcome, at, took, .. } if verbose => {
             let result = match outcome.as_ref().map(events::CallValue::words) {
                 Ok(_) if request.op == Op::Inspect && matches!(outcome, Ok(events::CallValue::Nothing)) => {
                     "ok: no such container".to_string()

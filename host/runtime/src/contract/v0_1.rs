@@ -20,7 +20,7 @@ wasmtime::component::bindgen!({
 
 use crate::model;
 
-super::serve_imports!(v0_1, |args: Vec<String>| args);
+super::serve_imports!(v0_1, |args: Vec<String>| crate::model::PluginCommand::from_words(args));
 
 super::context_parts!();
 
@@ -36,7 +36,7 @@ pub fn context(ctx: &model::Context) -> Context {
 
 impl From<Plan> for model::Plan {
     fn from(plan: Plan) -> model::Plan {
-        model::Plan::new(plan.summary, plan.commands)
+        model::Plan::from_words(plan.summary, plan.commands)
     }
 }
 

@@ -24,9 +24,9 @@ use mesh_adopt_manifest::command::Command as Vocabulary;
 
 use crate::model;
 
-super::serve_imports!(v0_2, |command: super::Command| super::words(command), control: {
+super::serve_imports!(v0_2, |command: super::Command| super::command(command), control: {
     fn words(&mut self, command: super::Command) -> String {
-        super::words(command).join(" ")
+        super::command(command).to_string()
     }
 }, machine: {
     fn ungranted(&mut self, inspect: Vec<String>, fetch: Vec<String>) -> Vec<String> {
@@ -34,10 +34,10 @@ super::serve_imports!(v0_2, |command: super::Command| super::words(command), con
     }
 });
 
-/// A typed command in the control plane's words. Its names are checked where words are (the
-/// grants read them back into the vocabulary), so a name that is not a plain word is denied
-/// there, as it would be from a 0.1.0 plugin.
-pub fn words(command: Command) -> Vec<String> {
+/// A typed command as the host's one command value. Its names are held to the rule parsed
+/// words are held to, so a name that is not a plain word is denied by the grants, as it would
+/// be from a 0.1.0 plugin.
+pub fn command(command: Command) -> model::PluginCommand {
     let vocabulary = match command {
         Command::ModuleAdd(remote) => Vocabulary::ModuleAdd { remote },
         Command::Build(b) => Vocabulary::Build { repository: b.repository, module: b.module, reference: b.ref_ },
@@ -49,7 +49,7 @@ pub fn words(command: Command) -> Vec<String> {
         }
         Command::Push(node) => Vocabulary::Push { node },
     };
-    vocabulary.words()
+    model::PluginCommand::from_typed(vocabulary)
 }
 
 super::context_parts!();
@@ -98,7 +98,7 @@ pub fn context(ctx: &model::Context) -> Context {
 
 /// A plan in the host's words.
 pub fn plan(plan: Plan) -> model::Plan {
-    model::Plan::new(plan.summary, plan.commands.into_iter().map(words).collect())
+    model::Plan { summary: plan.summary, commands: plan.commands.into_iter().map(command).collect() }
 }
 
 /// A report in the host's words.
@@ -118,7 +118,7 @@ mod tests {
     use mesh::adopt::types::{Build, SecretAccept};
 
     #[test]
-    fn every_typed_command_reads_as_the_words_of_the_vocabulary() {
+    fn every_typed_command_is_the_vocabularys_command_of_the_same_words() {
         let place = || Placement { node: "node-1".into(), module: "postgres".into() };
         for (command, said) in [
             (Command::ModuleAdd("/postgres-module.json".into()), "module add /postgres-module.json"),
@@ -144,9 +144,9 @@ mod tests {
             ),
             (Command::Push("node-1".into()), "push node-1"),
         ] {
-            let words = words(command);
-            assert_eq!(words.join(" "), said);
-            assert!(Vocabulary::parse(&words).is_ok(), "{said}");
+            let command = super::command(command);
+            assert_eq!(command.to_string(), said);
+            assert_eq!(command.known(), Vocabulary::parse(&command.words()).ok().as_ref(), "{said}");
         }
     }
 }

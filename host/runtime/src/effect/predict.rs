@@ -100,7 +100,7 @@ pub struct Planned<'a> {
     /// Its manifest, as the control plane will register it.
     pub manifest: &'a std::sync::Arc<ModuleManifest>,
     /// The commands its plan tells, in order.
-    pub commands: &'a [crate::model::PlannedCommand],
+    pub commands: &'a [crate::model::PluginCommand],
 }
 
 /// Runs the node's push rule over `modules`' plans, in order, from `view`.
@@ -122,7 +122,7 @@ pub fn predict_ahead(view: &MeshView, modules: &[Planned<'_>]) -> (Prediction, V
     for planned in modules {
         prediction.pushes_by_module.entry(planned.module.to_string()).or_insert(0);
         for (index, planned_command) in planned.commands.iter().enumerate() {
-            let Ok(command) = planned_command.command() else { continue };
+            let Some(command) = planned_command.known() else { continue };
             match command.clone() {
                 Command::ModuleAdd { .. } => register(&mut known, planned.module, planned.manifest),
                 Command::Prepare { module, .. } => {
@@ -136,9 +136,10 @@ pub fn predict_ahead(view: &MeshView, modules: &[Planned<'_>]) -> (Prediction, V
                 Command::SecretAccept { module, secret, .. } => {
                     accepted.insert((module, secret));
                 }
-                Command::Push { .. } => {
+                Command::Push { node: pushed } => {
                     ahead.push(AheadOfPush {
                         module: planned.module.to_string(),
+                        node: pushed,
                         command: index,
                         expected: MeshView {
                             containers: node.clone(),
@@ -269,8 +270,10 @@ mod tests {
     /// commands.
     fn again(plan: &[&str]) -> Prediction {
         let manifest = Arc::new(ModuleManifest::parse(STORE).unwrap());
-        let commands: Vec<crate::model::PlannedCommand> =
-            plan.iter().map(|c| crate::model::PlannedCommand::new(c.split(' ').map(String::from).collect())).collect();
+        let commands: Vec<crate::model::PluginCommand> = plan
+            .iter()
+            .map(|c| crate::model::PluginCommand::from_words(c.split(' ').map(String::from).collect()))
+            .collect();
         let mut view = MeshView::looked();
         view.modules_known = true;
         let settled = ["superuser".to_string()].into();

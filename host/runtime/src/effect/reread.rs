@@ -17,6 +17,8 @@ use super::{ContainerSpec, KnownModule, MeshView, PushedContainer};
 pub struct AheadOfPush {
     /// The module whose plan pushes.
     pub module: String,
+    /// The node it pushes: the run's, whose containers are read again.
+    pub node: String,
     /// Where in that plan, counting its commands from 0.
     pub command: usize,
     /// The mesh as predicted then: the containers, and the control plane's modules where

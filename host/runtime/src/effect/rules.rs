@@ -431,10 +431,10 @@ mod tests {
     fn vault_again(holds: Option<bool>) -> (MeshView, Prediction) {
         use crate::effect::{ContainerSpec, KnownModule, Planned, Spec, predict};
         let manifest = std::sync::Arc::new(mesh_adopt_manifest::ModuleManifest::parse(VAULT).unwrap());
-        let commands: Vec<crate::model::PlannedCommand> =
+        let commands: Vec<crate::model::PluginCommand> =
             ["module add /v.json", "prepare node-1 mesh-vault", "push node-1"]
                 .iter()
-                .map(|c| crate::model::PlannedCommand::new(c.split(' ').map(String::from).collect()))
+                .map(|c| crate::model::PluginCommand::from_words(c.split(' ').map(String::from).collect()))
                 .collect();
         let mut view = MeshView::looked();
         let digest = Spec::of_module(&manifest.resolved_containers()[0]).digest();

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-use super::{Audit, ContainerState, Mesh, MeshError, Payload, Response};
+use super::{Audit, Command, ContainerState, Mesh, MeshError, Payload, Response};
 
 /// What a wrapper changes of the mesh inside it. Each method is handed that mesh and, by
 /// default, passes the call to it as it is: implement only the ones to change.
@@ -29,13 +29,18 @@ pub trait Layer: Send + Sync {
     }
 
     /// See [`Mesh::tell`].
-    async fn tell(&self, inner: &dyn Mesh, args: &[String], timeout: Duration) -> Result<String, MeshError> {
-        inner.tell(args, timeout).await
+    async fn tell(&self, inner: &dyn Mesh, command: &Command, timeout: Duration) -> Result<String, MeshError> {
+        inner.tell(command, timeout).await
     }
 
     /// See [`Mesh::inspect`].
-    async fn inspect(&self, inner: &dyn Mesh, container: &str) -> Result<Option<ContainerState>, MeshError> {
-        inner.inspect(container).await
+    async fn inspect(
+        &self,
+        inner: &dyn Mesh,
+        node: &str,
+        container: &str,
+    ) -> Result<Option<ContainerState>, MeshError> {
+        inner.inspect(node, container).await
     }
 
     /// See [`Mesh::fetch`].
@@ -44,15 +49,21 @@ pub trait Layer: Send + Sync {
     }
 
     /// See [`Mesh::view`]; `outer` is the layered mesh, whose calls pass through this layer.
-    async fn view(&self, outer: &dyn Mesh, inner: &dyn Mesh, containers: &[String]) -> crate::effect::MeshView {
+    async fn view(
+        &self,
+        outer: &dyn Mesh,
+        inner: &dyn Mesh,
+        node: &str,
+        containers: &[String],
+    ) -> crate::effect::MeshView {
         let _ = outer;
-        inner.view(containers).await
+        inner.view(node, containers).await
     }
 
     /// See [`Mesh::reread`]; `outer` is the layered mesh. Follows the inner mesh's unless the
     /// layer says otherwise: a layer that changes `view` and would have the re-read before a
     /// push see the mesh through it answers with `outer`'s default, [`crate::effect::Reread::of`]
-    /// `outer.view(&ahead.names)`.
+    /// `outer.view(&ahead.node, &ahead.names)`.
     async fn reread(
         &self,
         outer: &dyn Mesh,
@@ -98,12 +109,12 @@ impl<L: Layer> Mesh for Layered<L> {
         self.layer.carry(&*self.inner, name, payload, remote).await
     }
 
-    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
-        self.layer.tell(&*self.inner, args, timeout).await
+    async fn tell(&self, command: &Command, timeout: Duration) -> Result<String, MeshError> {
+        self.layer.tell(&*self.inner, command, timeout).await
     }
 
-    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
-        self.layer.inspect(&*self.inner, container).await
+    async fn inspect(&self, node: &str, container: &str) -> Result<Option<ContainerState>, MeshError> {
+        self.layer.inspect(&*self.inner, node, container).await
     }
 
     async fn fetch(&self, url: &str) -> Result<Response, MeshError> {
@@ -142,8 +153,8 @@ impl<L: Layer> Mesh for Layered<L> {
         self.inner.quiesce().await
     }
 
-    async fn view(&self, containers: &[String]) -> crate::effect::MeshView {
-        self.layer.view(self, &*self.inner, containers).await
+    async fn view(&self, node: &str, containers: &[String]) -> crate::effect::MeshView {
+        self.layer.view(self, &*self.inner, node, containers).await
     }
 
     async fn reread(&self, ahead: &crate::effect::AheadOfPush) -> crate::effect::Reread {
@@ -152,6 +163,10 @@ impl<L: Layer> Mesh for Layered<L> {
 
     fn audit(&self) -> Audit {
         self.inner.audit()
+    }
+
+    fn serves(&self, node: &str) -> Result<(), String> {
+        self.inner.serves(node)
     }
 
     async fn lock(&self, holder: &super::lock::LockHolder) -> Result<super::lock::Locking, MeshError> {

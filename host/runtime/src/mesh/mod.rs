@@ -4,6 +4,9 @@
 use std::fmt;
 
 pub use crate::catalogue::credentials::SecretValue;
+/// The control-plane command a mesh is told: one value from the contract's boundary to the
+/// mesh, whose words a backend makes only where it runs a process or writes a line.
+pub use mesh_adopt_manifest::command::Command;
 
 /// How long the default [`Mesh::view`] waits for each inspect before it says the mesh could
 /// not be seen.
@@ -145,10 +148,10 @@ pub trait Mesh: Send + Sync {
     async fn carry(&self, name: &str, payload: Payload, remote: &str) -> Result<(), MeshError>;
 
     /// Runs one control-plane command within `timeout`, returning its output.
-    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError>;
+    async fn tell(&self, command: &Command, timeout: Duration) -> Result<String, MeshError>;
 
-    /// What a container runs, or `None` when there is no such container.
-    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError>;
+    /// What a container on `node` (the run's) runs, or `None` when there is no such container.
+    async fn inspect(&self, node: &str, container: &str) -> Result<Option<ContainerState>, MeshError>;
 
     /// An HTTP GET.
     async fn fetch(&self, url: &str) -> Result<Response, MeshError>;
@@ -193,13 +196,20 @@ pub trait Mesh: Send + Sync {
     /// advances its clock past pending applies); a live mesh has nothing to do here.
     async fn quiesce(&self) {}
 
-    /// What the mesh holds before a run, for the prediction of its pushes: the containers
+    /// Whether this mesh can carry a run on `node` (the run's option): `Err` says why not,
+    /// and the run is refused before anything reaches the mesh, as an option that cannot be
+    /// used. By default every node is served.
+    fn serves(&self, _node: &str) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// What `node` holds before a run, for the prediction of its pushes: the containers
     /// named (absent ones left out) and, where the backend can tell, the control plane's
     /// modules. By default each container is inspected, its volumes unknown; an inspect that
     /// errs, or does not answer within [`VIEW_WAIT`], leaves the mesh unseen (never read as a
     /// container that is not there), and the run stops before any effect.
-    async fn view(&self, containers: &[String]) -> crate::effect::MeshView {
-        inspected_view(self, containers).await
+    async fn view(&self, node: &str, containers: &[String]) -> crate::effect::MeshView {
+        inspected_view(self, node, containers).await
     }
 
     /// Reads the mesh again just before a push, the same reads [`Mesh::view`] made for the
@@ -212,7 +222,7 @@ pub trait Mesh: Send + Sync {
         if !ahead.expected.looked {
             return crate::effect::Reread::default();
         }
-        let found = self.view(&ahead.names).await;
+        let found = self.view(&ahead.node, &ahead.names).await;
         crate::effect::Reread::of(ahead, &found)
     }
 
@@ -248,15 +258,15 @@ pub trait Mesh: Send + Sync {
     }
 }
 
-/// The view [`Mesh::view`] makes by default: each container asked of `mesh`'s `inspect`,
-/// its volumes unknown; an inspect that errs, or does not answer within [`VIEW_WAIT`], leaves
-/// the mesh unseen. For a mesh (or a [`layer::Layer`]) that answers `inspect` its own way and
-/// would have the view follow.
-pub async fn inspected_view(mesh: &(impl Mesh + ?Sized), containers: &[String]) -> crate::effect::MeshView {
+/// The view [`Mesh::view`] makes by default: each container on `node` asked of `mesh`'s
+/// `inspect`, its volumes unknown; an inspect that errs, or does not answer within
+/// [`VIEW_WAIT`], leaves the mesh unseen. For a mesh (or a [`layer::Layer`]) that answers
+/// `inspect` its own way and would have the view follow.
+pub async fn inspected_view(mesh: &(impl Mesh + ?Sized), node: &str, containers: &[String]) -> crate::effect::MeshView {
     {
         let mut view = crate::effect::MeshView::looked();
         for name in containers {
-            match crate::wait::within(mesh.inspect(name), VIEW_WAIT).await {
+            match crate::wait::within(mesh.inspect(node, name), VIEW_WAIT).await {
                 Some(Ok(Some(state))) => {
                     let spec = crate::effect::ContainerSpec::new(state.image, None).with_running(Some(state.running));
                     view.containers.insert(name.clone(), spec);

@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result, bail};
 use async_trait::async_trait;
 
-use super::{ContainerState, Mesh, MeshError, Payload, Response};
+use super::{Command, ContainerState, Mesh, MeshError, Payload, Response};
 use crate::events::{
     self, CallEvent, CallResult, CallValue, CatalogueRecord, Divergence, ErrorKind, Event, Header, Op,
     ReplayInterruption, Request, SCHEMA,
@@ -150,6 +150,15 @@ fn check_call(call: &CallEvent) -> Result<()> {
         && call.request.args.len() != arity
     {
         bail!("has {} `{name}` call with {} args; `{name}` takes {arity}", article(op), call.request.args.len());
+    }
+    // A tell that reached the mesh is a command of its vocabulary: words that are none were
+    // never sent, and a replay could not tell them.
+    let reached = !matches!(&call.result, CallResult::Error(e) if e.kind == ErrorKind::Denied);
+    if op == Op::Tell
+        && reached
+        && let Err(why) = Command::parse(&call.request.args)
+    {
+        bail!("has a `tell` call `{}` that reached the mesh and is no command of it: {why}", call.request.words());
     }
     if let CallResult::Ok(value) = &call.result
         && !value.fits(op)
@@ -400,9 +409,11 @@ impl Mesh for ReplayMesh {
         }
     }
 
-    async fn tell(&self, args: &[String], _timeout: Duration) -> Result<String, MeshError> {
-        let made = Request { op: Op::Tell, args: args.to_vec(), payload: None, cut: None };
-        match self.answer(&made, |recorded| recorded == args)? {
+    /// Each recorded tell's words are read into a command as the replay reaches it, and
+    /// compared with the command told as a value.
+    async fn tell(&self, command: &Command, _timeout: Duration) -> Result<String, MeshError> {
+        let made = Request { op: Op::Tell, args: command.words(), payload: None, cut: None };
+        match self.answer(&made, |recorded| Command::parse(recorded).as_ref() == Ok(command))? {
             CallValue::Output(output) => Ok(output),
             other => Err(misfit(Op::Tell, &other)),
         }
@@ -410,7 +421,7 @@ impl Mesh for ReplayMesh {
 
     /// A recording answers only the plugins' calls, in order: the prediction asks nothing of it
     /// and rests on the plans alone.
-    async fn view(&self, _containers: &[String]) -> crate::effect::MeshView {
+    async fn view(&self, _node: &str, _containers: &[String]) -> crate::effect::MeshView {
         crate::effect::MeshView::default()
     }
 
@@ -434,7 +445,7 @@ impl Mesh for ReplayMesh {
         }
     }
 
-    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
+    async fn inspect(&self, _node: &str, container: &str) -> Result<Option<ContainerState>, MeshError> {
         let made = Request { op: Op::Inspect, args: vec![container.into()], payload: None, cut: None };
         match self.answer(&made, |recorded| recorded == [container])? {
             CallValue::Container(c) => Ok(Some(ContainerState { image: c.image, running: c.running })),
@@ -491,42 +502,50 @@ mod tests {
         // Three polls 2 s apart on a live mesh, each taking real time: the last returned at
         // 5.6 s, where two virtual sleeps alone would say 4 s.
         let mesh = ReplayMesh::new(vec![inspect_at(1_000.0), inspect_at(3_300.0), inspect_at(5_600.0)], None);
-        mesh.inspect("mesh-bus").await.unwrap();
+        mesh.inspect("node-1", "mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_millis(1_000));
         mesh.sleep(Duration::from_secs(2)).await;
-        mesh.inspect("mesh-bus").await.unwrap();
+        mesh.inspect("node-1", "mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_millis(3_300));
         mesh.sleep(Duration::from_secs(2)).await;
-        mesh.inspect("mesh-bus").await.unwrap();
+        mesh.inspect("node-1", "mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_millis(5_600));
         assert_eq!(mesh.divergence(), None);
     }
 
-    fn tell(words: &[&str]) -> Request {
-        Request { op: Op::Tell, args: words.iter().map(|w| w.to_string()).collect(), payload: None, cut: None }
+    /// The command `text` says, as a plugin tells it.
+    fn command(text: &str) -> Command {
+        Command::parse(&text.split(' ').collect::<Vec<_>>()).unwrap()
     }
 
-    fn told(words: &[&str]) -> CallEvent {
+    fn tell(text: &str) -> Request {
+        Request { op: Op::Tell, args: text.split(' ').map(String::from).collect(), payload: None, cut: None }
+    }
+
+    fn told(text: &str) -> CallEvent {
         CallEvent {
             module: "nats".into(),
             phase: crate::model::Export::Adopt,
-            request: tell(words),
+            request: tell(text),
             result: CallResult::Ok(CallValue::Output("done".into())),
             at_ms: 0.0,
             took_ms: 0.0,
         }
     }
 
-    fn interrupted(during: Option<&[&str]>) -> Interruption {
-        Interruption { signal: "SIGINT".into(), during: during.map(|words| ("nats".to_string(), tell(words))) }
+    fn interrupted(during: Option<&str>) -> Interruption {
+        Interruption { signal: "SIGINT".into(), during: during.map(|text| ("nats".to_string(), tell(text))) }
     }
+
+    const ADD: &str = "module add /nats-module.json";
+    const BUILD: &str = "build https://git.example/c.git --path modules/nats --ref main --wait 1200s";
 
     #[tokio::test]
     async fn past_where_the_recorded_run_was_interrupted_calls_are_unavailable_and_no_divergence() {
-        let mesh = ReplayMesh::new(vec![told(&["module", "add", "/nats.json"])], None).interrupted(interrupted(None));
-        mesh.tell(&["module".into(), "add".into(), "/nats.json".into()], Duration::ZERO).await.unwrap();
+        let mesh = ReplayMesh::new(vec![told(ADD)], None).interrupted(interrupted(None));
+        mesh.tell(&command(ADD), Duration::ZERO).await.unwrap();
         for _ in 0..2 {
-            let past = mesh.tell(&["push".into(), "node-1".into()], Duration::ZERO).await.unwrap_err();
+            let past = mesh.tell(&command("push node-1"), Duration::ZERO).await.unwrap_err();
             assert!(matches!(&past, MeshError::Unavailable(m) if m.contains("interrupted (SIGINT) before this call")));
         }
         assert_eq!(mesh.divergence(), None);
@@ -537,44 +556,55 @@ mod tests {
 
     #[tokio::test]
     async fn the_call_the_recorded_run_was_in_when_interrupted_is_held_to_it() {
-        let build = ["build", "https://git.example/c.git"];
-        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         // The same call: the replay stops there.
-        let mesh = ReplayMesh::new(vec![told(&["module", "add"])], None).interrupted(interrupted(Some(&build)));
-        mesh.tell(&words(&["module", "add"]), Duration::ZERO).await.unwrap();
-        let stopped = mesh.tell(&words(&build), Duration::ZERO).await.unwrap_err();
+        let mesh = ReplayMesh::new(vec![told(ADD)], None).interrupted(interrupted(Some(BUILD)));
+        mesh.tell(&command(ADD), Duration::ZERO).await.unwrap();
+        let stopped = mesh.tell(&command(BUILD), Duration::ZERO).await.unwrap_err();
         assert!(matches!(&stopped, MeshError::Unavailable(m) if m.contains("during this call")), "{stopped:?}");
         assert_eq!(mesh.divergence(), None);
         let during = mesh.interruption().unwrap().during;
-        assert_eq!(during.as_deref(), Some("tell `build https://git.example/c.git` (nats)"));
+        assert_eq!(during, Some(format!("tell `{BUILD}` (nats)")));
 
         // Another call there is a divergence, naming both.
-        let mesh = ReplayMesh::new(vec![told(&["module", "add"])], None).interrupted(interrupted(Some(&build)));
-        mesh.tell(&words(&["module", "add"]), Duration::ZERO).await.unwrap();
-        mesh.tell(&words(&["build", "elsewhere"]), Duration::ZERO).await.unwrap_err();
+        let elsewhere = "build https://elsewhere/c.git --path modules/nats --ref main --wait 1200s";
+        let mesh = ReplayMesh::new(vec![told(ADD)], None).interrupted(interrupted(Some(BUILD)));
+        mesh.tell(&command(ADD), Duration::ZERO).await.unwrap();
+        mesh.tell(&command(elsewhere), Duration::ZERO).await.unwrap_err();
         let divergence = mesh.divergence().unwrap();
         assert_eq!(divergence.call, 2);
         assert_eq!(
             divergence.message,
-            "the recorded run was interrupted (SIGINT) during tell `build https://git.example/c.git` (nats), the \
-             plugin made tell `build elsewhere`"
+            format!(
+                "the recorded run was interrupted (SIGINT) during tell `{BUILD}` (nats), the plugin made tell \
+                 `{elsewhere}`"
+            )
         );
 
         // No call there is one too: the recorded run was making one more.
-        let mesh = ReplayMesh::new(vec![told(&["module", "add"])], None).interrupted(interrupted(Some(&build)));
-        mesh.tell(&words(&["module", "add"]), Duration::ZERO).await.unwrap();
+        let mesh = ReplayMesh::new(vec![told(ADD)], None).interrupted(interrupted(Some(BUILD)));
+        mesh.tell(&command(ADD), Duration::ZERO).await.unwrap();
         let divergence = mesh.divergence().unwrap();
         assert!(divergence.message.ends_with("(nats), and the plugin made no more calls"), "{divergence:?}");
+    }
+
+    #[test]
+    fn a_recorded_tell_that_reached_the_mesh_is_a_command() {
+        let error = check_call(&told("module remove nats")).unwrap_err().to_string();
+        assert!(error.contains("`module remove nats` that reached the mesh and is no command of it"), "{error}");
+        let mut denied = told("module remove nats");
+        denied.result =
+            CallResult::Error(crate::events::CallError { kind: ErrorKind::Denied, message: "beyond".into() });
+        check_call(&denied).unwrap();
     }
 
     #[tokio::test]
     async fn the_clock_never_goes_back_and_runs_on_sleeps() {
         let mesh = ReplayMesh::new(vec![inspect_at(500.0), inspect_at(0.0)], None);
         mesh.sleep(Duration::from_secs(1)).await;
-        mesh.inspect("mesh-bus").await.unwrap();
+        mesh.inspect("node-1", "mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_secs(1), "a call recorded earlier than now leaves the clock");
         mesh.sleep(Duration::from_secs(2)).await;
-        mesh.inspect("mesh-bus").await.unwrap();
+        mesh.inspect("node-1", "mesh-bus").await.unwrap();
         assert_eq!(mesh.now(), Duration::from_secs(3));
     }
 }

@@ -160,7 +160,7 @@ struct World {
     bus_ready_at: Option<Duration>,
     recreations: BTreeMap<String, u32>,
     changes: Vec<ContainerChange>,
-    commands: Vec<Vec<String>>,
+    commands: Vec<Command>,
     /// Every call that reached the mesh, as `op words`, in order.
     calls: Vec<String>,
     /// Whether a sweep step killed the host: no call of its reaches the mesh any more.
@@ -257,7 +257,7 @@ impl SimulatedMesh {
     }
 
     /// Every command that reached the control plane, in order.
-    pub fn commands(&self) -> Vec<Vec<String>> {
+    pub fn commands(&self) -> Vec<Command> {
         self.world().commands.clone()
     }
 
@@ -490,23 +490,21 @@ impl World {
         Ok(record)
     }
 
-    fn tell(&mut self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
-        let words = args.join(" ");
+    fn tell(&mut self, command: &Command, timeout: Duration) -> Result<String, MeshError> {
+        // The words are the line a scenario's fault is matched against and a timeout names.
+        let words = command.to_string();
         self.injected(Op::Tell, &words, timeout)?;
-        let takes = if args.first().map(String::as_str) == Some("build") {
-            self.setup.build_time
-        } else {
-            self.setup.command_time
+        let takes = match command {
+            Command::Build { .. } => self.setup.build_time,
+            _ => self.setup.command_time,
         };
         if takes > timeout {
             self.advance(timeout);
             return Err(MeshError::TimedOut(format!("no answer to `{words}` within {}s", timeout.as_secs())));
         }
         self.advance(takes);
-        self.commands.push(args.to_vec());
-        let command = Command::parse(args)
-            .map_err(|e| MeshError::Failed(format!("the control plane does not know `{words}`: {e}")))?;
-        match command {
+        self.commands.push(command.clone());
+        match command.clone() {
             Command::ModuleAdd { remote } => self.register(&remote),
             Command::Build { module, .. } => {
                 self.module_mut(&module)?.built = true;
@@ -721,13 +719,27 @@ impl Mesh for SimulatedMesh {
         Ok(())
     }
 
-    async fn tell(&self, args: &[String], timeout: Duration) -> Result<String, MeshError> {
-        self.world().tell(args, timeout)
+    async fn tell(&self, command: &Command, timeout: Duration) -> Result<String, MeshError> {
+        self.world().tell(command, timeout)
     }
 
-    async fn inspect(&self, container: &str) -> Result<Option<ContainerState>, MeshError> {
+    /// Runs are on the node the mesh is on ([`SimulatedMesh::move_to`] moves it): a run on
+    /// another would be predicted from one node and pushed to another.
+    fn serves(&self, node: &str) -> Result<(), String> {
+        let world = self.world();
+        match node == world.setup.node {
+            true => Ok(()),
+            false => Err(format!(
+                "the simulated mesh's runs are on node `{}`: move it to `{node}` first (`SimulatedMesh::move_to`)",
+                world.setup.node
+            )),
+        }
+    }
+
+    async fn inspect(&self, node: &str, container: &str) -> Result<Option<ContainerState>, MeshError> {
         let mut world = self.world();
         world.injected(Op::Inspect, container, Duration::from_secs(10))?;
+        world.node_is(node)?;
         world.settle();
         Ok(world.containers.get(container).map(|c| ContainerState { image: c.image.clone(), running: c.running }))
     }
@@ -783,8 +795,11 @@ impl Mesh for SimulatedMesh {
         }
     }
 
-    async fn view(&self, _containers: &[String]) -> MeshView {
+    async fn view(&self, node: &str, _containers: &[String]) -> MeshView {
         let mut world = self.world();
+        if let Err(error) = world.node_is(node) {
+            return MeshView { unseen: Some(error.to_string()), ..MeshView::looked() };
+        }
         world.settle();
         let containers = world
             .containers

@@ -11,7 +11,6 @@ pub mod options;
 pub mod rule;
 
 use std::fmt;
-use std::ops::Deref;
 
 use mesh_adopt_manifest::command::{Command, CommandError};
 
@@ -105,52 +104,75 @@ pub struct Context {
     pub options: RunOptions,
 }
 
-/// A command a plan holds: its words as the plugin gave them, read once into the control
-/// plane's vocabulary where they are one of its commands.
-#[derive(Debug, Clone)]
-pub struct PlannedCommand {
-    words: Vec<String>,
-    command: Result<Command, CommandError>,
+/// A control-plane command as a plugin gave it, read once at the contract's boundary: a
+/// command of the vocabulary (contract 0.2.0's variant, or 0.1.0's words parsed there), or
+/// words that are none, kept with why, for the grants to refuse as they refuse any command
+/// beyond a plugin's sequence. From here on it is this value; its words are made only where a
+/// process is given them or a line shows them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PluginCommand {
+    /// A command of the control plane's vocabulary, every name in it a checked word.
+    Known(Command),
+    /// Words that are no command of the vocabulary, or one with a name that is not a checked
+    /// word: only a plugin can give these, and no mesh is ever told them.
+    Unknown {
+        /// The words, as the plugin gave them.
+        words: Vec<String>,
+        /// Why they are no command.
+        why: CommandError,
+    },
 }
 
-impl PlannedCommand {
-    /// Reads `words` as a planned command.
-    pub fn new(words: Vec<String>) -> PlannedCommand {
-        let command = Command::parse(&words);
-        PlannedCommand { words, command }
+impl PluginCommand {
+    /// Words a plugin of contract 0.1.0 gave, read as a command once.
+    pub fn from_words(words: Vec<String>) -> PluginCommand {
+        match Command::parse(&words) {
+            Ok(command) => PluginCommand::Known(command),
+            Err(why) => PluginCommand::Unknown { words, why },
+        }
     }
 
-    /// The words as `adopt` must tell them.
-    pub fn words(&self) -> &[String] {
-        &self.words
+    /// A command that came typed, its names held to the rule parsed words are held to.
+    pub fn from_typed(command: Command) -> PluginCommand {
+        match command.check() {
+            Ok(()) => PluginCommand::Known(command),
+            Err(why) => PluginCommand::Unknown { words: command.words(), why },
+        }
     }
 
-    /// The command the words are, or why they are none of the vocabulary's.
-    pub fn command(&self) -> Result<&Command, &CommandError> {
-        self.command.as_ref()
+    /// The command, where the words are one.
+    pub fn known(&self) -> Option<&Command> {
+        match self {
+            PluginCommand::Known(command) => Some(command),
+            PluginCommand::Unknown { .. } => None,
+        }
+    }
+
+    /// Its words, as a record, a saved plan or a message writes them.
+    pub fn words(&self) -> Vec<String> {
+        match self {
+            PluginCommand::Known(command) => command.words(),
+            PluginCommand::Unknown { words, .. } => words.clone(),
+        }
+    }
+
+    /// How many words it is, and how many bytes they hold in all.
+    pub fn size(&self) -> (usize, usize) {
+        match self {
+            PluginCommand::Known(command) => command.size(),
+            PluginCommand::Unknown { words, .. } => (words.len(), words.iter().map(String::len).sum()),
+        }
     }
 }
 
-impl Deref for PlannedCommand {
-    type Target = [String];
-
-    fn deref(&self) -> &[String] {
-        &self.words
-    }
-}
-
-/// Two planned commands are the same when their words are.
-impl PartialEq for PlannedCommand {
-    fn eq(&self, other: &Self) -> bool {
-        self.words == other.words
-    }
-}
-
-impl Eq for PlannedCommand {}
-
-impl From<Vec<String>> for PlannedCommand {
-    fn from(words: Vec<String>) -> Self {
-        PlannedCommand::new(words)
+/// Its words, space-separated, as a person reads them (unbounded: quote a plugin's command
+/// in a message through [`crate::sandbox::grants::quoted`]).
+impl fmt::Display for PluginCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PluginCommand::Known(command) => command.fmt(f),
+            PluginCommand::Unknown { words, .. } => f.write_str(&words.join(" ")),
+        }
     }
 }
 
@@ -161,18 +183,19 @@ pub struct Plan {
     /// The plan's lines for the operator.
     pub summary: Vec<String>,
     /// The commands `adopt` will tell, in order.
-    pub commands: Vec<PlannedCommand>,
+    pub commands: Vec<PluginCommand>,
 }
 
 impl Plan {
-    /// A plan of these lines and commands, each command read once.
-    pub fn new(summary: Vec<String>, commands: Vec<Vec<String>>) -> Plan {
-        Plan { summary, commands: commands.into_iter().map(PlannedCommand::new).collect() }
+    /// A plan of these lines and of commands given as words: a 0.1.0 plugin's, or a plan
+    /// read back from where it was written (a saved plan), each command read once.
+    pub fn from_words(summary: Vec<String>, commands: Vec<Vec<String>>) -> Plan {
+        Plan { summary, commands: commands.into_iter().map(PluginCommand::from_words).collect() }
     }
 
     /// The commands' words, as the record and a saved plan hold them.
     pub fn words(&self) -> Vec<Vec<String>> {
-        self.commands.iter().map(|c| c.words.clone()).collect()
+        self.commands.iter().map(PluginCommand::words).collect()
     }
 }
 

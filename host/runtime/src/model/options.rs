@@ -41,12 +41,23 @@ impl RunOptions {
     /// within range. The error says which option, so a caller can name it as its user gave
     /// it (the command line says `--wait`).
     pub fn validate(&self) -> Result<(), crate::error::Error> {
-        let refused = |option, why| crate::error::Error::RunOption { option, why };
-        node_problem(&self.node).map_err(|why| refused(RunOptionName::Node, why))?;
-        if let Some(source) = &self.catalog_source {
-            source_problem(source).map_err(|why| refused(RunOptionName::CatalogSource, why))?;
+        match self.problem() {
+            Some((option, why)) => Err(crate::error::Error::RunOption { option, why }),
+            None => Ok(()),
         }
-        wait_problem(self.wait).map_err(|why| refused(RunOptionName::Wait, why))
+    }
+
+    /// The first option that cannot be used, and what is wrong with it: what
+    /// [`RunOptions::validate`] refuses, and a run refuses before anything reaches the mesh.
+    pub(crate) fn problem(&self) -> Option<(RunOptionName, String)> {
+        let source = self.catalog_source.as_ref().map_or(Ok(()), source_problem);
+        [
+            (RunOptionName::Node, node_problem(&self.node)),
+            (RunOptionName::CatalogSource, source),
+            (RunOptionName::Wait, wait_problem(self.wait)),
+        ]
+        .into_iter()
+        .find_map(|(option, problem)| problem.err().map(|why| (option, why)))
     }
 
     /// The catalogue source as the operator would type it.

@@ -158,7 +158,7 @@ pub struct Adopted {
     /// What the plugin returned.
     pub result: Result<Report, Refusal>,
     /// The plan's commands it never told, in order; empty when it told the whole plan.
-    pub left: Vec<Vec<String>>,
+    pub left: Vec<crate::model::PluginCommand>,
 }
 
 impl PluginHost {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use crate::events::{self, CallError, CallValue, ErrorKind, Request};
 use crate::model::Export;
+use mesh_adopt_manifest::command::Command;
 
 /// One thing that happened in a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,9 @@ pub enum Entry {
         phase: Export,
         /// The import and its arguments.
         request: Request,
+        /// For a tell, the command it told, where its words are one: what the run asks of
+        /// the call, where `request` is the words the record keeps.
+        command: Option<Command>,
         /// What the host answered.
         outcome: Result<CallValue, CallError>,
         /// When it ended, on the mesh's clock.
@@ -201,16 +205,11 @@ impl Transcript {
         use crate::events::{ErrorKind, Op};
         self.with_events(|events| {
             events.iter().find_map(|e| match e {
-                Entry::Call { module: m, request, outcome: Err(error), .. } if m == module => {
+                Entry::Call { module: m, request, command, outcome: Err(error), .. } if m == module => {
                     let call = format!("`{} {}`", request.op.as_str(), request.words());
                     match error.kind {
                         ErrorKind::Denied => Some(format!("its plugin was denied {call} ({})", error.message)),
-                        _ if request.op == Op::Tell
-                            && !matches!(
-                                mesh_adopt_manifest::command::Command::parse(&request.args),
-                                Ok(mesh_adopt_manifest::command::Command::ModuleIssue { .. })
-                            ) =>
-                        {
+                        _ if request.op == Op::Tell && !matches!(command, Some(Command::ModuleIssue { .. })) => {
                             Some(format!("{call} {} ({})", error.kind.words(), error.message))
                         }
                         _ => None,
@@ -241,11 +240,10 @@ impl Transcript {
     /// from their path took afterwards, as `(name, path)` in the order carried: each stays in
     /// the control plane until accepted or carried over.
     pub fn secrets_unaccepted(&self, module: &str) -> Vec<(String, String)> {
-        use mesh_adopt_manifest::command::Command;
         self.with_events(|events| {
             let mut carried: Vec<(String, String)> = Vec::new();
             for event in events {
-                let Entry::Call { module: m, request, outcome: Ok(_), .. } = event else { continue };
+                let Entry::Call { module: m, request, command, outcome: Ok(_), .. } = event else { continue };
                 if m != module {
                     continue;
                 }
@@ -254,9 +252,9 @@ impl Transcript {
                         carried.retain(|(_, at)| at != remote);
                         carried.push((name.clone(), remote.clone()));
                     }
-                    (crate::events::Op::Tell, args, _) => {
-                        if let Ok(Command::SecretAccept { from, .. }) = Command::parse(args) {
-                            carried.retain(|(_, at)| *at != from);
+                    (crate::events::Op::Tell, _, _) => {
+                        if let Some(Command::SecretAccept { from, .. }) = command {
+                            carried.retain(|(_, at)| at != from);
                         }
                     }
                     _ => {}
@@ -271,9 +269,8 @@ impl Transcript {
     pub fn pushed(&self, module: &str) -> bool {
         self.with_events(|events| {
             events.iter().any(|e| {
-                matches!(e, Entry::Call { module: m, request, outcome: Ok(_), .. }
-                    if m == module && request.op == crate::events::Op::Tell
-                        && request.args.first().is_some_and(|verb| verb == "push"))
+                matches!(e, Entry::Call { module: m, command: Some(Command::Push { .. }), outcome: Ok(_), .. }
+                    if m == module)
             })
         })
     }
@@ -375,17 +372,19 @@ impl Entry {
                 at_ms: events::millis(*at),
                 timeout_s: timeout.map(|t| t.as_secs()),
             }),
-            Entry::Call { module: m, phase, request, outcome, at, took } => events::Event::Call(events::CallEvent {
-                module: m.clone(),
-                phase: *phase,
-                request: request.clone(),
-                result: match outcome {
-                    Ok(value) => events::CallResult::Ok(value.clone()),
-                    Err(error) => events::CallResult::Error(error.clone()),
-                },
-                at_ms: events::millis(*at),
-                took_ms: events::millis(*took),
-            }),
+            Entry::Call { module: m, phase, request, outcome, at, took, .. } => {
+                events::Event::Call(events::CallEvent {
+                    module: m.clone(),
+                    phase: *phase,
+                    request: request.clone(),
+                    result: match outcome {
+                        Ok(value) => events::CallResult::Ok(value.clone()),
+                        Err(error) => events::CallResult::Error(error.clone()),
+                    },
+                    at_ms: events::millis(*at),
+                    took_ms: events::millis(*took),
+                })
+            }
             Entry::SayCut { module: m, dropped_after } => events::Event::SayCut(events::SayCutEvent {
                 module: m.clone(),
                 dropped_after: u64::try_from(*dropped_after).unwrap_or(u64::MAX),

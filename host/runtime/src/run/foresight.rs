@@ -60,7 +60,7 @@ impl Run<'_> {
         }
         names.sort();
         names.dedup();
-        let mut view = self.mesh.view(&names).await;
+        let mut view = self.mesh.view(&self.options.node, &names).await;
         // A push applies every module the node has, not only this run's: where the mesh
         // names them, their containers are read too, and held to the prediction at each push.
         let others: Vec<String> = view
@@ -78,7 +78,7 @@ impl Run<'_> {
             names.extend(others);
             names.sort();
             names.dedup();
-            view = self.mesh.view(&names).await;
+            view = self.mesh.view(&self.options.node, &names).await;
         }
         view.node = self.options.node.clone();
         if !view.looked {
@@ -135,7 +135,7 @@ impl Run<'_> {
         let names: Vec<String> = push.after.keys().cloned().collect();
         let started = self.mesh.now();
         loop {
-            let view = self.mesh.view(&names).await;
+            let view = self.mesh.view(&self.options.node, &names).await;
             if !view.looked {
                 return Vec::new();
             }

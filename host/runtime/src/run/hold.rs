@@ -69,9 +69,27 @@ impl Run<'_> {
         })
     }
 
+    /// The options a run refuses before anything reaches the mesh, as
+    /// [`crate::RunOptions::validate`] refuses them, and a node the mesh cannot carry a run on
+    /// ([`crate::mesh::Mesh::serves`]): an embedder who never validated gets the same refusal
+    /// as one who did, and the command line's.
+    pub(super) fn unusable_options(&self) -> Option<(Held, String)> {
+        let (option, why) = match self.options.problem() {
+            Some(problem) => problem,
+            None => (crate::error::RunOptionName::Node, self.mesh.serves(&self.options.node).err()?),
+        };
+        let because = format!("{} {why}; nothing was done", option.words());
+        Some((Held::Options { option, why }, because))
+    }
+
     /// The report of a second [`Run::run`] on this run: nothing done, nothing recorded.
     pub(super) fn already_ran(&self, modules: &[String]) -> RunReport {
         let because = "this run had already run: a run has one record; make another with `Run::builder`".to_string();
+        self.held_back(modules, Held::AlreadyRan, because)
+    }
+
+    /// The report of a run held back before anything moved: every module not run, `because`.
+    pub(super) fn held_back(&self, modules: &[String], held: Held, because: String) -> RunReport {
         RunReport {
             modules: modules.iter().map(|m| (m.clone(), ModuleOutcome::NotRun { because: because.clone() })).collect(),
             changes: Vec::new(),
@@ -79,7 +97,7 @@ impl Run<'_> {
             mesh: self.mesh.summary(),
             made_from: SavedPlan::new(&self.options, &self.foundation, self.host.limits(), &self.plan_key),
             rules: crate::run::RulesChecked::NotPredicted,
-            held: Some(Held::AlreadyRan),
+            held: Some(held),
             contracts: Default::default(),
         }
     }

@@ -10,7 +10,7 @@ use crate::events::{LockEvent, LockOutcome};
 use crate::mesh::Mesh;
 use crate::mesh::lock::{LockHolder, LockScope, Locking, Unlocked};
 use crate::record::transcript::Entry;
-use crate::run::{Held, Mode, ModuleOutcome, Run, RunReport};
+use crate::run::{Held, Mode, Run};
 
 /// How often a run that waits for the lock asks for it again, on the mesh's clock.
 const LOCK_POLL: Duration = Duration::from_secs(1);
@@ -133,15 +133,5 @@ impl Run<'_> {
     ) {
         let event = LockEvent { outcome, scope, holder: holder.clone(), process_gone: holder.process_gone(), message };
         self.transcript.record(Entry::Lock(event));
-    }
-
-    /// The report of a run the lock kept out: every module not run, nothing done.
-    pub(super) fn locked_out(&self, modules: &[String], held: Held, because: String) -> RunReport {
-        let mut report = self.already_ran(modules);
-        for (_, outcome) in &mut report.modules {
-            *outcome = ModuleOutcome::NotRun { because: because.clone() };
-        }
-        report.held = Some(held);
-        report
     }
 }

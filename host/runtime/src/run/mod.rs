@@ -129,11 +129,15 @@ impl Run<'_> {
             return self.already_ran(modules);
         }
         self.start_stream(modules, mode);
+        // Options a run cannot use stop it before anything reaches the mesh, whoever made them.
+        if let Some((held, because)) = self.unusable_options() {
+            return self.streamed(self.held_back(modules, held, because));
+        }
         // Held from before preflight to the end, however the run ends (a dropped run's guard
         // releases it as it goes).
         let lock = match self.take_lock(mode).await {
             Ok(lock) => lock,
-            Err((held, because)) => return self.streamed(self.locked_out(modules, held, because)),
+            Err((held, because)) => return self.streamed(self.held_back(modules, held, because)),
         };
         let (mut preflight, mut loaded) = self.preflight(modules).await;
         let mut outcomes = std::mem::take(&mut preflight.modules);

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalogue::Foundation;
 use crate::catalogue::plan_key::PlanKey;
-use crate::model::Plan;
 use crate::model::digest::Sha256;
 use crate::model::options::RunOptions;
+use crate::model::{Plan, PluginCommand};
 use crate::sandbox::limits::Limits;
 
 /// The format version this host writes and reads.
@@ -248,10 +248,10 @@ impl SavedPlan {
                     saved.plugin_sha256.short()
                 ));
             }
-            // Read as plans only when their words differ, to say how.
-            if saved.summary != now.summary || saved.commands != now.commands {
-                let saved_plan = Plan::new(saved.summary.clone(), saved.commands.clone());
-                let now_plan = Plan::new(now.summary.clone(), now.commands.clone());
+            // The saved plan's commands are read back into commands, and compared as such.
+            let saved_plan = Plan::from_words(saved.summary.clone(), saved.commands.clone());
+            let now_plan = Plan::from_words(now.summary.clone(), now.commands.clone());
+            if saved_plan != now_plan {
                 return Some(format!("the `{m}` module's plan changed ({})", plan_difference(&saved_plan, &now_plan)));
             }
         }
@@ -271,15 +271,15 @@ impl SavedPlan {
 
 /// The first difference between two plans, in words.
 pub fn plan_difference(before: &Plan, after: &Plan) -> String {
-    let command = |plan: &Plan, i: usize| plan.commands.get(i).map(|c| format!("`tell {}`", c.join(" ")));
+    let shown = |command: Option<&PluginCommand>| command.map(|c| format!("`tell {c}`"));
     for i in 0..before.commands.len().max(after.commands.len()) {
-        let (was, is) = (command(before, i), command(after, i));
+        let (was, is) = (before.commands.get(i), after.commands.get(i));
         if was != is {
             return format!(
                 "command {} is {} now, and was {}",
                 i + 1,
-                is.unwrap_or_else(|| "gone".into()),
-                was.unwrap_or_else(|| "not there".into())
+                shown(is).unwrap_or_else(|| "gone".into()),
+                shown(was).unwrap_or_else(|| "not there".into())
             );
         }
     }
@@ -309,7 +309,7 @@ mod tests {
             "postgres",
             (&Sha256::of(b"manifest"), &Sha256::of(b"plugin")),
             credentials,
-            &Plan::new(vec!["s".into()], vec![vec!["push".into()]]),
+            &Plan::from_words(vec!["s".into()], vec![vec!["push".into()]]),
         );
         plan
     }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mesh_adopt_manifest::command::BUILD_TIMEOUT_SECONDS;
+use mesh_adopt_manifest::command::{BUILD_TIMEOUT_SECONDS, Command};
 
 use crate::error::LimitName;
 use crate::events;
@@ -189,7 +189,7 @@ impl Run<'_> {
         }
         // A plan that builds waits for the build and then for the node: the wall deadline must
         // leave room for both, or the run would stop half-way through an adopt.
-        let builds = plan.commands.iter().any(|c| c.first().is_some_and(|verb| verb == "build"));
+        let builds = plan.commands.iter().any(|c| matches!(c.known(), Some(Command::Build { .. })));
         let longest = self.options.wait + Duration::from_secs(BUILD_TIMEOUT_SECONDS.into());
         if builds && limits.wall_time <= longest {
             let cause = crate::error::Error::LimitTooLow { limit: LimitName::WallTime, needed: longest };
@@ -206,7 +206,7 @@ impl Run<'_> {
         }
         // A node known to take longer to restart what a push recreates than the run waits
         // for it would have every wait on it run out after the first effects: said now.
-        let pushes = plan.commands.iter().any(|c| c.first().is_some_and(|verb| verb == "push"));
+        let pushes = plan.commands.iter().any(|c| matches!(c.known(), Some(Command::Push { .. })));
         let node = &self.options.node;
         if pushes && let Some(restart) = self.mesh.restart_time(node).filter(|r| *r > self.options.wait) {
             let why = format!(
@@ -225,7 +225,7 @@ impl Run<'_> {
             // A value found in a command would reach the control plane's argv and its logs:
             // named by its credential, the command shown with the value in its place, before
             // anything moves. Only a value that is whole in the command's words counts.
-            if let (shown, Some(credential)) = self.credentials.redact(command.join(" ")) {
+            if let (shown, Some(credential)) = self.credentials.redact(command.to_string()) {
                 return Err((
                     format!(
                         "the `{module}` plugin's plan, command {} (`tell {}`), holds the value of credential \
@@ -240,7 +240,7 @@ impl Run<'_> {
                 ));
             }
             env.permissions
-                .allow(Export::Adopt, Call::Tell { args: command })
+                .allow(Export::Adopt, Call::Tell { command })
                 .map_err(|why| (format!("the `{module}` plugin plans a command it could never tell: {why}"), None))?;
         }
         let summary = plan.summary.into_iter().map(|line| self.scrub_in(module, line, "its plan")).collect();

@@ -31,7 +31,7 @@ pub enum ModuleOutcome {
         /// The one-line summary it returned.
         summary: String,
         /// The commands of its plan it never told.
-        left: Vec<Vec<String>>,
+        left: Vec<crate::model::PluginCommand>,
     },
     /// An input of the run cannot be used: the module's catalogue entry, manifest, plugin or
     /// credentials, or a plugin the sandbox stopped while it was only being checked.
@@ -79,11 +79,11 @@ impl ModuleOutcome {
     /// The outcome's text for a person, with every piece of plugin text made visible (see
     /// [`crate::record::screen`]) so none of it can pass for a line of the host's own.
     pub fn shown(&self) -> String {
-        let tell = |c: &[String]| format!("  tell {}", visible(&c.join(" ")));
+        let tell = |c: &crate::model::PluginCommand| format!("  tell {}", visible(&c.to_string()));
         match self {
             ModuleOutcome::Checked(plan) => {
                 let mut lines: Vec<String> = plan.summary.iter().map(|l| visible(l)).collect();
-                lines.extend(plan.commands.iter().map(|c| tell(c)));
+                lines.extend(plan.commands.iter().map(&tell));
                 lines.join("\n")
             }
             ModuleOutcome::Adopted(summary) => visible(summary),
@@ -97,7 +97,7 @@ impl ModuleOutcome {
                     visible(summary),
                     left.len()
                 )];
-                lines.extend(left.iter().map(|c| tell(c)));
+                lines.extend(left.iter().map(&tell));
                 lines.join("\n")
             }
             ModuleOutcome::Unusable(unusable) => visible_lines(&unusable.message),
@@ -166,6 +166,14 @@ pub enum Held {
     SecretShown,
     /// This [`crate::Run`] had already run: its record holds that run alone.
     AlreadyRan,
+    /// An option of the run cannot be used ([`crate::RunOptions::validate`] says so, or the
+    /// mesh carries no run on its node): refused before anything reached the mesh.
+    Options {
+        /// Which option.
+        option: crate::error::RunOptionName,
+        /// What is wrong with it, said after the option's name.
+        why: String,
+    },
     /// Another run holds the mesh's lock (or its process died holding it, and it is left).
     Locked {
         /// Who holds it.
@@ -240,12 +248,14 @@ impl RunReport {
     }
 
     /// The process's exit status for this run: success when everything succeeded, unusable
-    /// when an input could not be used, failed for a refusal, an incomplete or stopped adopt
-    /// or a broken invariant.
+    /// when an input (an option included) could not be used, failed for a refusal, an
+    /// incomplete or stopped adopt or a broken invariant.
     pub fn exit_status(&self) -> ExitStatus {
         if self.succeeded() {
             ExitStatus::Success
-        } else if self.modules.iter().any(|(_, o)| matches!(o, ModuleOutcome::Unusable(_))) {
+        } else if matches!(self.held, Some(Held::Options { .. }))
+            || self.modules.iter().any(|(_, o)| matches!(o, ModuleOutcome::Unusable(_)))
+        {
             ExitStatus::Unusable
         } else {
             ExitStatus::Failed

@@ -3,7 +3,7 @@
 //! the event schema's.
 
 use crate::events::{self, Change, ModuleSummary, Outcome, OutcomeEvent, PlanRecord, SummaryEvent, ViolationRecord};
-use crate::model::Input;
+use crate::model::{Input, PluginCommand};
 use crate::run::{Mode, ModuleOutcome, Run, RunReport};
 
 impl Run<'_> {
@@ -112,7 +112,7 @@ impl From<&ModuleOutcome> for Outcome {
                 Outcome::Refused { during: *during, code: code.clone(), message: message.clone() }
             }
             ModuleOutcome::Incomplete { summary, left } => {
-                Outcome::Incomplete { report: summary.clone(), left: left.clone() }
+                Outcome::Incomplete { report: summary.clone(), left: left.iter().map(PluginCommand::words).collect() }
             }
             ModuleOutcome::Unusable(unusable) => Outcome::Unusable {
                 input: unusable.input.word(),

@@ -16,7 +16,7 @@ pub use mesh_adopt_manifest::command::manifest_remote;
 
 use mesh_adopt_manifest::Grants;
 
-use crate::model::{CatalogSource, Export};
+use crate::model::{CatalogSource, Export, PluginCommand};
 
 /// A host call as the grants see it.
 #[derive(Debug, Clone, Copy)]
@@ -32,8 +32,8 @@ pub(crate) enum Call<'a> {
     },
     /// A command to the control plane.
     Tell {
-        /// Its words.
-        args: &'a [String],
+        /// The command, as the plugin gave it.
+        command: &'a PluginCommand,
     },
     /// A genesis credential asked for by name.
     Credential {
@@ -109,7 +109,7 @@ impl Permissions {
             return Err(format!("`{effect}` changes the mesh, and `check` may only read: move it to `adopt`"));
         }
         match call {
-            Call::Tell { args } => self.allow_tell(args),
+            Call::Tell { command } => self.allow_tell(command),
             Call::Carry { remote, bytes, credential } => self.allow_carry(remote, bytes, credential),
             Call::Credential { name } => self.allow_read("credential", name, &self.granted.credentials, "credentials"),
             Call::Inspect { container } => {
@@ -133,12 +133,12 @@ impl Permissions {
         )
     }
 
-    fn allow_tell(&self, args: &[String]) -> Result<(), String> {
+    fn allow_tell(&self, told: &PluginCommand) -> Result<(), String> {
         let (m, n) = (self.module.as_str(), self.node.as_str());
         let reference = self.catalog_source.as_ref().and_then(|s| s.reference.as_deref()).unwrap_or(DEFAULT_REF);
-        let why = match Command::parse(args) {
-            Err(e) => e.to_string(),
-            Ok(command) => match self.beyond(&command, reference) {
+        let why = match told {
+            PluginCommand::Unknown { why, .. } => why.to_string(),
+            PluginCommand::Known(command) => match self.beyond(command, reference) {
                 None => return Ok(()),
                 Some(why) => why,
             },
@@ -149,7 +149,7 @@ impl Permissions {
              module issue {m} --node {n}, assign {n} {m}, prepare {n} {m}, \
              secret accept {n} {m} <a secret its manifest declares> --from /accepting-<that secret>, push {n}); \
              no grant widens this",
-            quoted_args(args),
+            quoted(told),
             manifest_remote(m),
             self.catalog_source.as_ref().map_or("<the catalogue source>", |s| s.repository.as_str()),
             mesh_adopt_manifest::command::BUILD_WAIT,
@@ -254,20 +254,24 @@ impl Permissions {
     }
 }
 
-/// A command's words as a message quotes them: a bounded prefix, so a plugin cannot make a
+/// A plugin's command as a message quotes it: a bounded prefix, so a plugin cannot make a
 /// denial repeat a flood of arguments.
-pub fn quoted_args(args: &[String]) -> String {
+pub(crate) fn quoted(command: &PluginCommand) -> String {
     const SHOWN: usize = 200;
+    let words: std::borrow::Cow<'_, [String]> = match command {
+        PluginCommand::Known(command) => command.words().into(),
+        PluginCommand::Unknown { words, .. } => words.into(),
+    };
     let mut text = String::new();
-    for (i, word) in args.iter().enumerate() {
+    for (i, word) in words.iter().enumerate() {
         if i > 0 {
             text.push(' ');
         }
         text.push_str(word);
         if text.len() > SHOWN {
             crate::sandbox::limits::cut_to(&mut text, SHOWN);
-            let bytes: usize = args.iter().map(String::len).sum();
-            text.push_str(&format!(" … ({} words, {bytes} bytes)", args.len()));
+            let (count, bytes) = command.size();
+            text.push_str(&format!(" … ({count} words, {bytes} bytes)"));
             break;
         }
     }
@@ -276,7 +280,7 @@ pub fn quoted_args(args: &[String]) -> String {
 
 fn describe_effect(call: Call<'_>) -> Option<String> {
     match call {
-        Call::Tell { args } => Some(format!("tell {}", quoted_args(args))),
+        Call::Tell { command } => Some(format!("tell {}", quoted(command))),
         Call::Carry { remote, .. } => Some(format!("carry to {remote}")),
         _ => None,
     }
@@ -328,12 +332,12 @@ mod tests {
         assert!(hand(&elsewhere, "/accepting-other", "store-superuser").unwrap_err().contains("not `other`"));
     }
 
-    fn words(text: &str) -> Vec<String> {
-        text.split(' ').map(String::from).collect()
+    fn command(text: &str) -> PluginCommand {
+        PluginCommand::from_words(text.split(' ').map(String::from).collect())
     }
 
     fn tell(text: &str) -> Result<(), String> {
-        postgres().allow(Export::Adopt, Call::Tell { args: &words(text) })
+        postgres().allow(Export::Adopt, Call::Tell { command: &command(text) })
     }
 
     #[test]
@@ -376,8 +380,8 @@ mod tests {
 
     #[test]
     fn a_denial_quotes_a_bounded_prefix_of_a_flood() {
-        let flood: Vec<String> = std::iter::repeat_n(String::new(), 2_000_000).collect();
-        let denied = postgres().allow(Export::Adopt, Call::Tell { args: &flood }).unwrap_err();
+        let flood = PluginCommand::from_words(std::iter::repeat_n(String::new(), 2_000_000).collect());
+        let denied = postgres().allow(Export::Adopt, Call::Tell { command: &flood }).unwrap_err();
         assert!(denied.len() < 2_000, "a denial of {} bytes", denied.len());
         assert!(denied.contains("2000000 words"), "{denied}");
     }
@@ -414,7 +418,7 @@ mod tests {
     #[test]
     fn check_may_read_but_not_act() {
         let p = postgres();
-        let denied = p.allow(Export::Check, Call::Tell { args: &words("push node-1") }).unwrap_err();
+        let denied = p.allow(Export::Check, Call::Tell { command: &command("push node-1") }).unwrap_err();
         assert!(denied.contains("`tell push node-1`") && denied.contains("may only read"), "{denied}");
         assert!(
             p.allow(

@@ -13,9 +13,9 @@ use crate::events::{
     ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as CarriedRecord, Request, ResponseValue,
 };
 use crate::mesh::{ContainerState, MeshError, Payload, Response, SecretValue};
-use crate::model::Export;
+use crate::model::{Export, PluginCommand};
 use crate::record::transcript::Entry;
-use crate::sandbox::grants::Call;
+use crate::sandbox::grants::{Call, quoted};
 use crate::sandbox::limits::cut_to;
 use crate::sandbox::state::RunState;
 use mesh_adopt_manifest::command::Command;
@@ -56,12 +56,20 @@ const KEPT_ARGS_BYTES: usize = 200;
 /// The most arguments kept of such a tell: a flood of empty ones costs no bytes.
 const KEPT_ARGS: usize = 16;
 
-/// The first arguments of a tell too large to keep, up to [`KEPT_ARGS`] of them and
+/// The first words of a tell too large to keep, up to [`KEPT_ARGS`] of them and
 /// [`KEPT_ARGS_BYTES`] in all (the last one kept cut), and how large the tell was.
-fn kept_args(args: &[String]) -> (Vec<String>, ArgsCut) {
+fn kept_args(command: &PluginCommand) -> (Vec<String>, ArgsCut) {
+    let made;
+    let words = match command {
+        PluginCommand::Unknown { words, .. } => words,
+        PluginCommand::Known(command) => {
+            made = command.words();
+            &made
+        }
+    };
     let mut kept = Vec::new();
     let mut room = KEPT_ARGS_BYTES;
-    for arg in args {
+    for arg in words {
         let mut arg = arg.clone();
         let cut = cut_to(&mut arg, room);
         room -= arg.len();
@@ -70,8 +78,8 @@ fn kept_args(args: &[String]) -> (Vec<String>, ArgsCut) {
             break;
         }
     }
-    let bytes: usize = args.iter().map(String::len).sum();
-    (kept, ArgsCut { words: args.len() as u64, bytes: bytes as u64 })
+    let (count, bytes) = command.size();
+    (kept, ArgsCut { words: count as u64, bytes: bytes as u64 })
 }
 
 impl RunState {
@@ -207,10 +215,15 @@ impl RunState {
             Ok(value) => Ok(value.recorded()),
             Err(e) => Err(CallError { message: self.env.credentials.redact(e.message.clone()).0, ..e.clone() }),
         };
+        let command = match grant {
+            Call::Tell { command } => command.known().cloned(),
+            _ => None,
+        };
         self.env.transcript.record(Entry::Call {
             module: self.env.module.clone(),
             phase: self.phase,
             request,
+            command,
             outcome: recorded,
             at: self.env.mesh.now(),
             took,
@@ -253,19 +266,19 @@ impl RunState {
     /// outlive a run, so without this one module could hand its credential to another that was
     /// never granted it, or register what an earlier run left there.
     fn uses_its_own_carries(&self, grant: Call<'_>) -> Result<(), String> {
-        let Call::Tell { args } = grant else { return Ok(()) };
-        match Command::parse(args) {
-            Ok(Command::SecretAccept { from, .. }) if !self.carried_secrets.contains(&from) => Err(format!(
+        let Call::Tell { command: told } = grant else { return Ok(()) };
+        match told.known() {
+            Some(Command::SecretAccept { from, .. }) if !self.carried_secrets.contains(from) => Err(format!(
                 "`tell {}` accepts `{from}`, and this plugin carried no secret there: a module accepts only a \
                  secret it carried itself",
-                crate::sandbox::grants::quoted_args(args)
+                quoted(told)
             )),
             // Likewise a registration: what the control plane holds at that path may be what an
             // earlier run left, which this run never checked.
-            Ok(Command::ModuleAdd { remote }) if !self.carried_manifests.contains(&remote) => Err(format!(
+            Some(Command::ModuleAdd { remote }) if !self.carried_manifests.contains(remote) => Err(format!(
                 "`tell {}` registers `{remote}`, and this plugin carried nothing there in this call: a module \
                  registers only the manifest it carried itself",
-                crate::sandbox::grants::quoted_args(args)
+                quoted(told)
             )),
             _ => Ok(()),
         }
@@ -274,8 +287,8 @@ impl RunState {
     /// During `adopt`, just before a `tell push` goes out, whatever the run does then (it reads
     /// the mesh again and holds it to the prediction): its `Err` keeps the push from the mesh.
     async fn before_push(&mut self, grant: Call<'_>) -> Result<(), String> {
-        let (Export::Adopt, Call::Tell { args }) = (self.phase, grant) else { return Ok(()) };
-        if !matches!(Command::parse(args), Ok(Command::Push { .. })) {
+        let (Export::Adopt, Call::Tell { command }) = (self.phase, grant) else { return Ok(()) };
+        if !matches!(command.known(), Some(Command::Push { .. })) {
             return Ok(());
         }
         let Some((guard, told)) = self.plan.as_ref().and_then(|p| Some((p.before_push.clone()?, p.told))) else {
@@ -294,26 +307,26 @@ impl RunState {
         if let (Export::Adopt, Call::Carry { remote, .. }, Some(plan)) = (self.phase, grant, self.plan.as_ref()) {
             return carry_in_plan(remote, &plan.commands);
         }
-        let (Export::Adopt, Call::Tell { args }, Some(plan)) = (self.phase, grant, self.plan.as_mut()) else {
+        let (Export::Adopt, Call::Tell { command }, Some(plan)) = (self.phase, grant, self.plan.as_mut()) else {
             return Ok(());
         };
         match plan.commands.get(plan.told) {
-            Some(next) if next.words() == args => {
+            Some(next) if next == command => {
                 plan.told += 1;
                 Ok(())
             }
             Some(next) => Err(format!(
                 "`tell {}` is not the plan's next command: the plan `check` made says `tell {}` next \
                  (command {} of {}); `adopt` tells only its plan, in order",
-                crate::sandbox::grants::quoted_args(args),
-                crate::sandbox::grants::quoted_args(next),
+                quoted(command),
+                quoted(next),
                 plan.told + 1,
                 plan.commands.len()
             )),
             None => Err(format!(
                 "`tell {}` is beyond the plan: the plan `check` made has {} commands, all told; \
                  `adopt` tells only its plan",
-                crate::sandbox::grants::quoted_args(args),
+                quoted(command),
                 plan.commands.len()
             )),
         }
@@ -323,9 +336,9 @@ impl RunState {
 /// During `adopt`, a carry must be one the plan's commands use: to the path a `module add`
 /// registers or a `secret accept` takes from. Anything else would put in the control plane
 /// what no reviewed command accounts for.
-fn carry_in_plan(remote: &str, commands: &[crate::model::PlannedCommand]) -> Result<(), String> {
-    let used = commands.iter().any(|planned| match planned.command() {
-        Ok(Command::ModuleAdd { remote: to }) | Ok(Command::SecretAccept { from: to, .. }) => to == remote,
+fn carry_in_plan(remote: &str, commands: &[PluginCommand]) -> Result<(), String> {
+    let used = commands.iter().any(|planned| match planned.known() {
+        Some(Command::ModuleAdd { remote: to }) | Some(Command::SecretAccept { from: to, .. }) => to == remote,
         _ => false,
     });
     if used {
@@ -464,26 +477,24 @@ impl RunState {
         carried
     }
 
-    /// `tell`: one control-plane command, as its words.
-    pub(crate) async fn serve_tell(&mut self, args: Vec<String>, timeout_seconds: u32) -> Result<String, HostError> {
-        let size: usize = args.iter().map(String::len).sum();
+    /// `tell`: one control-plane command, as the contract's boundary read it.
+    pub(crate) async fn serve_tell(&mut self, told: PluginCommand, timeout_seconds: u32) -> Result<String, HostError> {
+        let (count, size) = told.size();
         let (limit, most) = (self.limits.tell_args_bytes, self.limits.tell_args_count);
         let oversized = if size > limit {
             Some(format!("the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)"))
-        } else if args.len() > most {
-            Some(format!(
-                "the tell has {} arguments; a tell may have at most {most} (limits.tell_args_count)",
-                args.len()
-            ))
+        } else if count > most {
+            Some(format!("the tell has {count} arguments; a tell may have at most {most} (limits.tell_args_count)"))
         } else {
             None
         };
-        // A tell too large to keep whole is kept as its first words and its size.
+        // The record keeps the command's words; a tell too large to keep whole is kept as its
+        // first words and its size.
         let request = if oversized.is_some() {
-            let (kept, cut) = kept_args(&args);
+            let (kept, cut) = kept_args(&told);
             Request { op: Op::Tell, args: kept, payload: None, cut: Some(cut) }
         } else {
-            Request { op: Op::Tell, args: args.clone(), payload: None, cut: None }
+            Request { op: Op::Tell, args: told.words(), payload: None, cut: None }
         };
         // What the plugin asks for, lowered to the host's ceiling and to what is left of the
         // export's wall deadline.
@@ -491,8 +502,10 @@ impl RunState {
             .min(self.limits.tell_timeout_ceiling)
             .min(self.deadline.remaining());
         self.pending_timeout = Some(timeout);
-        self.serve(Call::Tell { args: &args }, request, oversized, async |state| {
-            Ok(state.env.mesh.tell(&args, timeout).await?)
+        self.serve(Call::Tell { command: &told }, request, oversized, async |state| match &told {
+            PluginCommand::Known(command) => Ok(state.env.mesh.tell(command, timeout).await?),
+            // The grants deny every tell that is no command before it gets here.
+            PluginCommand::Unknown { why, .. } => Err(denied(format!("`tell {}` is no command: {why}", quoted(&told)))),
         })
         .await
     }
@@ -500,7 +513,7 @@ impl RunState {
     /// `inspect`: what a container the grants name is running.
     pub(crate) async fn serve_inspect(&mut self, container: String) -> Result<Option<ContainerState>, HostError> {
         self.serve(Call::Inspect { container: &container }, one(Op::Inspect, &container), None, async |state| {
-            Ok(state.env.mesh.inspect(&container).await?)
+            Ok(state.env.mesh.inspect(&state.env.permissions.node, &container).await?)
         })
         .await
     }

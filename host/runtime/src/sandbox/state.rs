@@ -109,7 +109,7 @@ pub struct RunState {
 
 /// A plan's commands and how many of them `adopt` has told so far.
 pub(crate) struct PlanCursor {
-    pub(crate) commands: Vec<crate::model::PlannedCommand>,
+    pub(crate) commands: Vec<crate::model::PluginCommand>,
     pub(crate) told: usize,
     /// What the run does just before each of the plan's pushes goes out, if anything.
     pub(crate) before_push: Option<Arc<dyn BeforePush>>,
@@ -126,8 +126,8 @@ pub(crate) trait BeforePush: Send + Sync {
 
 impl PlanCursor {
     /// The commands never told, in order.
-    pub(crate) fn left(self) -> Vec<Vec<String>> {
-        self.commands[self.told..].iter().map(|c| c.words().to_vec()).collect()
+    pub(crate) fn left(mut self) -> Vec<crate::model::PluginCommand> {
+        self.commands.split_off(self.told)
     }
 }
 
