@@ -9,6 +9,7 @@ pub mod digest;
 pub mod exit;
 pub mod options;
 pub mod rule;
+pub mod spec;
 
 use std::fmt;
 use std::ops::Deref;
