@@ -1,6 +1,10 @@
 //! ARCHITECTURE.md held to the tree it maps: every folder of the host's crates listed, every
 //! path it names there, every source file opening with the comment that names its one idea,
-//! and every file past the length that would hide several ideas named with the one it holds.
+//! every file past the length that would hide several ideas named with the one it holds, and
+//! the runtime's floors held by its imports ([`floors`]).
+
+mod floors;
+mod rust_paths;
 
 use std::path::{Path, PathBuf};
 
@@ -75,5 +79,21 @@ fn the_architecture_map_matches_the_tree() {
             problems.push(format!("`{path}` has {lines} lines and ARCHITECTURE.md does not name its one idea"));
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every floor of the runtime uses only the floors below it, as ARCHITECTURE.md draws them.
+#[test]
+fn the_runtime_uses_only_the_floors_below_each_floor() {
+    let root = root();
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let floors = floors::floors_from_map(&map).unwrap_or_else(|e| panic!("{e}"));
+    let (mut folders, mut paths) = (Vec::new(), Vec::new());
+    walk(&root.join(floors::RUNTIME), &mut folders, &mut paths);
+    let files: Vec<(String, String)> = paths
+        .iter()
+        .map(|p| (p.strip_prefix(&root).unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(p).unwrap()))
+        .collect();
+    let problems = floors::floor_problems(&floors, &files);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
