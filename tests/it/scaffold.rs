@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use sha2::Digest as _;
 
-use crate::support::{Cli, mesh_adopt, plugin, root, shared_compile_cache};
+use crate::support::{Cli, mesh_adopt, plugin, root, shared_compile_cache, text};
 
 /// A catalogue repository outside the project: the shipped foundation with a `cache`
 /// container genesis raised beside the store, the store's credential and the cache's, and
@@ -111,10 +111,6 @@ impl CatalogueRepo {
         )
         .unwrap();
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Asserts the command exited `code`, showing all it said when it did not.
