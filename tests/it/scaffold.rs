@@ -567,7 +567,7 @@ impl LocalRegistries {
             assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
         };
         // Rust: the SDK and the manifest crate as `cargo package` makes them, and every crate
-        // they depend on, in a directory that stands in for crates.io.
+        // they depend on, in a directory that stands in for the Rust package registry.
         let plugins = root().join("plugins/Cargo.toml");
         run(
             Command::new("cargo")
