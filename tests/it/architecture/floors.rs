@@ -156,7 +156,7 @@ fn placed_modules(floors: &[Vec<String>], problems: &mut Vec<String>) -> Vec<(Ve
     placed
 }
 
-/// The module a file of the runtime is (`host/runtime/src/mesh/lock.rs` is `["mesh", "lock"]`,
+/// The module a file of the runtime is (`host/runtime/src/mesh/layer.rs` is `["mesh", "layer"]`,
 /// `lib.rs` the root `[]`); `None` for a path outside the runtime's sources. A folder's path
 /// without its `/` reads as the module it holds.
 fn module_of(path: &str) -> Option<Vec<String>> {
