@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::cli::{catalogue, text};
+use crate::support::{catalogue, text};
 use crate::support::{mesh_adopt, root};
 
 const SOURCE: &str = "https://git.mesh.test/catalogue.git@v3";

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::cli::text;
 use crate::support::root;
+use crate::support::text;
 
 /// Builds every example of the workspace's default members, as `cargo test` would (so the
 /// libraries it compiled are reused), and names each one's program.

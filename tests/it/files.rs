@@ -1,12 +1,12 @@
 //! No file a command opens can hold it: what is not a regular file (a FIFO nobody reads or
-//! writes, a device, a directory) is refused, exit 2, naming it, before anything runs.
+//! writes, a device, a directory) is refused, exit 2, naming it, before anything runs; and no
+//! output the command writes can be one of its inputs or land where it cannot be written.
 
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use crate::cli::catalogue;
-use crate::support::mesh_adopt;
+use crate::support::{catalogue, mesh_adopt, text};
 
 const SOURCE: &str = "https://git.mesh.test/catalogue.git";
 
@@ -193,4 +193,62 @@ fn a_credential_that_cannot_be_read_stops_the_run_before_anything_is_shown() {
     fifo(&credentials.join("a-fifo"));
     let out = ends(dir.path(), dir.path(), &["run", "--catalog-source", SOURCE]);
     refused(&out, "`a-fifo`, which cannot be read as a credential");
+}
+
+/// An input that is a FIFO nobody writes is refused, not waited on: a manifest makes its
+/// module unusable; the foundation, a saved plan and a recording stop the command before
+/// anything runs.
+#[test]
+fn a_fifo_in_place_of_a_manifest_foundation_plan_or_recording_is_refused_not_waited_on() {
+    let dir = catalogue();
+    let manifest = dir.path().join("modules/nats/manifest.json");
+    std::fs::remove_file(&manifest).unwrap();
+    fifo(&manifest);
+    let out = ends(dir.path(), dir.path(), &["check", "--catalog-source", SOURCE]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("is not a regular file"), "{}", text(&out.stdout));
+    let pipe = fifo(&dir.path().join("pipe"));
+    for args in [
+        ["check", "postgres", "--foundation", &pipe].as_slice(),
+        &["run", "postgres", "--catalog-source", SOURCE, "--plan", &pipe],
+        &["replay", &pipe],
+    ] {
+        refused(&ends(dir.path(), dir.path(), args), "is not a regular file");
+    }
+}
+
+#[test]
+fn outputs_that_are_one_file_or_a_hard_link_to_an_input_are_refused() {
+    let dir = catalogue();
+    let out_path = dir.path().join("..").join(format!("same-{}.out", std::process::id()));
+    let same = out_path.to_str().unwrap();
+    let out = mesh_adopt().args(["check", "--out", same, "--record", same]).catalogue(dir.path()).output();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("name the same file"), "{}", text(&out.stderr));
+    assert!(!out_path.exists());
+    // A hard link to a manifest is that manifest under another name.
+    let manifest = dir.path().join("modules/mesh-vault/manifest.json");
+    let before = std::fs::read(&manifest).unwrap();
+    let link = dir.path().join("..").join(format!("link-{}.jsonl", std::process::id()));
+    std::fs::hard_link(&manifest, &link).unwrap();
+    let out = mesh_adopt().args(["run", "--record", link.to_str().unwrap()]).catalogue(dir.path()).output();
+    let _ = std::fs::remove_file(&link);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is the same file as one of this run's inputs"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&manifest).unwrap(), before, "the manifest is unchanged");
+}
+
+/// An output whose directory is not there is refused before anything runs, as one that is a
+/// FIFO or a directory is, not after the whole check.
+#[test]
+fn an_output_in_a_directory_that_is_not_there_is_refused_before_the_check() {
+    let dir = catalogue();
+    let out = mesh_adopt()
+        .args(["check", "--catalog-source", SOURCE, "--out", "/nonexistent/plan.json"])
+        .catalogue(dir.path())
+        .output();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("its directory `/nonexistent` does not exist"), "{stderr}");
+    assert!(!text(&out.stdout).contains("summary"), "nothing ran");
 }

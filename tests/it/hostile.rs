@@ -9,7 +9,7 @@ use serde_json::json;
 
 use mesh_adopt_runtime::StopKind;
 
-use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions};
+use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions, catalogue, mesh_adopt, plugin, text};
 
 /// Runs the plugin `name` as the postgres plugin on the tight host.
 async fn run_hostile(name: &str, edit: impl FnOnce(&mut TestMesh)) -> Ran {
@@ -424,4 +424,22 @@ async fn a_plugin_cannot_forge_lines_of_its_stop_report() {
     assert_mentions(failure, &["its last host call: tell push \\nit had changed nothing", "what it had already done"]);
     assert!(!failure.lines().any(|l| l.trim() == "it had changed nothing on the mesh"), "{failure}");
     assert!(!failure.lines().any(|l| l.trim().starts_with("invariants")), "{failure}");
+}
+
+#[test]
+fn a_plugin_that_swallows_its_denials_is_not_adopted_and_the_summary_says_why_without_v() {
+    let dir = catalogue();
+    std::fs::copy(plugin("registers_without_carrying"), dir.path().join("modules/postgres/adopt.wasm")).unwrap();
+    let out = mesh_adopt()
+        .args(["run", "--catalog-source", "https://git.mesh.test/catalogue.git@v3", "postgres"])
+        .catalogue(dir.path())
+        .output();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let summary = stdout.split("\nsummary\n").nth(1).expect("a summary");
+    assert!(summary.contains("postgres") && !summary.contains("adopted   "), "{summary}");
+    assert!(
+        summary.contains("not adopted: its plugin was denied `tell module add /postgres-module.json`"),
+        "{summary}"
+    );
 }

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::cli::text;
 use crate::support::mesh_adopt;
+use crate::support::text;
 
 /// Every command the program takes, as `--help` lists them, and so every manual page but the
 /// program's own.

@@ -4,7 +4,7 @@
 use mesh_adopt_runtime::{Mode, ModuleOutcome};
 use serde_json::json;
 
-use crate::support::{TestMesh, assert_mentions};
+use crate::support::{TestMesh, assert_mentions, catalogue, mesh_adopt, text};
 
 /// Asserts the run changed nothing on the mesh: no command told, nothing carried.
 fn nothing_moved(ran: &crate::support::Ran) {
@@ -152,4 +152,45 @@ async fn a_module_that_adopts_a_container_and_leaves_its_push_to_another_is_refu
         panic!("postgres was {:?}", ran.report.outcome("postgres"))
     };
     assert_mentions(because, &["`postgres` declares it adopts `mesh-store`", "never pushes"]);
+}
+
+#[test]
+fn a_changed_bus_layout_or_an_empty_bus_plugin_changes_nothing_at_all() {
+    for (edit, exit) in [("layout", 1), ("empty plugin", 2)] {
+        let dir = catalogue();
+        let nats = dir.path().join("modules/nats");
+        if edit == "layout" {
+            let manifest = std::fs::read_to_string(nats.join("manifest.json")).unwrap();
+            let mut manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+            manifest["bus-users"] = "/srv/elsewhere/accounts.conf".into();
+            std::fs::write(nats.join("manifest.json"), manifest.to_string()).unwrap();
+        } else {
+            std::fs::write(nats.join("adopt.wasm"), b"").unwrap();
+        }
+        let record = dir.path().join("run.jsonl");
+        let out = mesh_adopt()
+            .args([
+                "run",
+                "--catalog-source",
+                "https://git.mesh.test/catalogue.git@v3",
+                "--record",
+                record.to_str().unwrap(),
+            ])
+            .catalogue(dir.path())
+            .output();
+        assert_eq!(out.status.code(), Some(exit), "{edit}: {}", text(&out.stdout));
+        let events: Vec<serde_json::Value> =
+            std::fs::read_to_string(&record).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let effects: Vec<&serde_json::Value> = events
+            .iter()
+            .filter(|e| {
+                e["event"] == "call" && (e["op"] == "carry" || e["op"] == "tell") && e["result"].get("ok").is_some()
+            })
+            .collect();
+        assert!(effects.is_empty(), "{edit}: {effects:?}");
+        let summary = events.iter().find(|e| e["event"] == "summary").expect("a summary");
+        assert!(summary["modules"].as_array().unwrap().iter().all(|m| m["outcome"] != "adopted"), "{summary}");
+        assert_eq!(summary["changes"], serde_json::json!([]), "{edit}");
+        assert_eq!(events.last().unwrap()["exit"], exit, "{edit}");
+    }
 }

@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::cli::{catalogue, text};
 use crate::live::StandIn;
-use crate::support::{Cli, TestMesh, mesh_adopt, plugin, root};
+use crate::support::{Cli, TestMesh, assert_mentions, catalogue, mesh_adopt, plugin, root, text};
 
 const SOURCE: &str = "https://git.mesh.test/catalogue.git@v3";
 
@@ -184,4 +183,85 @@ fn a_recording_of_an_interrupted_run_replays_as_far_as_the_run_went_and_says_whe
         )),
         "{stdout}"
     );
+}
+
+#[test]
+fn replay_answers_a_plugin_from_a_recording_and_names_where_another_diverges() {
+    let dir = catalogue();
+    let record = dir.path().join("run.jsonl");
+    let recorded = mesh_adopt()
+        .args([
+            "run",
+            "--node",
+            "node-7",
+            "--wait",
+            "30s",
+            "--catalog-source",
+            "https://git.mesh.test/c.git@v2",
+            "--record",
+            record.to_str().unwrap(),
+        ])
+        .catalogue(dir.path())
+        .output();
+    assert_eq!(recorded.status.code(), Some(0), "{}", text(&recorded.stderr));
+
+    // The same plugins make every recorded call, in order, on the recorded node and source
+    // without being told them again.
+    let same = mesh_adopt().args(["replay", record.to_str().unwrap()]).catalogue(dir.path()).output();
+    let stdout = text(&same.stdout);
+    assert_eq!(same.status.code(), Some(0), "{stdout}{}", text(&same.stderr));
+    assert!(
+        stdout.contains("on node node-7, built from https://git.mesh.test/c.git@v2, waiting up to 30s"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("the plugin made every recorded call, in order"), "{stdout}");
+
+    // An option given on the command line wins over the recorded one, and shows where the
+    // run would have differed.
+    let elsewhere =
+        mesh_adopt().args(["replay", record.to_str().unwrap(), "--node", "node-1"]).catalogue(dir.path()).output();
+    let stdout = text(&elsewhere.stdout);
+    assert_eq!(elsewhere.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "diverged at call 4: the recording has tell `module issue postgres --node node-7` (postgres), the plugin made tell `module issue postgres --node node-1`"
+        ),
+        "{stdout}"
+    );
+
+    // A postgres plugin that skips the superuser diverges where the recording delivers it.
+    let changed = plugin("pushes_before_secret");
+    let other = mesh_adopt()
+        .args(["replay", record.to_str().unwrap(), "--module", "postgres", "--plugin", changed.to_str().unwrap()])
+        .catalogue(dir.path())
+        .output();
+    let stdout = text(&other.stdout);
+    assert_eq!(other.status.code(), Some(1), "{stdout}");
+    // A candidate whose plan would push before handing the superuser over is stopped in
+    // preflight, by the rule, before its first call.
+    assert_mentions(&stdout, &["break rule `credential-never-replaced`", "diverged at call 1"]);
+}
+
+#[test]
+fn replay_refuses_a_recording_whose_run_options_are_malformed() {
+    let dir = catalogue();
+    let record = dir.path().join("run.jsonl");
+    std::fs::write(
+        &record,
+        concat!(
+            r#"{"event":"run","schema":5,"mesh_adopt":"0.2.0","command":"run","modules":["postgres"],"#,
+            r#""options":{"node":"node-1","catalog_source":null},"mesh":"simulated","seed":null}"#,
+            "\n",
+            r#"{"event":"call","module":"postgres","phase":"adopt","op":"tell","args":["push","node-1"],"#,
+            r#""result":{"ok":""},"at_ms":0.0,"took_ms":0.0}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let out = mesh_adopt().args(["replay", record.to_str().unwrap()]).catalogue(dir.path()).output();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("line 1 of the recording"), "{stderr}");
+    assert!(stderr.contains("is not an event of schema 5"), "{stderr}");
+    assert!(stderr.contains("missing field `wait_s`"), "{stderr}");
 }

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use sha2::Digest as _;
 
-use crate::support::{Cli, mesh_adopt, plugin, root, shared_compile_cache};
+use crate::support::{Cli, mesh_adopt, plugin, root, shared_compile_cache, text};
 
 /// A catalogue repository outside the project: the shipped foundation with a `cache`
 /// container genesis raised beside the store, the store's credential and the cache's, and
@@ -111,10 +111,6 @@ impl CatalogueRepo {
         )
         .unwrap();
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// Asserts the command exited `code`, showing all it said when it did not.
@@ -571,7 +567,7 @@ impl LocalRegistries {
             assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
         };
         // Rust: the SDK and the manifest crate as `cargo package` makes them, and every crate
-        // they depend on, in a directory that stands in for crates.io.
+        // they depend on, in a directory that stands in for the Rust package registry.
         let plugins = root().join("plugins/Cargo.toml");
         run(
             Command::new("cargo")

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::mesh::simulated::FaultEffect;
 
-use crate::support::{example_catalogue, host, plugin, root};
+use crate::support::{catalogue, example_catalogue, host, mesh_adopt, plugin, root, text};
 
 fn shipped() -> Vec<mesh_adopt_testkit::ScenarioFile> {
     mesh_adopt_testkit::discover(&[root().join("plugins"), root().join("catalogue")]).unwrap()
@@ -409,7 +409,7 @@ async fn a_fault_no_call_matches_is_reported_and_an_unknown_outcome_refused() {
 /// example's): with one of those broken, the run still passes, and names only its own.
 #[test]
 fn test_with_no_paths_runs_the_catalogues_scenarios_and_no_others_in_its_checkout() {
-    let dir = crate::cli::catalogue();
+    let dir = crate::support::catalogue();
     let own = dir.path().join("scenarios");
     std::fs::create_dir_all(&own).unwrap();
     std::fs::copy(root().join("catalogue/scenarios/phase-three.toml"), own.join("phase-three.toml")).unwrap();
@@ -427,7 +427,7 @@ fn test_with_no_paths_runs_the_catalogues_scenarios_and_no_others_in_its_checkou
 /// build to run; a plugin placed after its source changed draws no warning.
 #[test]
 fn test_warns_when_the_plugin_in_place_is_older_than_its_source() {
-    let dir = crate::cli::catalogue();
+    let dir = crate::support::catalogue();
     let manifest_path = dir.path().join("modules/postgres/manifest.json");
     let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
     // Named relative to the manifest, as `build` requires.
@@ -522,4 +522,16 @@ fn a_scenario_starts_from_an_adopted_mesh_and_runs_on_its_own_node_or_a_second_o
     .unwrap();
     let said = test(&[vault_alone.to_str().unwrap()], 0);
     assert!(said.contains("1 passed, 0 failed"), "{said}");
+}
+
+#[test]
+fn a_scenario_whose_sweep_finds_a_problem_is_not_counted_passed() {
+    let dir = catalogue();
+    std::fs::copy(plugin("swallows_failures"), dir.path().join("modules/mesh-vault/adopt.wasm")).unwrap();
+    let scenario = crate::support::root().join("plugins/mesh-vault/scenarios/installs.toml");
+    let out = mesh_adopt().args(["test", "--sweep", scenario.to_str().unwrap()]).catalogue(dir.path()).output();
+    let said = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}{}", text(&out.stderr));
+    assert!(said.starts_with("FAIL  ") && said.contains("invariant `effect-as-predicted` broken"), "{said}");
+    assert!(said.contains("\n0 passed, 1 failed\n"), "{said}");
 }

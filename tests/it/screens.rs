@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use crate::cli::{catalogue, text};
 use crate::support::mesh_adopt;
+use crate::support::{catalogue, text};
 
 /// Stdout and stderr with the exit status, the catalogue's temporary path and plugin
 /// digests written as placeholders: what is left is the same on every machine.

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use mesh_adopt_runtime::{Limits, PluginHost};
 
-use crate::cli::{catalogue, text};
 use crate::support::{SUPERUSER, TestMesh, mesh_adopt};
+use crate::support::{catalogue, text};
 
 /// The catalogue source the run is given: its repository and ref are words of the options.
 const REPOSITORY: &str = "https://git.mesh.local/catalogue.git";

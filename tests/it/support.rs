@@ -36,6 +36,17 @@ pub fn plugin(name: &str) -> PathBuf {
     path
 }
 
+/// A copy of the example catalogue with freshly built plugins beside its manifests: what most
+/// tests of the binary run on.
+pub fn catalogue() -> tempfile::TempDir {
+    example_catalogue(&plugin("adopt_postgres"))
+}
+
+/// What a process wrote, as text for an assertion and its message.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// The compile cache the suite's runs of big JavaScript and Python plugins share (in cargo's
 /// temporary directory): each is compiled once, not once per run of the suite, and each
 /// compile reuses the functions of the language's engine or interpreter that the others

@@ -1016,10 +1016,10 @@ pub struct LockEvent {
     pub outcome: LockOutcome,
     /// What the lock keeps out, when this run took it: `mesh`, `machine` (this machine's lock
     /// only: the mesh has none) or `none` (nothing keeps another run out); `null` otherwise.
-    pub scope: Option<crate::mesh::lock::LockScope>,
+    pub scope: Option<crate::model::lock::LockScope>,
     /// Who holds it: this run for `taken`, `released` and `failed`; the other holder for
     /// `held` and `waiting`.
-    pub holder: crate::mesh::lock::LockHolder,
+    pub holder: crate::model::lock::LockHolder,
     /// Whether the holder's process is known to be gone: it ran on this host and runs no
     /// more, so a run killed outright left the lock (`mesh-adopt unlock ID` breaks it).
     pub process_gone: bool,
@@ -1259,7 +1259,7 @@ mod tests {
             ("docs/events.md", std::fs::read_to_string(root.join("docs/events.md")).unwrap()),
             ("the generated schema", schema.clone()),
         ] {
-            for rule in crate::effect::Rule::ALL {
+            for rule in Rule::ALL {
                 assert!(
                     text.contains(&format!("`{rule}`")) || text.contains(&format!("\"{rule}\"")),
                     "{document} does not name `{rule}`"

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 
-use crate::effect::{ContainerSpec, Spec};
 use crate::files::{read_bounded, within_bound};
 use crate::model::FoundationResource;
+use crate::model::spec::{ContainerSpec, Spec};
 use mesh_adopt_manifest::validity::no_key_twice;
 
 /// The owner a node records for what genesis raised.

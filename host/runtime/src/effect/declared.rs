@@ -219,11 +219,3 @@ impl Declarations {
         self.adopters.get(name)?.iter().find(|a| a.module == module).map(|a| a.adoption.how)
     }
 }
-
-/// Volumes compared as a node compares them: as a set.
-pub fn same_volumes(a: &[String], b: &[String]) -> bool {
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort();
-    b.sort();
-    a == b
-}

@@ -13,83 +13,19 @@ mod predict;
 mod pushed_specs;
 mod reread;
 mod rules;
-mod spec;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use mesh_adopt_manifest::ModuleManifest;
 
+pub use crate::model::spec::{ContainerSpec, OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
 pub(crate) use declared::check as check_declared;
 pub use declared::{Adopter, DeclarationError, Declarations, Genesis};
 pub use predict::{Planned, Prediction, PushEffect, predict, predict_ahead};
 pub(crate) use pushed_specs::{PushedContainer, pushed_containers};
 pub use reread::{AheadOfPush, Moved, Reread, moved};
 pub use rules::{Rule, Seen, rules};
-pub use spec::{OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
-
-/// A container as the node runs it: its image, its volumes (`host:inside[:opts]`), and, where
-/// the backend can tell, the digest of the spec it was created from and the module owning it.
-/// Grows fields as backends learn to say more: build it with [`ContainerSpec::new`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ContainerSpec {
-    /// The image it runs.
-    pub image: String,
-    /// Its mounts; `None` when the backend cannot say (a live engine asked for the image only).
-    pub volumes: Option<Vec<String>>,
-    /// The digest of the whole spec the node created it from (docs/push-rule.md); `None` when
-    /// the backend cannot say (a container no node recorded one for): then only the image and
-    /// the mounts are compared, and the summary says the rest was not verified.
-    pub digest: Option<SpecDigest>,
-    /// The module the node says owns it (`genesis` for what genesis raised), where the engine
-    /// keeps owners.
-    pub owner: Option<String>,
-    /// Whether it runs, where the backend said: what a re-read before a push holds a
-    /// container to, besides its spec (a push compares specs only).
-    pub running: Option<bool>,
-}
-
-impl ContainerSpec {
-    /// A container running `image` on `volumes` (unknown: `None`), its spec digest and owner
-    /// not known.
-    pub fn new(image: impl Into<String>, volumes: Option<Vec<String>>) -> ContainerSpec {
-        ContainerSpec { image: image.into(), volumes, digest: None, owner: None, running: None }
-    }
-
-    /// The same, running or not as the backend says.
-    pub fn with_running(mut self, running: Option<bool>) -> ContainerSpec {
-        self.running = running;
-        self
-    }
-
-    /// The same, created from a spec whose digest is `digest`.
-    pub fn with_digest(mut self, digest: Option<SpecDigest>) -> ContainerSpec {
-        self.digest = digest;
-        self
-    }
-
-    /// The same, owned by `owner` as the node says.
-    pub fn with_owner(mut self, owner: Option<String>) -> ContainerSpec {
-        self.owner = owner;
-        self
-    }
-
-    /// Whether a push of `declared` keeps this container, by the push rule: the digests
-    /// compared where this container's is known; otherwise its image and mounts.
-    pub fn keeps(&self, declared: &ContainerSpec) -> bool {
-        match (&self.digest, &declared.digest) {
-            (Some(running), Some(wanted)) => running == wanted,
-            _ => {
-                self.image == declared.image
-                    && match (&self.volumes, &declared.volumes) {
-                        (Some(running), Some(wanted)) => declared::same_volumes(running, wanted),
-                        _ => true,
-                    }
-            }
-        }
-    }
-}
 
 /// A module the control plane already knows when the run starts: a re-run's push applies it
 /// again, so the prediction must count it.

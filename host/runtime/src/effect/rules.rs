@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 
 use mesh_adopt_manifest::{AdoptedAs, mounts};
 
-use super::declared::{Declarations, same_volumes};
+use super::declared::Declarations;
 use super::{ContainerEffect, MeshView, Prediction, Touch};
 use crate::effect::Violation;
 pub use crate::model::rule::Rule;
+use crate::model::spec::same_volumes;
 
 /// Whether effects are a prediction or what the node did: how a broken rule is worded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,9 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 
 pub mod layer;
-pub mod lock;
+// The lock's words live in the model, below the event schema that records them; here is the
+// path an embedder knows them by.
+pub use crate::model::lock;
 pub mod replay;
 pub mod simulated;
 

@@ -7,8 +7,10 @@ pub mod code;
 pub mod contract;
 pub mod digest;
 pub mod exit;
+pub mod lock;
 pub mod options;
 pub mod rule;
+pub mod spec;
 
 use std::fmt;
 

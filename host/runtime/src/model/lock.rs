@@ -1,7 +1,12 @@
 //! A mesh's lock: one run changes a mesh at a time. A run takes the lock before preflight and
 //! holds it to its end; a second run is refused (or waits) and is told who holds it. A lock
 //! left by a process that died is never broken by a run: it is shown as left, and broken by
-//! the operator (`mesh-adopt unlock ID`, [`super::Mesh::unlock`]).
+//! the operator (`mesh-adopt unlock ID`, [`crate::mesh::Mesh::unlock`]).
+//!
+//! These are the lock's words (who holds it, what it keeps out, what asking for it and
+//! releasing it came to), kept in the model below the event schema that records them; a mesh
+//! ([`crate::mesh::Mesh::lock`]) takes and releases it, and `mesh::lock` names this module for
+//! whoever embeds the runtime.
 
 use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};

@@ -2,6 +2,9 @@
 //! node compares to decide whether a pushed container is kept or recreated. The foundation
 //! bundle's form and a module manifest's form are normalised to one, so genesis's store and the
 //! module that keeps it have one digest exactly when every field of theirs agrees.
+//!
+//! A container as the node runs it ([`ContainerSpec`]) is here too: the foundation bundle reads
+//! what genesis raised into both, below the prediction that compares them.
 
 use std::fmt;
 
@@ -150,6 +153,77 @@ fn write_canonical(value: &Value, out: &mut String) {
         }
         scalar => out.push_str(&scalar.to_string()),
     }
+}
+
+/// A container as the node runs it: its image, its volumes (`host:inside[:opts]`), and, where
+/// the backend can tell, the digest of the spec it was created from and the module owning it.
+/// Grows fields as backends learn to say more: build it with [`ContainerSpec::new`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ContainerSpec {
+    /// The image it runs.
+    pub image: String,
+    /// Its mounts; `None` when the backend cannot say (a live engine asked for the image only).
+    pub volumes: Option<Vec<String>>,
+    /// The digest of the whole spec the node created it from (docs/push-rule.md); `None` when
+    /// the backend cannot say (a container no node recorded one for): then only the image and
+    /// the mounts are compared, and the summary says the rest was not verified.
+    pub digest: Option<SpecDigest>,
+    /// The module the node says owns it (`genesis` for what genesis raised), where the engine
+    /// keeps owners.
+    pub owner: Option<String>,
+    /// Whether it runs, where the backend said: what a re-read before a push holds a
+    /// container to, besides its spec (a push compares specs only).
+    pub running: Option<bool>,
+}
+
+impl ContainerSpec {
+    /// A container running `image` on `volumes` (unknown: `None`), its spec digest and owner
+    /// not known.
+    pub fn new(image: impl Into<String>, volumes: Option<Vec<String>>) -> ContainerSpec {
+        ContainerSpec { image: image.into(), volumes, digest: None, owner: None, running: None }
+    }
+
+    /// The same, running or not as the backend says.
+    pub fn with_running(mut self, running: Option<bool>) -> ContainerSpec {
+        self.running = running;
+        self
+    }
+
+    /// The same, created from a spec whose digest is `digest`.
+    pub fn with_digest(mut self, digest: Option<SpecDigest>) -> ContainerSpec {
+        self.digest = digest;
+        self
+    }
+
+    /// The same, owned by `owner` as the node says.
+    pub fn with_owner(mut self, owner: Option<String>) -> ContainerSpec {
+        self.owner = owner;
+        self
+    }
+
+    /// Whether a push of `declared` keeps this container, by the push rule: the digests
+    /// compared where this container's is known; otherwise its image and mounts.
+    pub fn keeps(&self, declared: &ContainerSpec) -> bool {
+        match (&self.digest, &declared.digest) {
+            (Some(running), Some(wanted)) => running == wanted,
+            _ => {
+                self.image == declared.image
+                    && match (&self.volumes, &declared.volumes) {
+                        (Some(running), Some(wanted)) => same_volumes(running, wanted),
+                        _ => true,
+                    }
+            }
+        }
+    }
+}
+
+/// Volumes compared as a node compares them: as a set.
+pub fn same_volumes(a: &[String], b: &[String]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort();
+    b.sort();
+    a == b
 }
 
 #[cfg(test)]
