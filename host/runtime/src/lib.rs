@@ -129,6 +129,7 @@ pub use model::options::{
     DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, check_node_name,
     parse_catalog_source, parse_duration,
 };
+pub use model::remedy::Remedy;
 pub use model::{CatalogSource, Context, FoundationResource, Plan, PluginCommand, Refusal, Report};
 pub use model::{Input, Stopped, Unusable};
 pub use plugin::cache::{CompileCache, DEFAULT_BOUND, Pruned};

@@ -9,6 +9,7 @@ pub mod digest;
 pub mod exit;
 pub mod lock;
 pub mod options;
+pub mod remedy;
 pub mod rule;
 pub mod spec;
 
