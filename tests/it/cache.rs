@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use mesh_adopt_runtime::CompileCache;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::plugin::CompileCache;
 
 use crate::support::plugin;
 
@@ -119,7 +119,7 @@ fn hosts_loading_one_cold_plugin_together_leave_one_sound_entry() {
     // Two hosts stand for two processes sharing the cache; two threads on one host for two
     // runs of one process. Each waits for whichever compile came first.
     let (first, second) = (cached_host(dir.path()), cached_host(dir.path()));
-    let digests: Vec<mesh_adopt_runtime::Sha256> = std::thread::scope(|s| {
+    let digests: Vec<mesh_adopt_runtime::plugin::Sha256> = std::thread::scope(|s| {
         let loads =
             [&first, &second, &first].map(|host| s.spawn(move || host.load(&plugin("adopt_nats")).unwrap().digest));
         loads.into_iter().map(|load| load.join().unwrap()).collect()

@@ -36,7 +36,7 @@ async fn a_check_that_plans_past_a_denied_call_is_not_used_and_nothing_moves() {
         .handover_undeclared()
         .run_modules(&["postgres"], Mode::Adopt)
         .await;
-    assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::Input::Plan);
+    assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::report::Input::Plan);
     assert_mentions(
         ran.failure("postgres"),
         &["was denied `tell module add /postgres-module.json`", "planned anyway", "Nothing of `postgres`"],

@@ -63,7 +63,12 @@ fn language_fixture(language: &str, digest: &str, dir: &Path) -> PathBuf {
     let packed = root().join(format!("tests/fixtures/contract-0.1.0/mesh-vault-{language}.wasm.xz"));
     let out = Command::new("xz").arg("-dc").arg(&packed).output().expect("xz unpacks the fixture");
     assert!(out.status.success(), "xz could not unpack {}", packed.display());
-    assert_eq!(mesh_adopt_runtime::sha256_hex(&out.stdout), digest, "{} is not the fixture it was", packed.display());
+    assert_eq!(
+        mesh_adopt_runtime::catalogue::sha256_hex(&out.stdout),
+        digest,
+        "{} is not the fixture it was",
+        packed.display()
+    );
     let path = dir.join(format!("mesh-vault-{language}.wasm"));
     std::fs::write(&path, out.stdout).unwrap();
     path

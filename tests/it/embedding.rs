@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::record::transcript::Transcript;
 use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Run, RunReport};
 use mesh_adopt_runtime::{Mode, PHASE_THREE};
 
@@ -79,7 +79,7 @@ fn the_wall_deadline_and_a_live_mesh_work_without_the_callers_timers() {
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     // The watchdog: a plugin sleeping a year through the contract is stopped at its deadline.
     let ran = runtime.block_on(TestMesh::new().with_plugin("postgres", "clock_sleeps_a_year").run());
-    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::StopKind::WallTime);
+    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::error::StopKind::WallTime);
     // A live mesh brings its own thread for its processes, their timeouts and its sleeps.
     let standin = StandIn::new();
     let dir = tempfile::tempdir().unwrap();
@@ -220,7 +220,7 @@ fn phase_three_adopts_driven_by_an_executor_that_is_not_tokio() {
     assert_all_adopted(&block_on(adopt_phase_three(dir.path())));
     // And the wall deadline's watchdog still stops a plugin sleeping a year.
     let ran = block_on(TestMesh::new().with_plugin("postgres", "clock_sleeps_a_year").run());
-    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::StopKind::WallTime);
+    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::error::StopKind::WallTime);
     // And a live mesh, whose processes, timeouts and sleeps are its own thread's.
     let standin = StandIn::new();
     let dir = tempfile::tempdir().unwrap();

@@ -7,15 +7,15 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use mesh_adopt_runtime::Error;
-use mesh_adopt_runtime::Export;
 use mesh_adopt_runtime::events::Event;
 use mesh_adopt_runtime::mesh::layer::{Layer, Layered};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::stream::{RecordFile, Sink};
-use mesh_adopt_runtime::{
-    Catalogue, Credentials, Foundation, Held, Input, Mode, ModuleOutcome, PHASE_THREE, PlanKey, Run, RunOptions,
-    SavedPlan,
-};
+use mesh_adopt_runtime::plan::PlanKey;
+use mesh_adopt_runtime::plan::SavedPlan;
+use mesh_adopt_runtime::record::stream::{RecordFile, Sink};
+use mesh_adopt_runtime::report::Export;
+use mesh_adopt_runtime::report::Input;
+use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Held, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions};
 
 use crate::support::{example_catalogue, host, mesh_adopt, plugin};
 
@@ -30,7 +30,7 @@ fn phase_three() -> Vec<String> {
 fn options_on(node: &str) -> RunOptions {
     RunOptions {
         node: node.to_string(),
-        catalog_source: Some(mesh_adopt_runtime::CatalogSource {
+        catalog_source: Some(mesh_adopt_runtime::options::CatalogSource {
             repository: "https://git.mesh.test/c.git".into(),
             reference: Some("v2".into()),
         }),
@@ -100,8 +100,8 @@ async fn a_malformed_foundation_a_pin_mismatch_and_a_stale_plan_are_told_apart_b
     assert!(matches!(SavedPlan::parse(b"{}"), Err(Error::PlanFile(_))));
     // An option no plugin could be handed.
     assert!(matches!(
-        mesh_adopt_runtime::parse_catalog_source("@v1"),
-        Err(Error::RunOption { option: mesh_adopt_runtime::RunOptionName::CatalogSource, .. })
+        mesh_adopt_runtime::options::parse_catalog_source("@v1"),
+        Err(Error::RunOption { option: mesh_adopt_runtime::error::RunOptionName::CatalogSource, .. })
     ));
 
     // A pin mismatch, from the host and as a module's outcome.
@@ -151,68 +151,6 @@ async fn a_malformed_foundation_a_pin_mismatch_and_a_stale_plan_are_told_apart_b
     );
     // A plan that could be applied holds nothing back.
     assert_eq!(checked.held, None);
-}
-
-/// The runtime's public surface names no wasmtime type and no type generated from the WIT:
-/// a contract version or a wasmtime upgrade must not break an embedder. The generated
-/// types live in a private module, and the crate denies any private or unnameable type in a
-/// public signature (`private_interfaces`, `unnameable_types`), so the compiler holds that
-/// half; this reads every public item of the files the public surface comes from and holds
-/// the other, save the benchmarks' hooks (`#[doc(hidden)]`).
-#[test]
-fn the_public_api_names_no_wasmtime_type_and_no_generated_one() {
-    let src = crate::support::root().join("host/runtime/src");
-    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
-    assert!(lib.contains("#![deny(private_interfaces, private_bounds, unnameable_types)]"), "the lints guard it");
-    assert!(lib.contains("\nmod contract;\n"), "the generated bindings stay private");
-    // Every file but the generated bindings' and the sandbox's plumbing, which no public
-    // item comes from (the crate's lints hold that).
-    let private = ["contract/", "sandbox/mod.rs", "sandbox/imports.rs", "sandbox/state.rs", "sandbox/deadline.rs"];
-    let mut public_files = Vec::new();
-    let mut dirs = vec![src.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            let relative = path.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if relative.ends_with(".rs") && !private.iter().any(|p| relative.starts_with(p)) {
-                public_files.push(relative);
-            }
-        }
-    }
-    assert!(public_files.len() > 20, "{public_files:?}");
-    let foreign = ["wasmtime", "Engine", "Component", "Linker", "Store<", "v0_1", "bindgen", "HostError"];
-    let mut leaks = Vec::new();
-    for file in &public_files {
-        let text = std::fs::read_to_string(src.join(file)).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            let item = line.trim_start();
-            if !item.starts_with("pub ") || item.starts_with("pub(") {
-                continue;
-            }
-            let attributes = lines[..i].iter().rev().take_while(|l| l.trim_start().starts_with(['#', '/']));
-            if attributes.clone().any(|l| l.contains("#[doc(hidden)]")) {
-                continue;
-            }
-            // The item's signature: up to its body or its end.
-            let signature: String = lines[i..]
-                .iter()
-                .scan(false, |done, l| {
-                    (!*done).then(|| {
-                        *done = l.contains('{') || l.trim_end().ends_with(';') || l.trim_end().ends_with(',');
-                        *l
-                    })
-                })
-                .collect::<Vec<_>>()
-                .join(" ");
-            if let Some(name) = foreign.iter().find(|name| signature.contains(*name)) {
-                leaks.push(format!("{file}:{}: `{name}` in `{}`", i + 1, signature.trim()));
-            }
-        }
-    }
-    assert!(leaks.is_empty(), "public items that name wasmtime's or the contract's types:\n{}", leaks.join("\n"));
 }
 
 /// An installer's own mesh, on the simulator, whose container engine is down: a layer that
@@ -283,7 +221,7 @@ async fn the_stream_keeps_secrets_out_and_to_its_own_run_and_bad_runs_are_refuse
     let lines = |seen: &Seen| -> Vec<String> {
         seen.lock().unwrap().iter().map(|e| serde_json::to_string(e).unwrap()).collect()
     };
-    let transcript = Arc::new(mesh_adopt_runtime::transcript::Transcript::default());
+    let transcript = Arc::new(mesh_adopt_runtime::record::transcript::Transcript::default());
     let first: Seen = Arc::default();
     let second: Seen = Arc::default();
     for (seen, node) in [(&first, value.clone()), (&second, "node-1".to_string())] {
@@ -434,12 +372,14 @@ fn a_plugin_that_is_no_component_and_one_of_another_world_are_told_apart_by_vari
 /// they are, digested as a file of them would be, on the code its host was told to run.
 #[test]
 fn a_host_loads_plugin_bytes_it_holds_on_the_code_it_was_told_to_run() {
-    use mesh_adopt_runtime::{CodeKind, CodePolicy, Limits, PluginHost};
+    use mesh_adopt_runtime::plugin::CodeKind;
+    use mesh_adopt_runtime::plugin::CodePolicy;
+    use mesh_adopt_runtime::{Limits, PluginHost};
     let bytes = std::fs::read(plugin("adopt_postgres")).unwrap();
     let host = PluginHost::new(Limits::default()).unwrap().with_code(CodePolicy::Only(CodeKind::Baseline));
     assert_eq!(host.code_policy(), CodePolicy::Only(CodeKind::Baseline));
     let loaded = host.load_bytes(Path::new("held-in-memory.wasm"), &bytes).unwrap();
-    assert_eq!(loaded.digest, mesh_adopt_runtime::Sha256::of(&bytes));
+    assert_eq!(loaded.digest, mesh_adopt_runtime::plugin::Sha256::of(&bytes));
     assert_eq!(loaded.code.kind, CodeKind::Baseline);
     assert_eq!(loaded.path, Path::new("held-in-memory.wasm"));
     let error = host.load_bytes(Path::new("junk.wasm"), b"not a plugin").err().expect("junk");
@@ -479,7 +419,7 @@ async fn a_layer_that_counts_tells_leaves_the_rest_of_the_mesh_as_it_is() {
         .run(&phase_three(), Mode::Adopt)
         .await;
     assert!(report.succeeded(), "{:?}", report.modules);
-    assert_eq!(report.rules, mesh_adopt_runtime::RulesChecked::Verified);
+    assert_eq!(report.rules, mesh_adopt_runtime::report::RulesChecked::Verified);
     let told = simulated.commands().len();
     assert!(told > 0);
     assert_eq!(mesh.layer().0.load(std::sync::atomic::Ordering::SeqCst), told);

@@ -293,7 +293,7 @@ fn refused_and_failed_runs_stream_valid_events_with_their_errors_typed() {
     assert_eq!(refused.exit(), 1);
     for (module, outcome) in refused.outcomes() {
         assert!(
-            matches!(outcome, Outcome::Refused { during: mesh_adopt_runtime::Export::Check, .. }),
+            matches!(outcome, Outcome::Refused { during: mesh_adopt_runtime::report::Export::Check, .. }),
             "{module}: {outcome:?}"
         );
     }

@@ -83,7 +83,7 @@ fn a_plugin_linked_out_of_the_catalogue_is_refused_and_no_digest_of_it_shown() {
     let inside = ends(dir.path(), dir.path(), &["check", "postgres", "--catalog-source", SOURCE]);
     refused_stdout(&inside, "outside the catalogue's modules");
     let credential = std::fs::read(dir.path().join("genesis/credentials/store-superuser")).unwrap();
-    let digest = mesh_adopt_runtime::sha256_hex(&credential);
+    let digest = mesh_adopt_runtime::catalogue::sha256_hex(&credential);
     let said = format!("{}{}", String::from_utf8_lossy(&inside.stdout), String::from_utf8_lossy(&inside.stderr));
     assert!(!said.contains(&digest), "the credential's digest was shown: {said}");
     // Out of the catalogue altogether: refused, naming where it leads.
@@ -93,7 +93,7 @@ fn a_plugin_linked_out_of_the_catalogue_is_refused_and_no_digest_of_it_shown() {
     std::os::unix::fs::symlink(outside.path().join("secret"), &plugin).unwrap();
     let out = ends(dir.path(), dir.path(), &["check", "postgres", "--catalog-source", SOURCE]);
     refused_stdout(&out, "outside the catalogue");
-    let digest = mesh_adopt_runtime::sha256_hex(b"an operator's password");
+    let digest = mesh_adopt_runtime::catalogue::sha256_hex(b"an operator's password");
     assert!(!String::from_utf8_lossy(&out.stdout).contains(&digest));
 }
 

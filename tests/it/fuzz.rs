@@ -9,10 +9,12 @@ use mesh_adopt_live::LiveConfig;
 use mesh_adopt_manifest::command::Command;
 use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Foundation;
-use mesh_adopt_runtime::SavedPlan;
 use mesh_adopt_runtime::manifest::ModuleManifest;
 use mesh_adopt_runtime::mesh::replay::read_recording;
-use mesh_adopt_runtime::{check_module_name, parse_catalog_source, parse_duration};
+use mesh_adopt_runtime::options::check_module_name;
+use mesh_adopt_runtime::options::parse_catalog_source;
+use mesh_adopt_runtime::options::parse_duration;
+use mesh_adopt_runtime::plan::SavedPlan;
 use proptest::prelude::*;
 
 use crate::support::root;

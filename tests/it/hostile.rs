@@ -7,7 +7,7 @@ use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect};
 use mesh_adopt_runtime::{Mode, ModuleOutcome};
 use serde_json::json;
 
-use mesh_adopt_runtime::StopKind;
+use mesh_adopt_runtime::error::StopKind;
 
 use crate::support::{Ran, SUPERUSER, TestMesh, assert_mentions, catalogue, mesh_adopt, plugin, text};
 
@@ -257,7 +257,9 @@ async fn a_tell_of_two_million_empty_arguments_is_denied_with_a_short_message() 
     // The host's answer, as recorded: denied, naming the cap, keeping a bounded prefix of
     // the arguments and how many there were.
     let told = ran.transcript.events().into_iter().find_map(|e| match e {
-        mesh_adopt_runtime::transcript::Entry::Call { request, outcome: Err(error), .. } => Some((request, error)),
+        mesh_adopt_runtime::record::transcript::Entry::Call { request, outcome: Err(error), .. } => {
+            Some((request, error))
+        }
         _ => None,
     });
     let (request, error) = told.expect("the tell is recorded");
@@ -284,7 +286,7 @@ async fn a_flood_of_host_calls_is_stopped_at_its_cap() {
         .transcript
         .events()
         .iter()
-        .filter(|e| matches!(e, mesh_adopt_runtime::transcript::Entry::Call { .. }))
+        .filter(|e| matches!(e, mesh_adopt_runtime::record::transcript::Entry::Call { .. }))
         .count();
     assert_eq!(calls, 10_001);
     untouched(&ran);

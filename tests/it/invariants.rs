@@ -54,7 +54,7 @@ async fn a_registration_of_what_this_run_did_not_carry_is_denied() {
     );
     assert!(ran.commands().is_empty(), "{:?}", ran.commands());
     let denied = ran.transcript.events().into_iter().any(|e| {
-        matches!(&e, mesh_adopt_runtime::transcript::Entry::Call { outcome: Err(error), .. }
+        matches!(&e, mesh_adopt_runtime::record::transcript::Entry::Call { outcome: Err(error), .. }
             if error.message.contains("registers `/postgres-module.json`, and this plugin carried nothing there"))
     });
     assert!(denied, "the registration was not denied for want of a carry");

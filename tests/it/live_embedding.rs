@@ -6,11 +6,12 @@
 use std::sync::{Arc, Mutex};
 
 use mesh_adopt_live::{LiveConfig, LiveMesh};
+use mesh_adopt_runtime::error::RunOptionName;
 use mesh_adopt_runtime::events::Event;
-use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::options::parse_catalog_source;
+use mesh_adopt_runtime::record::transcript::Transcript;
 use mesh_adopt_runtime::{
-    Catalogue, Credentials, Foundation, Held, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptionName, RunOptions,
-    RunReport, parse_catalog_source,
+    Catalogue, Credentials, Foundation, Held, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport,
 };
 
 use crate::live::{StandIn, adopted_stand_ins_with_state, live_catalogue};

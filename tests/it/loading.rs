@@ -30,7 +30,7 @@ async fn refuses_a_file_that_is_not_webassembly() {
 async fn refuses_a_truncated_component() {
     let mut bytes = std::fs::read(plugin("adopt_postgres")).unwrap();
     bytes.truncate(bytes.len() / 2);
-    let digest = mesh_adopt_runtime::sha256_hex(&bytes);
+    let digest = mesh_adopt_runtime::catalogue::sha256_hex(&bytes);
     let (failure, commands) = load_failure(bytes).await;
     // Its sections run past its end: refused before any digest of it is taken.
     assert_mentions(&failure, &["adopt.wasm", "is not a WebAssembly component", "sections do not fit"]);

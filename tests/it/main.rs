@@ -49,3 +49,4 @@ mod secret_guard;
 mod secrets;
 mod stdout;
 mod support;
+mod surface;

@@ -26,7 +26,7 @@ async fn makes_the_same_calls_as_the_plugins() {
     let credentials = Credentials::open(&dir.join("genesis/credentials"));
     let options = RunOptions {
         node: "node-1".into(),
-        catalog_source: Some(mesh_adopt_runtime::CatalogSource {
+        catalog_source: Some(mesh_adopt_runtime::options::CatalogSource {
             repository: "https://git.mesh.test/catalogue.git".into(),
             reference: Some("v3".into()),
         }),

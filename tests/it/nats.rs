@@ -47,7 +47,7 @@ async fn asks_at_least_once_within_the_shortest_wait() {
         .events()
         .iter()
         .filter(|e| {
-            matches!(e, mesh_adopt_runtime::transcript::Entry::Call { request, .. } if request.op == mesh_adopt_runtime::events::Op::Fetch)
+            matches!(e, mesh_adopt_runtime::record::transcript::Entry::Call { request, .. } if request.op == mesh_adopt_runtime::events::Op::Fetch)
         })
         .count();
     assert_eq!(fetches, 2);

@@ -38,7 +38,7 @@ async fn an_empty_plugin_stops_the_run_before_any_effect_and_is_a_bad_input() {
     let ran = mesh.run().await;
     nothing_moved(&ran);
     assert_mentions(ran.failure("nats"), &["is not a WebAssembly component"]);
-    assert_eq!(ran.unusable_input("nats"), mesh_adopt_runtime::Input::Plugin);
+    assert_eq!(ran.unusable_input("nats"), mesh_adopt_runtime::report::Input::Plugin);
     assert_eq!(ran.report.exit_code(), 2);
 }
 
@@ -124,7 +124,7 @@ async fn a_wall_deadline_too_short_for_the_build_and_the_wait_is_refused_before_
     let ran = mesh.run().await;
     nothing_moved(&ran);
     assert_mentions(ran.failure("postgres"), &["may take 1500s", "limits.wall_time", "give more than 1620s"]);
-    assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::Input::Plan);
+    assert_eq!(ran.unusable_input("postgres"), mesh_adopt_runtime::report::Input::Plan);
     assert_eq!(ran.report.exit_code(), 2);
 }
 

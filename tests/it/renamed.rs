@@ -98,7 +98,7 @@ async fn every_catalogue_scenario_ends_the_same_on_a_catalogue_renamed_throughou
             assert!(ran.mesh.commands().is_empty(), "{}: something was told", file.path.display());
             // What the run carried (a mesh that starts adopted holds what its adoption did).
             let carried = ran.transcript.events().iter().any(|e| {
-                matches!(e, mesh_adopt_runtime::transcript::Entry::Call { request, .. }
+                matches!(e, mesh_adopt_runtime::record::transcript::Entry::Call { request, .. }
                     if request.op == mesh_adopt_runtime::events::Op::Carry)
             });
             assert!(!carried, "{}: something was carried", file.path.display());

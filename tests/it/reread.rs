@@ -12,7 +12,7 @@ use mesh_adopt_runtime::events::{Change, Event};
 use mesh_adopt_runtime::mesh::layer::{Layer, Layered};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 use mesh_adopt_runtime::mesh::{Command, Mesh, MeshError};
-use mesh_adopt_runtime::stream::{RecordFile, Sink};
+use mesh_adopt_runtime::record::stream::{RecordFile, Sink};
 use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions};
 
 use crate::support::{example_catalogue, host, mesh_adopt, plugin};
@@ -56,7 +56,7 @@ async fn run_recorded(dir: &Path, mesh: Arc<dyn Mesh>, record: &Path) -> mesh_ad
         .credentials(Arc::new(Credentials::open(&dir.join("genesis/credentials"))))
         .options(RunOptions {
             node: "node-1".into(),
-            catalog_source: Some(mesh_adopt_runtime::CatalogSource {
+            catalog_source: Some(mesh_adopt_runtime::options::CatalogSource {
                 repository: "https://git.mesh.test/c.git".into(),
                 reference: Some("v2".into()),
             }),
@@ -93,7 +93,7 @@ async fn a_mesh_moved_before_nats_pushes_stops_nats_before_its_push_and_the_repl
     let ModuleOutcome::Refused { code, message, .. } = &report.modules[1].1 else {
         panic!("nats: {:?}", report.modules[1].1)
     };
-    assert_eq!(code.as_deref(), Some(mesh_adopt_runtime::Refusal::MESH_MOVED));
+    assert_eq!(code.as_deref(), Some(mesh_adopt_runtime::plan::Refusal::MESH_MOVED));
     for words in [
         "container `mesh-bus` image: predicted nats:2.10.22-alpine, found",
         "registry.mesh.local/nats-snapshot:2.10.22-mesh.3",
@@ -389,7 +389,7 @@ async fn on_the_simulator_a_registered_manifest_changed_before_a_push_stops_it()
     let ModuleOutcome::Refused { code, message, .. } = &report.modules[1].1 else {
         panic!("nats: {:?}", report.modules[1].1)
     };
-    assert_eq!(code.as_deref(), Some(mesh_adopt_runtime::Refusal::MESH_MOVED));
+    assert_eq!(code.as_deref(), Some(mesh_adopt_runtime::plan::Refusal::MESH_MOVED));
     let words = "module `postgres` container `mesh-store` image: predicted postgres:16.4-bookworm, found postgres:17";
     assert!(message.contains(words), "{message}");
     assert_eq!(report.exit_code(), 1);

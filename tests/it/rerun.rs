@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mesh_adopt_runtime::PHASE_THREE;
 use mesh_adopt_runtime::effect::ContainerEffect;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::transcript::{Entry, Transcript};
+use mesh_adopt_runtime::record::transcript::{Entry, Transcript};
 
 use crate::support::TestMesh;
 

@@ -70,7 +70,7 @@ async fn a_wasi_sleep_of_an_hour_is_stopped_at_the_wall_deadline() {
             "it had changed nothing on the mesh",
         ],
     );
-    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::StopKind::WallTime);
+    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::error::StopKind::WallTime);
     // On the simulator the deadline is virtual: the clock went to it, and no further, at once.
     assert_eq!(ran.mesh.now(), WALL);
     assert!(took < WALL, "stopped in {took:?}");
@@ -188,7 +188,7 @@ async fn opening_a_socket_stops_the_plugin_saying_the_sandbox_gives_no_network_a
     let (ran, took) = run_on(wall_host(), "opens_socket", |_| {}).await;
     assert!(took < WALL, "{took:?}");
     assert_mentions(ran.failure("postgres"), &["the sandbox gives no network access", "`wasi:sockets/"]);
-    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::StopKind::Sandbox);
+    assert_eq!(ran.stop_kind("postgres"), mesh_adopt_runtime::error::StopKind::Sandbox);
     assert!(ran.transcript.said("postgres").is_empty(), "it never got an answer to say");
     untouched(&ran);
 }
@@ -319,7 +319,7 @@ async fn on_a_live_mesh_wasi_waits_have_their_own_bound_far_below_the_wall_deadl
         let took = started.elapsed();
         let failure = match &report.modules[0].1 {
             ModuleOutcome::Failed(stopped) => {
-                assert_eq!(stopped.kind, mesh_adopt_runtime::StopKind::Limit);
+                assert_eq!(stopped.kind, mesh_adopt_runtime::error::StopKind::Limit);
                 stopped.report.clone()
             }
             other => panic!("{plugin}: {other:?}"),
@@ -378,7 +378,7 @@ async fn on_a_live_mesh_a_clock_sleep_is_stopped_at_its_wall_deadline() {
         .expect("the run ended");
     let took = started.elapsed();
     let Some(ModuleOutcome::Failed(stopped)) = report.outcome("postgres") else { panic!("{:?}", report.modules) };
-    assert_eq!(stopped.kind, mesh_adopt_runtime::StopKind::WallTime);
+    assert_eq!(stopped.kind, mesh_adopt_runtime::error::StopKind::WallTime);
     assert_mentions(&stopped.report, &["stopped: waited past its deadline of 2s", "`clock.sleep` of 31536000000 ms"]);
     assert!(took >= WALL && took < WALL + Duration::from_secs(2), "stopped after {took:?}");
     assert!(standin.read("argv.log").is_empty(), "the control plane heard: {}", standin.read("argv.log"));

@@ -14,7 +14,7 @@ use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::record::transcript::Transcript;
 use mesh_adopt_runtime::{Catalogue, Foundation};
 use mesh_adopt_runtime::{Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions, RunReport};
 use serde_json::Value;
@@ -181,7 +181,7 @@ impl TestMesh {
             host: None,
             options: RunOptions {
                 node: "node-1".into(),
-                catalog_source: Some(mesh_adopt_runtime::CatalogSource {
+                catalog_source: Some(mesh_adopt_runtime::options::CatalogSource {
                     repository: "https://git.mesh.test/catalogue.git".into(),
                     reference: Some("v3".into()),
                 }),
@@ -313,7 +313,7 @@ impl Ran {
     }
 
     /// Which input of `module` preflight found unusable.
-    pub fn unusable_input(&self, module: &str) -> mesh_adopt_runtime::Input {
+    pub fn unusable_input(&self, module: &str) -> mesh_adopt_runtime::report::Input {
         match self.report.outcome(module) {
             Some(ModuleOutcome::Unusable(unusable)) => unusable.input,
             other => panic!("expected `{module}` to be unusable, it was {other:?}"),
@@ -321,11 +321,11 @@ impl Ran {
     }
 
     /// Why the sandbox stopped `module`'s plugin, in adopt or in preflight's check.
-    pub fn stop_kind(&self, module: &str) -> mesh_adopt_runtime::StopKind {
+    pub fn stop_kind(&self, module: &str) -> mesh_adopt_runtime::error::StopKind {
         match self.report.outcome(module) {
             Some(ModuleOutcome::Failed(stopped)) => stopped.kind,
-            Some(ModuleOutcome::Unusable(mesh_adopt_runtime::Unusable {
-                input: mesh_adopt_runtime::Input::Stopped(kind),
+            Some(ModuleOutcome::Unusable(mesh_adopt_runtime::report::Unusable {
+                input: mesh_adopt_runtime::report::Input::Stopped(kind),
                 ..
             })) => *kind,
             other => panic!("expected `{module}` to be stopped, it was {other:?}"),

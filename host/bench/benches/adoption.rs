@@ -12,15 +12,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use mesh_adopt_runtime::CodeKind;
-use mesh_adopt_runtime::CompileCache;
-use mesh_adopt_runtime::Context;
 use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
-use mesh_adopt_runtime::bench::{Permissions, RunEnv};
+use mesh_adopt_runtime::bench::{self, Permissions, RunEnv};
 use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::plan::Context;
+use mesh_adopt_runtime::plugin::CodeKind;
+use mesh_adopt_runtime::plugin::CompileCache;
+use mesh_adopt_runtime::record::transcript::Transcript;
 use mesh_adopt_runtime::{Catalogue, Foundation};
 use mesh_adopt_runtime::{Mode, PHASE_THREE, Run, RunOptions};
 use mesh_adopt_testkit as scenario;
@@ -52,7 +52,7 @@ impl Fixture {
             catalogue: Catalogue::at(dir),
             options: RunOptions {
                 node: "node-1".into(),
-                catalog_source: Some(mesh_adopt_runtime::CatalogSource {
+                catalog_source: Some(mesh_adopt_runtime::options::CatalogSource {
                     repository: "https://git.mesh.local/catalogue.git".into(),
                     reference: None,
                 }),
@@ -141,13 +141,15 @@ fn cache_hit_load(c: &mut Criterion) {
         let cache = CompileCache::open(cache_dir.path()).unwrap();
         let digest = host.describe(&path).unwrap().digest;
         group.bench_function(format!("cache_get/{module}"), |b| {
-            b.iter_with_large_drop(|| cache.get(host.engine(), CodeKind::Optimised, &digest).unwrap())
+            b.iter_with_large_drop(|| {
+                bench::cache_get(&cache, bench::engine(&host), CodeKind::Optimised, &digest).unwrap()
+            })
         });
         let plain = cache_dir.path().join(format!("{module}.plain.cwasm"));
         std::fs::write(&plain, host.precompile(&std::fs::read(&path).unwrap()).unwrap()).unwrap();
         group.bench_function(format!("engine_floor/{module}"), |b| {
             // SAFETY: the file was written just above by this engine's own compiler.
-            b.iter_with_large_drop(|| unsafe { Component::deserialize_file(host.engine(), &plain) }.unwrap())
+            b.iter_with_large_drop(|| unsafe { Component::deserialize_file(bench::engine(&host), &plain) }.unwrap())
         });
     }
     group.finish();
@@ -169,13 +171,13 @@ fn load_and_instantiate(c: &mut Criterion) {
             b.to_async(&rt).iter(|| async {
                 host.forget_linked();
                 let plugin = host.load(&path).unwrap();
-                host.instantiate_idle(&plugin, &env).await.unwrap();
+                bench::instantiate_idle(&host, &plugin, &env).await.unwrap();
             })
         });
         // Already linked in this process: instantiate only.
         let plugin = host.load(&path).unwrap();
         group.bench_function(format!("linked/{module}"), |b| {
-            b.to_async(&rt).iter(|| async { host.instantiate_idle(&plugin, &env).await.unwrap() })
+            b.to_async(&rt).iter(|| async { bench::instantiate_idle(&host, &plugin, &env).await.unwrap() })
         });
     }
     group.finish();
@@ -192,8 +194,9 @@ fn host_call(c: &mut Criterion) {
     group.throughput(Throughput::Elements(100_000));
     group.sample_size(20);
     group.bench_function("clock_now_x100000", |b| {
-        let plan = mesh_adopt_runtime::Plan { summary: Vec::new(), commands: Vec::new() };
-        b.to_async(&rt).iter(|| async { host.adopt(&plugin, &env, &ctx, &plan).await.unwrap().result.unwrap() })
+        let plan = mesh_adopt_runtime::plan::Plan { summary: Vec::new(), commands: Vec::new() };
+        b.to_async(&rt)
+            .iter(|| async { bench::adopt(&host, &plugin, &env, &ctx, &plan).await.unwrap().result.unwrap() })
     });
     group.finish();
 }
@@ -213,7 +216,7 @@ fn check_export(c: &mut Criterion) {
         env.permissions.granted = found.adopt.grants.clone();
         let ctx = fixture.context(&host, &env, module, found.manifest);
         group.bench_function(module, |b| {
-            b.to_async(&rt).iter(|| async { host.check(&plugin, &env, &ctx).await.unwrap().unwrap() })
+            b.to_async(&rt).iter(|| async { bench::check(&host, &plugin, &env, &ctx).await.unwrap().unwrap() })
         });
     }
     group.finish();

@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::RunOptions;
+use mesh_adopt_runtime::catalogue::FoundationResource;
 use mesh_adopt_runtime::manifest::{ModuleManifest, mounts};
 use mesh_adopt_runtime::mesh::{Command, Mesh, Payload};
-use mesh_adopt_runtime::{Catalogue, Foundation, FoundationResource};
+use mesh_adopt_runtime::{Catalogue, Foundation};
 
 const MONITOR: &str = "http://127.0.0.1:8222/healthz";
 

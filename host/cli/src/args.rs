@@ -11,13 +11,19 @@ use anyhow::{Context as _, Result, bail};
 use clap::{Args, ValueEnum};
 
 use crate::output::{Output, Style};
-use mesh_adopt_runtime::CompileCache;
 use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::RunOptions;
+use mesh_adopt_runtime::error::RunOptionName;
+use mesh_adopt_runtime::options::DEFAULT_NODE;
+use mesh_adopt_runtime::options::DEFAULT_WAIT;
+use mesh_adopt_runtime::options::parse_catalog_source;
+use mesh_adopt_runtime::options::parse_duration;
+use mesh_adopt_runtime::plugin::CodeKind;
+use mesh_adopt_runtime::plugin::CodePolicy;
+use mesh_adopt_runtime::plugin::CompileCache;
 use mesh_adopt_runtime::{Catalogue, Foundation};
-use mesh_adopt_runtime::{CodeKind, CodePolicy};
-use mesh_adopt_runtime::{DEFAULT_NODE, DEFAULT_WAIT, RunOptionName, RunOptions, parse_catalog_source, parse_duration};
 
 /// `--catalogue DIR`, which every command takes: the catalogue checkout it works on.
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::record::transcript::Transcript;
 
 use crate::exit::ExitStatus;
 use crate::output::Output;

@@ -18,7 +18,7 @@ use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::RunOptions;
 use mesh_adopt_runtime::mesh::Mesh;
-use mesh_adopt_runtime::transcript::Transcript;
+use mesh_adopt_runtime::record::transcript::Transcript;
 use mesh_adopt_runtime::{Catalogue, Foundation};
 use mesh_adopt_runtime::{Mode, Run, RunBuilder, RunReport};
 

@@ -6,9 +6,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::{
-    CatalogSource, Catalogue, Credentials, Foundation, Limits, Mode, PHASE_THREE, PluginHost, Run, RunOptions,
-};
+use mesh_adopt_runtime::options::CatalogSource;
+use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Limits, Mode, PHASE_THREE, PluginHost, Run, RunOptions};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<std::process::ExitCode> {

@@ -63,7 +63,7 @@ impl Default for ConfigFile {
             inspect: words(&["docker", "container", "inspect", "{container}"]),
             state: None,
             state_timeout_seconds: 10,
-            node: mesh_adopt_runtime::DEFAULT_NODE.to_string(),
+            node: mesh_adopt_runtime::options::DEFAULT_NODE.to_string(),
             inspect_absent: engine::ABSENT_BY_DEFAULT.into(),
             inspect_timeout_seconds: 10,
             fetch_timeout_seconds: 5,
@@ -257,7 +257,7 @@ impl LiveConfig {
         if config.lock_holder.is_some() && config.lock.is_none() {
             return Err(ConfigError::HolderWithoutLock { path: at() });
         }
-        mesh_adopt_runtime::check_node_name("`node`", &config.node)
+        mesh_adopt_runtime::options::check_node_name("`node`", &config.node)
             .map_err(|source| ConfigError::Node { path: at(), source })?;
         if let Some(fault) = engine::absent_fault(&config.inspect_absent) {
             return Err(ConfigError::Absent { path: at(), fault });

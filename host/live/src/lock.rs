@@ -75,7 +75,7 @@ impl MachineLocks {
     /// The locks kept with this user's state: `$XDG_STATE_HOME/mesh-adopt/locks`, else
     /// `~/.local/state/mesh-adopt/locks`; `None` when neither variable is set.
     pub fn default_dir() -> Option<PathBuf> {
-        mesh_adopt_runtime::PlanKey::default_dir().map(|dir| dir.join("locks"))
+        mesh_adopt_runtime::plan::PlanKey::default_dir().map(|dir| dir.join("locks"))
     }
 
     /// The directory the lock files are in.
@@ -154,7 +154,7 @@ fn read_holder(path: &Path) -> Result<LockHolder, String> {
 /// The name of this machine's lock file for a mesh reached by `commands`, on `node`: the
 /// first half is the mesh's (a check looks for any node's), the second the node's.
 pub(crate) fn lock_file_name(commands: &[&[String]], node: &str) -> String {
-    format!("{}-{}.lock", mesh_prefix(commands), &mesh_adopt_runtime::sha256_hex(node.as_bytes())[..16])
+    format!("{}-{}.lock", mesh_prefix(commands), &mesh_adopt_runtime::catalogue::sha256_hex(node.as_bytes())[..16])
 }
 
 /// The part of a lock file's name that says which mesh it is for: a digest of the commands
@@ -168,7 +168,7 @@ pub(crate) fn mesh_prefix(commands: &[&[String]]) -> String {
         }
         words.push(1);
     }
-    mesh_adopt_runtime::sha256_hex(&words)[..16].to_string()
+    mesh_adopt_runtime::catalogue::sha256_hex(&words)[..16].to_string()
 }
 
 /// A lock a live mesh of this program holds, with what releases it without the mesh: what

@@ -75,7 +75,7 @@ pub fn read_answer(answer: &str, node: &str) -> Result<Vec<KnownModule>, String>
     let mut modules: Vec<KnownModule> = Vec::with_capacity(read.modules.len());
     for entry in read.modules {
         let name = entry.name;
-        mesh_adopt_runtime::check_module_name(&name).map_err(|e| format!("a module's `name`: {e}"))?;
+        mesh_adopt_runtime::options::check_module_name(&name).map_err(|e| format!("a module's `name`: {e}"))?;
         if modules.iter().any(|m| m.name == name) {
             return Err(format!("it names the module `{name}` twice"));
         }

@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+pub use crate::remedy::Remedy;
+
 /// Why the sandbox stopped a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]

@@ -1294,11 +1294,11 @@ mod tests {
         }
         consts(&schema, &mut defined);
         let host_codes = [
-            crate::Refusal::PLAN_CHANGED,
-            crate::Refusal::WENT_ON_PAST_A_FAILURE,
-            crate::Refusal::REDACTED,
-            crate::Refusal::MESH_MOVED,
-            crate::Refusal::MESH_UNSEEN,
+            crate::model::Refusal::PLAN_CHANGED,
+            crate::model::Refusal::WENT_ON_PAST_A_FAILURE,
+            crate::model::Refusal::REDACTED,
+            crate::model::Refusal::MESH_MOVED,
+            crate::model::Refusal::MESH_UNSEEN,
         ];
         let text = serde_json::to_string(&schema).unwrap();
         for quoted in text.split('`').skip(1).step_by(2) {

@@ -17,6 +17,7 @@
 //! ```
 //! # use std::{path::Path, sync::Arc};
 //! # use mesh_adopt_runtime::*;
+//! # use mesh_adopt_runtime::options::parse_catalog_source;
 //! # use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
 //! # fn main() -> anyhow::Result<()> {
 //! let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../catalogue");
@@ -61,19 +62,19 @@
 //!   from before preflight to its end; another run holding it keeps it out, changing
 //!   nothing ([`Held::Locked`]), or, with [`RunBuilder::lock_timeout`], makes it wait.
 //! - **Events.** [`RunBuilder::events`] streams the run as it happens to any
-//!   [`stream::Sink`] (a closure will do): the `--json` lines, each module's outcome as soon
-//!   as its turn ends; a [`stream::RecordFile`] is a record `mesh-adopt replay` reads, from
+//!   [`record::stream::Sink`] (a closure will do): the `--json` lines, each module's outcome as soon
+//!   as its turn ends; a [`record::stream::RecordFile`] is a record `mesh-adopt replay` reads, from
 //!   any directory, since its first line names the catalogue, foundation and credentials the
 //!   run read. The stream's last line is the caller's to write, once the run is over:
 //!   [`Run::end`] with the exit status, or [`Run::interrupted`] for a run dropped; without it
 //!   the stream reads as one cut short.
 //! - **Errors.** Every fallible function returns [`Error`], a variant per input that could
-//!   not be used; a module's [`Unusable`] outcome keeps its typed cause, and
+//!   not be used; a module's [`report::Unusable`] outcome keeps its typed cause, and
 //!   [`RunReport::held`] says why a run adopted nothing.
 //! - **The compile cache.** [`PluginHost::new`] compiles every plugin afresh in each process
 //!   (a Rust plugin in about half a second, a JavaScript or Python one in seconds);
-//!   [`PluginHost::cached`] with a [`CompileCache`] (the command line's is
-//!   `~/.cache/mesh-adopt`, [`CompileCache::default_dir`]) loads one compiled before in
+//!   [`PluginHost::cached`] with a [`plugin::CompileCache`] (the command line's is
+//!   `~/.cache/mesh-adopt`, [`plugin::CompileCache::default_dir`]) loads one compiled before in
 //!   milliseconds. Entries are bound to the plugin's digest and the engine, and checked
 //!   before their native code is trusted.
 //! - **Debug builds.** wasmtime's code generator is slow unoptimised: a debug embedder
@@ -94,60 +95,61 @@
 // through a public signature: an embedder builds against the runtime's own types only.
 #![deny(private_interfaces, private_bounds, unnameable_types)]
 
-mod catalogue;
+pub mod catalogue;
 mod contract;
 pub mod effect;
-mod error;
+pub mod error;
 pub mod events;
 pub mod files;
 pub mod mesh;
 mod model;
-mod plugin;
-mod record;
+pub mod plugin;
+pub mod record;
+mod remedy;
 mod run;
 mod sandbox;
 mod wait;
-
-pub use record::{screen, stream, transcript};
 
 /// The shapes of a catalogue module's manifest, as the host reads them.
 pub mod manifest {
     pub use mesh_adopt_manifest::*;
 }
 
-pub use catalogue::credentials::{CredentialValues, Credentials};
-pub use catalogue::foundation::FOUNDATION_BYTES;
-pub use catalogue::plan_key::PlanKey;
-pub use catalogue::{Catalogue, CatalogueModule, Foundation, MANIFEST_BYTES, MANIFEST_FILE, ModuleFiles, sha256_hex};
-pub use error::{Error, Explained, LimitName, PinMismatch, RunOptionName, StopKind};
-pub use model::Export;
-pub use model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};
-pub use model::contract::{Contract, WORLD};
-pub use model::digest::Sha256;
-pub use model::exit::ExitStatus;
-pub use model::options::{
-    DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, check_node_name,
-    parse_catalog_source, parse_duration,
-};
-pub use model::remedy::Remedy;
-pub use model::{CatalogSource, Context, FoundationResource, Plan, PluginCommand, Refusal, Report};
-pub use model::{Input, Stopped, Unusable};
-pub use plugin::cache::{CompileCache, DEFAULT_BOUND, Pruned};
-pub use plugin::functions::FunctionsReused;
-pub use plugin::{Optimised, PLUGIN_BYTES, Plugin, PluginHost, PluginInfo, top_level_custom_sections};
-pub use run::plan_file::{PLAN_SCHEMA, SavedLimits, SavedModule, SavedPlan};
-pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, RulesChecked, Run, RunBuilder, RunReport, Shared};
-pub use sandbox::limits::Limits;
-
-/// Runs many meshes at once, for the fleet benchmark and its test.
-#[doc(hidden)]
-pub use run::fleet;
-
-/// What the benchmarks time below a run: one plugin's compile, load and export calls.
-#[doc(hidden)]
-pub mod bench {
-    pub use crate::plugin::Adopted;
-    pub use crate::plugin::cache::Miss;
-    pub use crate::sandbox::grants::Permissions;
-    pub use crate::sandbox::state::RunEnv;
+/// A run's options, and the parsers of what an operator types for them.
+pub mod options {
+    pub use crate::model::CatalogSource;
+    pub use crate::model::options::{
+        DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, check_node_name,
+        parse_catalog_source, parse_duration,
+    };
 }
+
+/// What a plugin is handed and gives back (its context, its plan and its commands, its
+/// report, its refusal), and a plan saved to be applied later.
+pub mod plan {
+    pub use crate::catalogue::plan_key::PlanKey;
+    pub use crate::model::{Context, Plan, PluginCommand, Refusal, Report};
+    pub use crate::run::plan_file::{PLAN_SCHEMA, SavedLimits, SavedModule, SavedPlan};
+}
+
+/// What a run did: each module's outcome, why a run was held, how far the rules were checked,
+/// and the exit status it ends with.
+pub mod report {
+    pub use crate::model::Export;
+    pub use crate::model::exit::ExitStatus;
+    pub use crate::model::{Input, Stopped, Unusable};
+    pub use crate::run::{Held, ModuleOutcome, RulesChecked, RunReport};
+}
+
+pub use catalogue::{Catalogue, Credentials, Foundation};
+pub use error::{Error, Remedy};
+pub use model::exit::ExitStatus;
+pub use model::options::RunOptions;
+pub use plugin::{Limits, PluginHost};
+pub use run::{Held, Mode, ModuleOutcome, PHASE_THREE, Run, RunBuilder, RunReport, Shared};
+
+/// What the benchmarks time below a run (one plugin's compile, load and export calls), and the
+/// engine's own types they time it with: built only with the `bench` feature, so no wasmtime
+/// type is part of the runtime's surface.
+#[cfg(feature = "bench")]
+pub mod bench;

@@ -10,14 +10,16 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail};
 
-use mesh_adopt_runtime::CredentialValues;
 use mesh_adopt_runtime::RunOptions;
+use mesh_adopt_runtime::catalogue::CredentialValues;
+use mesh_adopt_runtime::catalogue::FOUNDATION_BYTES;
+use mesh_adopt_runtime::catalogue::ModuleFiles;
 use mesh_adopt_runtime::events::{Op, OutcomeWord};
 use mesh_adopt_runtime::files::read_bounded;
 use mesh_adopt_runtime::mesh::lock::LockHolder;
 use mesh_adopt_runtime::mesh::simulated::{Fault, FaultEffect, NodeApplies, SimSetup};
-use mesh_adopt_runtime::parse_duration;
-use mesh_adopt_runtime::{Catalogue, FOUNDATION_BYTES, Foundation, ModuleFiles};
+use mesh_adopt_runtime::options::parse_duration;
+use mesh_adopt_runtime::{Catalogue, Foundation};
 
 use crate::files::ScenarioFile;
 use crate::format::{Edit, MeshSpec};
@@ -82,7 +84,7 @@ pub fn prepare(documents: &Documents, file: &ScenarioFile) -> Result<Prepared> {
     let options = options(&scenario.mesh)?;
     // Genesis raised the foundation on the node phase three was adopted on first, if any.
     if let Some(node) = &scenario.mesh.adopted_on {
-        mesh_adopt_runtime::check_node_name("`mesh.adopted_on`", node)?;
+        mesh_adopt_runtime::options::check_node_name("`mesh.adopted_on`", node)?;
     }
     let genesis_node = scenario.mesh.adopted_on.as_deref().unwrap_or(&options.node);
     let setup = setup(&scenario.mesh, foundation.clone(), genesis_node)?;
@@ -154,17 +156,19 @@ fn duration(text: &str, what: &str) -> Result<Duration> {
 /// The options a run of the scenario gets: its node, catalogue source and `--wait`.
 fn options(spec: &MeshSpec) -> Result<RunOptions> {
     if let Some(node) = &spec.node {
-        mesh_adopt_runtime::check_node_name("`mesh.node`", node)?;
+        mesh_adopt_runtime::options::check_node_name("`mesh.node`", node)?;
     }
     Ok(RunOptions {
         node: spec.node.clone().unwrap_or_else(|| "node-1".into()),
         catalog_source: match spec.catalog_source.as_deref() {
-            None => Some(mesh_adopt_runtime::CatalogSource {
+            None => Some(mesh_adopt_runtime::options::CatalogSource {
                 repository: "https://git.mesh.test/catalogue.git".into(),
                 reference: None,
             }),
             Some("") => None,
-            Some(text) => Some(mesh_adopt_runtime::parse_catalog_source(text).context("`mesh.catalog_source`")?),
+            Some(text) => {
+                Some(mesh_adopt_runtime::options::parse_catalog_source(text).context("`mesh.catalog_source`")?)
+            }
         },
         wait: duration(spec.wait.as_deref().unwrap_or("120s"), "mesh.wait")?,
     })

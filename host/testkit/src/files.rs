@@ -93,7 +93,7 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
     let owner = holder
         .ancestors()
         .take(2)
-        .find(|dir| dir.join(mesh_adopt_runtime::MANIFEST_FILE).is_file())
+        .find(|dir| dir.join(mesh_adopt_runtime::catalogue::MANIFEST_FILE).is_file())
         .unwrap_or(&holder)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -103,7 +103,7 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
         // catalogue's own (whose scenarios run several modules and must say which).
         let beside = path.parent().and_then(Path::parent).unwrap_or(Path::new("."));
         let a_catalogue = beside.join("modules").is_dir() || beside.join("foundation.json").is_file();
-        if a_catalogue || mesh_adopt_runtime::check_module_name(&owner).is_err() {
+        if a_catalogue || mesh_adopt_runtime::options::check_module_name(&owner).is_err() {
             bail!(
                 "the scenario `{}` names no `modules`, and it is not beside one module to run by default: say \
                  `modules = [\"...\"]`",
@@ -130,7 +130,7 @@ pub fn read(path: &Path) -> Result<ScenarioFile> {
                 scenario.expect.outcome.words()
             );
         }
-        if let Some(fault) = mesh_adopt_runtime::Refusal::code_fault(code) {
+        if let Some(fault) = mesh_adopt_runtime::plan::Refusal::code_fault(code) {
             bail!("the scenario `{}` expects the code {code:?}, which {fault}", path.display());
         }
     }

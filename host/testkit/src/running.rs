@@ -8,12 +8,13 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result};
 
+use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::events::OutcomeWord;
 use mesh_adopt_runtime::mesh::simulated::{FaultEffect, SimulatedMesh};
 use mesh_adopt_runtime::mesh::{Command, ContainerChange, Mesh as _};
-use mesh_adopt_runtime::transcript::Transcript;
-use mesh_adopt_runtime::{Contract, Credentials};
+use mesh_adopt_runtime::plugin::Contract;
+use mesh_adopt_runtime::record::transcript::Transcript;
 use mesh_adopt_runtime::{Mode, ModuleOutcome, Run, RunOptions, RunReport};
 
 use crate::documents::{Documents, Prepared, prepare};

@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use mesh_adopt_runtime::{Contract, Limits, PluginHost};
+use mesh_adopt_runtime::plugin::Contract;
+use mesh_adopt_runtime::{Limits, PluginHost};
 
 /// The repository's top directory.
 fn root() -> PathBuf {

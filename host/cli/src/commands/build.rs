@@ -23,8 +23,9 @@ use std::path::Path;
 
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::catalogue::sha256_hex;
 use mesh_adopt_runtime::files::read_bounded;
-use mesh_adopt_runtime::{PLUGIN_BYTES, sha256_hex};
+use mesh_adopt_runtime::plugin::PLUGIN_BYTES;
 
 use place::Verdict;
 use toolchain::Built;

@@ -10,7 +10,9 @@ use clap::{Args, Subcommand};
 
 use crate::args::CatalogueArg;
 use crate::exit::ExitStatus;
-use mesh_adopt_runtime::{Catalogue, CompileCache, DEFAULT_BOUND, Limits, PluginHost};
+use mesh_adopt_runtime::plugin::CompileCache;
+use mesh_adopt_runtime::plugin::DEFAULT_BOUND;
+use mesh_adopt_runtime::{Catalogue, Limits, PluginHost};
 
 /// The arguments of `cache`.
 #[derive(Debug, Args)]

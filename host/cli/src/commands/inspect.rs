@@ -9,7 +9,8 @@ use clap::Args;
 use crate::args::{CacheArgs, CatalogueArg};
 use crate::exit::ExitStatus;
 use mesh_adopt_runtime::Catalogue;
-use mesh_adopt_runtime::{CodePolicy, Limits};
+use mesh_adopt_runtime::Limits;
+use mesh_adopt_runtime::plugin::CodePolicy;
 
 /// The arguments of `inspect`.
 #[derive(Debug, Args)]
@@ -31,7 +32,7 @@ pub struct InspectArgs {
 pub fn inspect(args: InspectArgs) -> Result<ExitStatus> {
     let as_path = PathBuf::from(&args.target);
     // A module directory names its catalogue and module: `catalogue/modules/postgres`.
-    let in_directory = as_path.join(mesh_adopt_runtime::MANIFEST_FILE).is_file().then(|| {
+    let in_directory = as_path.join(mesh_adopt_runtime::catalogue::MANIFEST_FILE).is_file().then(|| {
         let module = as_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let catalogue = as_path.parent().and_then(Path::parent).map(PathBuf::from).unwrap_or_default();
         (catalogue, module)
@@ -55,7 +56,7 @@ pub fn inspect(args: InspectArgs) -> Result<ExitStatus> {
     match &info.loads {
         Ok(()) => crate::outln!(
             "loads        yes, on this host (it speaks mesh:adopt@{})",
-            mesh_adopt_runtime::Contract::spoken()
+            mesh_adopt_runtime::plugin::Contract::spoken()
         ),
         Err(why) => crate::outln!("loads        no: {why}"),
     }

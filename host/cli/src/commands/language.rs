@@ -30,9 +30,9 @@ impl Language {
     /// The contract version this language's SDK targets: what `new` writes in a manifest's
     /// `adopt.world` and which SDK version it asks for. Every SDK targets the newest today;
     /// a language whose SDK lags would name its version here.
-    pub fn contract(self) -> mesh_adopt_runtime::Contract {
+    pub fn contract(self) -> mesh_adopt_runtime::plugin::Contract {
         match self {
-            Language::Rust | Language::JavaScript | Language::Python => mesh_adopt_runtime::Contract::NEWEST,
+            Language::Rust | Language::JavaScript | Language::Python => mesh_adopt_runtime::plugin::Contract::NEWEST,
         }
     }
 

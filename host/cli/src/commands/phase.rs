@@ -17,11 +17,11 @@ use crate::session::Session;
 use mesh_adopt_live::{CONFIG_FILE, LiveConfig, LiveMesh};
 use mesh_adopt_runtime::Catalogue;
 use mesh_adopt_runtime::Limits;
-use mesh_adopt_runtime::PlanKey;
-use mesh_adopt_runtime::SavedPlan;
 use mesh_adopt_runtime::mesh::Mesh;
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-use mesh_adopt_runtime::parse_duration;
+use mesh_adopt_runtime::options::parse_duration;
+use mesh_adopt_runtime::plan::PlanKey;
+use mesh_adopt_runtime::plan::SavedPlan;
 use mesh_adopt_runtime::{Mode, PHASE_THREE};
 
 /// The mesh backends the CLI can act on.
@@ -128,7 +128,7 @@ impl PhaseArgs {
         }
         let mut modules: Vec<String> = Vec::with_capacity(self.modules.len());
         for module in &self.modules {
-            mesh_adopt_runtime::check_module_name(module)?;
+            mesh_adopt_runtime::options::check_module_name(module)?;
             if modules.contains(module) {
                 bail!("the module `{module}` is asked for twice; name each module once");
             }

@@ -156,7 +156,7 @@ fn replayed(mut calls: Vec<CallEvent>, only: Option<&str>) -> Result<(Vec<String
     let mut modules: Vec<String> = Vec::new();
     for call in &calls {
         // A recording is outside input too: the modules it names are held to what a name may be.
-        mesh_adopt_runtime::check_module_name(&call.module)
+        mesh_adopt_runtime::options::check_module_name(&call.module)
             .map_err(|e| anyhow::anyhow!("the recording names a module `{}`: {e}", call.module.escape_debug()))?;
     }
     for call in &calls {

@@ -2,7 +2,7 @@
 //! each container will become, and with `-v` why, push by push.
 
 use mesh_adopt_runtime::effect::{ContainerEffect, Prediction, SecretEffect, Touch};
-use mesh_adopt_runtime::screen::visible;
+use mesh_adopt_runtime::record::screen::visible;
 
 /// The predicted effect under the plans: one line a container (and a secret), or with `-v`
 /// every push with each container it applies and why.

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use mesh_adopt_runtime::events::{self, LockOutcome, Op};
 use mesh_adopt_runtime::mesh::lock::LockScope;
-use mesh_adopt_runtime::screen::visible;
-use mesh_adopt_runtime::transcript::Entry;
+use mesh_adopt_runtime::record::screen::visible;
+use mesh_adopt_runtime::record::transcript::Entry;
 
 use super::effect::effect_lines;
 

@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Result;
 
 use mesh_adopt_runtime::events;
-use mesh_adopt_runtime::screen::visible;
-use mesh_adopt_runtime::stream::{RecordFile, Sink, line_of};
-use mesh_adopt_runtime::transcript::{Entry, Transcript};
+use mesh_adopt_runtime::record::screen::visible;
+use mesh_adopt_runtime::record::stream::{RecordFile, Sink, line_of};
+use mesh_adopt_runtime::record::transcript::{Entry, Transcript};
 use mesh_adopt_runtime::{Run, RunReport};
 
 use crate::exit::ExitStatus;
@@ -173,7 +173,7 @@ impl Output {
 impl Sink for Output {
     fn event(&self, event: &events::Event) {
         if let events::Event::Loaded(loaded) = event
-            && loaded.code == mesh_adopt_runtime::CodeKind::Baseline
+            && loaded.code == mesh_adopt_runtime::plugin::CodeKind::Baseline
         {
             self.on_baseline.lock().unwrap_or_else(|p| p.into_inner()).push(loaded.module.clone());
         }

@@ -2,9 +2,13 @@
 //! and how far the mesh's rules were checked.
 
 use mesh_adopt_runtime::effect::Rule;
+use mesh_adopt_runtime::error::LimitName;
+use mesh_adopt_runtime::error::StopKind;
 use mesh_adopt_runtime::mesh::ContainerChange;
-use mesh_adopt_runtime::screen::visible;
-use mesh_adopt_runtime::{Input, LimitName, ModuleOutcome, RulesChecked, RunReport, StopKind};
+use mesh_adopt_runtime::record::screen::visible;
+use mesh_adopt_runtime::report::Input;
+use mesh_adopt_runtime::report::RulesChecked;
+use mesh_adopt_runtime::{ModuleOutcome, RunReport};
 
 /// An outcome's word and its text for a person, plugin text made visible.
 fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {

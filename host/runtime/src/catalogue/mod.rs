@@ -3,7 +3,7 @@
 
 pub mod credentials;
 pub(crate) mod foundation;
-pub mod plan_key;
+pub(crate) mod plan_key;
 pub(crate) mod read_once;
 
 use std::collections::BTreeMap;
@@ -15,7 +15,8 @@ use anyhow::{Context as _, Result, bail};
 use crate::files::{inside, read_bounded, within_bound};
 
 pub use crate::model::FoundationResource;
-pub use foundation::Foundation;
+pub use credentials::{CredentialValues, Credentials};
+pub use foundation::{FOUNDATION_BYTES, Foundation};
 
 pub use mesh_adopt_manifest::{AdoptSection, ModuleManifest};
 

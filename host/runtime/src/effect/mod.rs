@@ -4,9 +4,12 @@
 //! The node applies a push by a known rule: it keys containers on their name and compares a
 //! digest of their spec (the same: kept; another: recreated; none yet: created), for every
 //! module the control plane has prepared, and seals fresh bytes for every secret a prepared
-//! module declares that was not accepted first. [`predict()`] walks every module's plan through
-//! that rule from the mesh's state ([`MeshView`]); [`rules()`] checks the result against what
-//! each manifest declares it adopts ([`Declarations`]), never against names.
+//! module declares that was not accepted first. The run walks every module's plan through that
+//! rule from the mesh's state ([`MeshView`]) into a [`Prediction`], and checks it against what
+//! each manifest declares it adopts, never against names ([`Rule`]).
+//!
+//! What is public here is what an embedder's [`crate::mesh::Mesh`] answers with and what a
+//! run's record and report hold; the working-out itself stays inside the runtime.
 
 mod declared;
 mod predict;
@@ -20,12 +23,14 @@ use std::fmt;
 use mesh_adopt_manifest::ModuleManifest;
 
 pub use crate::model::spec::{ContainerSpec, OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
+pub(crate) use declared::Declarations;
 pub(crate) use declared::check as check_declared;
-pub use declared::{Adopter, DeclarationError, Declarations, Genesis};
-pub use predict::{Planned, Prediction, PushEffect, predict, predict_ahead};
+pub(crate) use predict::{Planned, predict_ahead};
+pub use predict::{Prediction, PushEffect};
 pub(crate) use pushed_specs::{PushedContainer, pushed_containers};
-pub use reread::{AheadOfPush, Moved, Reread, moved};
-pub use rules::{Rule, Seen, rules};
+pub use reread::{AheadOfPush, Moved, Reread};
+pub use rules::Rule;
+pub(crate) use rules::{Seen, rules};
 
 /// A module the control plane already knows when the run starts: a re-run's push applies it
 /// again, so the prediction must count it.
@@ -133,7 +138,7 @@ impl fmt::Display for ContainerEffect {
 /// How the node differs from what a push was predicted to leave: one line a container, naming
 /// what was expected and what was found. Volumes are compared (host path by path inside,
 /// options aside) only where the mesh shows them.
-pub fn landed_differences(expected: &BTreeMap<String, ContainerSpec>, found: &MeshView) -> Vec<String> {
+pub(crate) fn landed_differences(expected: &BTreeMap<String, ContainerSpec>, found: &MeshView) -> Vec<String> {
     let mut differences = Vec::new();
     for (name, want) in expected {
         match found.containers.get(name) {
@@ -208,7 +213,7 @@ impl From<&Touch> for crate::events::Change {
 }
 
 /// The prediction as the event stream has it.
-pub fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectEvent {
+pub(crate) fn record(prediction: &Prediction, complete: bool) -> crate::events::EffectEvent {
     use crate::events::{ContainerRecord, PushRecord, SecretRecord};
     crate::events::EffectEvent {
         pushes: prediction

@@ -103,14 +103,9 @@ pub struct Planned<'a> {
     pub commands: &'a [crate::model::PluginCommand],
 }
 
-/// Runs the node's push rule over `modules`' plans, in order, from `view`.
-pub fn predict(view: &MeshView, modules: &[Planned<'_>]) -> Prediction {
-    predict_ahead(view, modules).0
-}
-
-/// [`predict`], with what the mesh should be just before each push: what the host reads the
-/// mesh again against before telling it ([`AheadOfPush`]; its `names` left empty for the
-/// caller to fill).
+/// Runs the node's push rule over `modules`' plans, in order, from `view`: the prediction,
+/// and what the mesh should be just before each push, what the host reads the mesh again
+/// against before telling it ([`AheadOfPush`]; its `names` left empty for the caller to fill).
 pub fn predict_ahead(view: &MeshView, modules: &[Planned<'_>]) -> (Prediction, Vec<AheadOfPush>) {
     let mut ahead = Vec::new();
     let mut node: BTreeMap<String, ContainerSpec> = view.containers.clone();
@@ -279,7 +274,7 @@ mod tests {
         let settled = ["superuser".to_string()].into();
         view.modules =
             vec![KnownModule { name: "postgres".into(), manifest: manifest.clone(), prepared: true, settled }];
-        predict(&view, &[Planned { module: "postgres", manifest: &manifest, commands: &commands }])
+        predict_ahead(&view, &[Planned { module: "postgres", manifest: &manifest, commands: &commands }]).0
     }
 
     #[test]

@@ -430,7 +430,7 @@ mod tests {
     /// backend sees that node: one that knows whether the node holds the vault's key
     /// (`Some`), or one that cannot say (`None`).
     fn vault_again(holds: Option<bool>) -> (MeshView, Prediction) {
-        use crate::effect::{ContainerSpec, KnownModule, Planned, Spec, predict};
+        use crate::effect::{ContainerSpec, KnownModule, Planned, Spec, predict_ahead};
         let manifest = std::sync::Arc::new(mesh_adopt_manifest::ModuleManifest::parse(VAULT).unwrap());
         let commands: Vec<crate::model::PluginCommand> =
             ["module add /v.json", "prepare node-1 mesh-vault", "push node-1"]
@@ -447,7 +447,8 @@ mod tests {
             view.modules =
                 vec![KnownModule { name: "mesh-vault".into(), manifest: manifest.clone(), prepared: true, settled }];
         }
-        let prediction = predict(&view, &[Planned { module: "mesh-vault", manifest: &manifest, commands: &commands }]);
+        let (prediction, _) =
+            predict_ahead(&view, &[Planned { module: "mesh-vault", manifest: &manifest, commands: &commands }]);
         (view, prediction)
     }
 

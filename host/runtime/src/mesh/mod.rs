@@ -4,6 +4,9 @@
 use std::fmt;
 
 pub use crate::catalogue::credentials::SecretValue;
+/// The attribute a [`Mesh`] or a [`layer::Layer`] is implemented with (`#[async_trait]` on
+/// the `impl`), re-exported so an embedder's mesh needs no dependency of its own for it.
+pub use async_trait::async_trait;
 /// The control-plane command a mesh is told: one value from the contract's boundary to the
 /// mesh, whose words a backend makes only where it runs a process or writes a line.
 pub use mesh_adopt_manifest::command::Command;
@@ -13,8 +16,6 @@ pub use mesh_adopt_manifest::command::Command;
 pub const VIEW_WAIT: Duration = Duration::from_secs(60);
 use crate::effect::Violation;
 use std::time::{Duration, SystemTime};
-
-use async_trait::async_trait;
 
 pub mod layer;
 // The lock's words live in the model, below the event schema that records them; here is the
@@ -218,7 +219,7 @@ pub trait Mesh: Send + Sync {
     /// prediction, and holds what it finds to what the prediction says the mesh is then
     /// (`ahead`): anything else means another operator or run moved it since preflight, and
     /// the push is not told. By default `view` of `ahead.names`, compared with
-    /// [`crate::effect::moved`]; nothing is read when preflight did not look either. A replay
+    /// [`crate::effect::Reread::of`]; nothing is read when preflight did not look either. A replay
     /// answers with what the recorded run found.
     async fn reread(&self, ahead: &crate::effect::AheadOfPush) -> crate::effect::Reread {
         if !ahead.expected.looked {

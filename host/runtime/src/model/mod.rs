@@ -9,7 +9,6 @@ pub mod digest;
 pub mod exit;
 pub mod lock;
 pub mod options;
-pub mod remedy;
 pub mod rule;
 pub mod spec;
 
@@ -169,7 +168,7 @@ impl PluginCommand {
 }
 
 /// Its words, space-separated, as a person reads them (unbounded: quote a plugin's command
-/// in a message through [`crate::sandbox::grants::quoted`]).
+/// in a message through the grants' bounded quote).
 impl fmt::Display for PluginCommand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

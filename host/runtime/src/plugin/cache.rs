@@ -313,12 +313,11 @@ impl CompileCache {
     /// The component for the plugin with sha256 `digest`, if a sound entry exists. The
     /// entry's trailer and checksum are checked, and then wasmtime maps that same open file
     /// (through `/proc/self/fd`), so what runs is what was checked.
-    #[doc(hidden)]
     ///
     /// An entry that is not sound (corrupt, another key's, refused by the engine, not a
     /// regular file) is removed: no later run checks it again, and `inspect` does not show
     /// it; the plugin is compiled afresh and the entry written anew.
-    pub fn get(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Result<Component, Miss> {
+    pub(crate) fn get(&self, engine: &Engine, kind: CodeKind, digest: &str) -> Result<Component, Miss> {
         let entry = self.entry(engine, kind, digest);
         let Ok(found) = fs::symlink_metadata(&entry) else { return Err(Miss::Absent) };
         let got = self.check(engine, kind, digest, &entry);
@@ -399,8 +398,7 @@ impl CompileCache {
 
     /// Stores precompiled bytes for the plugin with sha256 `digest`, atomically: written
     /// whole to a temporary file in the directory, synced, and renamed over the entry.
-    #[doc(hidden)]
-    pub fn put(
+    pub(crate) fn put(
         &self,
         engine: &Engine,
         kind: CodeKind,

@@ -5,16 +5,26 @@ use anyhow::Result;
 use wasmtime::Store;
 
 use crate::contract::Adopter;
+use crate::model::Report;
 use crate::model::{Context, Export, Plan, Refusal};
-use crate::plugin::{Adopted, Plugin, PluginHost};
+use crate::plugin::{Plugin, PluginHost};
 use crate::sandbox::call::Callee;
 use crate::sandbox::state::{BeforePush, PlanCursor, RunEnv, RunState};
+
+/// What `adopt` did with the plan it was held to.
+#[derive(Debug, Clone)]
+pub struct Adopted {
+    /// What the plugin returned.
+    pub result: Result<Report, Refusal>,
+    /// The plan's commands it never told, in order; empty when it told the whole plan.
+    pub left: Vec<crate::model::PluginCommand>,
+}
 
 impl PluginHost {
     /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
     /// shows it starts on this host, and measures what starting costs.
-    #[doc(hidden)]
-    pub async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
+    #[cfg(feature = "bench")]
+    pub(crate) async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
         self.call(plugin, env, Export::Check, async |_, _| Ok(())).await.map_err(crate::error::plugin_error)
     }
 
@@ -66,8 +76,8 @@ impl PluginHost {
     }
 
     /// Runs the plugin's read-only `check`, for the benchmarks.
-    #[doc(hidden)]
-    pub async fn check(
+    #[cfg(feature = "bench")]
+    pub(crate) async fn check(
         &self,
         plugin: &Plugin,
         env: &RunEnv,
@@ -83,8 +93,8 @@ impl PluginHost {
 
     /// Runs the plugin's `adopt`, held to `plan` (what its `check` made): a tell that is not
     /// the plan's next command is denied.
-    #[doc(hidden)]
-    pub async fn adopt(
+    #[cfg(feature = "bench")]
+    pub(crate) async fn adopt(
         &self,
         plugin: &Plugin,
         env: &RunEnv,

@@ -1,18 +1,18 @@
 //! Loading plugins, and calling their exports: each call in a sandbox of its own
-//! ([`crate::sandbox::call`]).
+//! (the sandbox's `call`).
 //!
-//! One engine and one linker per kind of code (see [`crate::model::code`]) serve every plugin
+//! One engine and one linker per kind of code (see [`CodeKind`]) serve every plugin
 //! of a process: Cranelift's for optimised code, and Winch's, built when a plugin first needs
 //! it, for baseline code. Each call of `check` or `adopt` gets a fresh store: its own memory
 //! cap, its own guest-time deadline and wall deadline, the sandbox's WASI (no files, no
 //! network, no environment, the mesh's clocks), and a captured stdout and stderr for the
 //! report if it is stopped.
 
-pub mod cache;
+pub(crate) mod cache;
 mod describe;
 pub(crate) mod digests;
 mod engine;
-mod exports;
+pub(crate) mod exports;
 pub(crate) mod functions;
 mod optimise;
 
@@ -25,17 +25,17 @@ use anyhow::{Context as _, Result, anyhow};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use crate::contract::{AdopterPre, Contract};
+use crate::contract::AdopterPre;
 use crate::error::{PinMismatch, PluginFault, PluginFaultKind};
-use crate::model::code::{CodeKind, CodeOrigin, CodePolicy};
-use crate::model::{Refusal, Report};
-use crate::plugin::cache::CompileCache;
+pub use crate::model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};
+pub use crate::model::contract::{Contract, WORLD};
 use crate::plugin::digests::FileIdentity;
 use crate::plugin::engine::Tier;
-use crate::plugin::functions::{FunctionStore, FunctionsReused};
-use crate::sandbox::limits::Limits;
-pub use crate::sandbox::state::RunEnv;
+use crate::plugin::functions::FunctionStore;
+pub use crate::sandbox::limits::Limits;
+pub use cache::{CompileCache, DEFAULT_BOUND, Pruned};
 pub use describe::PluginInfo;
+pub use functions::FunctionsReused;
 pub use optimise::Optimised;
 
 /// How every WebAssembly component begins: the magic `\0asm`, version 13, layer 1 (a core
@@ -152,15 +152,6 @@ impl Plugin {
     }
 }
 
-/// What `adopt` did with the plan it was held to.
-#[derive(Debug, Clone)]
-pub struct Adopted {
-    /// What the plugin returned.
-    pub result: Result<Report, Refusal>,
-    /// The plan's commands it never told, in order; empty when it told the whole plan.
-    pub left: Vec<crate::model::PluginCommand>,
-}
-
 impl PluginHost {
     /// Builds the engine (epoch interruption on, a ticker thread driving it) and the linker.
     pub fn new(limits: Limits) -> Result<PluginHost, crate::error::Error> {
@@ -198,8 +189,8 @@ impl PluginHost {
 
     /// The engine optimised plugins of this host are compiled for and run on: what an
     /// embedder or a benchmark needs to measure wasmtime's own share of loading a plugin.
-    #[doc(hidden)]
-    pub fn engine(&self) -> &Engine {
+    #[cfg(feature = "bench")]
+    pub(crate) fn engine(&self) -> &Engine {
         &self.optimised.engine
     }
 

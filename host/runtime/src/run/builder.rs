@@ -37,11 +37,11 @@ impl<'a> RunBuilder<'a> {
         self
     }
 
-    /// Streams the run's events to `sink` as they happen (see [`crate::stream`]): the
+    /// Streams the run's events to `sink` as they happen (see [`crate::record::stream`]): the
     /// `run` header when [`Run::run`] starts, every call, line and plan, each module's outcome
     /// once it is final (in a run that adopts, before the next module moves anything), and
     /// the summary. The caller ends the stream with [`Run::end`] (after any events of its
-    /// own) or [`Run::interrupted`]. A [`crate::stream::RecordFile`] as the sink is a
+    /// own) or [`Run::interrupted`]. A [`crate::record::stream::RecordFile`] as the sink is a
     /// record `mesh-adopt replay` reads.
     pub fn events(mut self, sink: Arc<dyn Sink>) -> Self {
         let command = match self.run.events.take() {

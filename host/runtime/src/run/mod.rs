@@ -6,7 +6,7 @@
 
 mod adopt;
 mod builder;
-pub mod fleet;
+
 mod foresight;
 mod hold;
 mod lock;

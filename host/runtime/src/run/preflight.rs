@@ -11,11 +11,12 @@ use crate::events;
 use crate::model::contract::Contract;
 use crate::model::digest::Sha256;
 use crate::model::{Context, Export, Input, Plan, Unusable};
-use crate::plugin::{Plugin, RunEnv};
+use crate::plugin::Plugin;
 use crate::record::transcript::Entry;
 use crate::run::plan_file::SavedPlan;
 use crate::run::{ModuleOutcome, Run};
 use crate::sandbox::grants::{Call, Permissions};
+use crate::sandbox::state::RunEnv;
 
 /// A typed error with what its reader can do about it, said after it.
 #[derive(Debug)]

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result};
 
+use mesh_adopt_runtime::catalogue::MANIFEST_BYTES;
+use mesh_adopt_runtime::catalogue::sha256_hex;
 use mesh_adopt_runtime::files::read_bounded;
-use mesh_adopt_runtime::{MANIFEST_BYTES, sha256_hex};
 
 use super::toolchain::Built;
 

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use mesh_adopt_runtime::{Catalogue, MANIFEST_BYTES, MANIFEST_FILE, files::read_bounded, manifest::ModuleManifest};
+use mesh_adopt_runtime::catalogue::MANIFEST_BYTES;
+use mesh_adopt_runtime::catalogue::MANIFEST_FILE;
+use mesh_adopt_runtime::{Catalogue, files::read_bounded, manifest::ModuleManifest};
 
 use crate::commands::language::Language;
 
@@ -76,7 +78,7 @@ impl std::error::Error for NoSource {}
 /// Reads `module`'s manifest for its source, its plugin's place and its pin. A manifest that
 /// names no source, or a source that is not a crate, is refused with what to write.
 pub fn locate(catalogue: &Catalogue, module: &str) -> Result<ModuleSource> {
-    mesh_adopt_runtime::check_module_name(module)?;
+    mesh_adopt_runtime::options::check_module_name(module)?;
     let dir = lexically_normal(&catalogue.root().join("modules").join(module));
     let manifest_path = dir.join(MANIFEST_FILE);
     if !manifest_path.is_file() {

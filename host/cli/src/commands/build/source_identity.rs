@@ -13,7 +13,7 @@ pub fn source_identity(component: &[u8]) -> Option<&str> {
     if !component.starts_with(b"\0asm") {
         return None;
     }
-    mesh_adopt_runtime::top_level_custom_sections(component)?
+    mesh_adopt_runtime::plugin::top_level_custom_sections(component)?
         .into_iter()
         .rev()
         .filter(|(name, _)| *name == SOURCE_SECTION)

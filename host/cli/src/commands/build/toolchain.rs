@@ -10,7 +10,8 @@ use std::process::Command;
 
 use anyhow::{Context as _, Result, bail};
 
-use mesh_adopt_runtime::{PluginHost, sha256_hex};
+use mesh_adopt_runtime::PluginHost;
+use mesh_adopt_runtime::catalogue::sha256_hex;
 
 use super::source::ModuleSource;
 use super::source_identity::source_identity;

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
 
-use mesh_adopt_runtime::{Foundation, FoundationResource};
+use mesh_adopt_runtime::Foundation;
+use mesh_adopt_runtime::catalogue::FoundationResource;
 
 use super::{Adopted, Documents, Handover, fill, pretty, sequence, type_name};
 
@@ -134,7 +135,7 @@ pub fn adopts_in_place(module: &str, adopted: &Adopted, handover: Option<&Handov
         "adopts": [adoption(adopted, handover)],
         "adopt": {
             "plugin": "adopt.wasm",
-            "world": mesh_adopt_runtime::WORLD,
+            "world": mesh_adopt_runtime::plugin::WORLD,
             "source": "plugin",
             "grants": {
                 "credentials": handover.map(|h| h.credential.clone()).into_iter().collect::<Vec<_>>(),

@@ -188,7 +188,7 @@ mod tests {
             volumes: vec!["/var/lib/mesh/cache:/data".into()],
         };
         let handover = Handover { credential: "cache-password".into(), secret: "password".into() };
-        let installed = installed("object-store", mesh_adopt_runtime::WORLD);
+        let installed = installed("object-store", mesh_adopt_runtime::plugin::WORLD);
         let adopting = adopts_in_place("cache", &adopted, Some(&handover));
         for (language, documents) in [
             (Language::Rust, &installed),
