@@ -29,12 +29,12 @@ pub enum Remedy {
         /// What its value must be, in words.
         must: String,
     },
-    /// Raise one of the sandbox's limits.
-    RaiseLimit {
+    /// Set one of the sandbox's limits otherwise.
+    SetLimit {
         /// The limit, as `Limits` names its field (`wall_time`).
         limit: String,
-        /// What it must be more than, in words (`1620s`).
-        above: String,
+        /// What it must be, in words (`more than 1620s`).
+        must: String,
     },
     /// Build a module's plugin from its source, and place it: `mesh-adopt build MODULE`.
     BuildPlugin {
@@ -66,6 +66,13 @@ pub enum Remedy {
         /// What to look at, in words.
         what: String,
     },
+    /// Mend what each of these modules' outcomes names, then run again.
+    MendModules {
+        /// The modules.
+        modules: Vec<String>,
+    },
+    /// A `Run` runs once, with one record: build another to run again.
+    BuildAnotherRun,
     /// Nothing the caller can change: report it to whoever keeps the plugin or the host.
     Report,
 }
@@ -89,7 +96,7 @@ impl fmt::Display for Remedy {
                  holding it is fenced)"
             ),
             Remedy::SetOption { option, must } => write!(f, "give {option} {must}"),
-            Remedy::RaiseLimit { limit, above } => write!(f, "raise limits.{limit} above {above}"),
+            Remedy::SetLimit { limit, must } => write!(f, "set limits.{limit} to {must}"),
             Remedy::BuildPlugin { module } => write!(f, "build it with `mesh-adopt build {module}`"),
             Remedy::PinPlugin { manifest, sha256, module } => write!(
                 f,
@@ -101,6 +108,10 @@ impl fmt::Display for Remedy {
             Remedy::EditFile { path, at: None } => write!(f, "mend `{}`", path.display()),
             Remedy::MakePlanAgain => f.write_str("make the plan again with `mesh-adopt check --out PLAN`"),
             Remedy::InspectMesh { what } => write!(f, "look at the mesh before running again: {what}"),
+            Remedy::MendModules { modules } => {
+                write!(f, "mend what the outcome of {} names, then run again", modules.join(", "))
+            }
+            Remedy::BuildAnotherRun => f.write_str("build another run with `Run::builder`: a run runs once"),
             Remedy::Report => f.write_str("report it to whoever keeps the plugin or the host"),
         }
     }

@@ -2,7 +2,6 @@
 //! and how far the mesh's rules were checked.
 
 use mesh_adopt_runtime::effect::Rule;
-use mesh_adopt_runtime::error::LimitName;
 use mesh_adopt_runtime::error::StopKind;
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::record::screen::visible;
@@ -14,7 +13,7 @@ use mesh_adopt_runtime::{ModuleOutcome, RunReport};
 fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {
     let mut text = outcome.shown();
     if let ModuleOutcome::Unusable(unusable) = outcome
-        && let Some(hint) = unusable.cause.as_ref().and_then(|cause| command_hint(cause, module))
+        && let Some(hint) = unusable.cause.as_ref().and_then(|cause| super::remedy::hint(&cause.remedy(), module))
     {
         text.push_str(&hint);
     }
@@ -43,18 +42,6 @@ fn limit_flag(kind: StopKind) -> Option<&'static str> {
         StopKind::WallTime => Some("--plugin-wall-time"),
         StopKind::GuestTime => Some("--plugin-time"),
         StopKind::Memory => Some("--plugin-memory"),
-        _ => None,
-    }
-}
-
-/// The command that mends a problem the runtime typed, which the runtime, knowing no
-/// command line, does not name.
-fn command_hint(error: &mesh_adopt_runtime::Error, module: &str) -> Option<String> {
-    use mesh_adopt_runtime::Error;
-    match error {
-        Error::NoPlugin { .. } => Some(format!(" (build it with `mesh-adopt build {module}`)")),
-        Error::PinMismatch(_) => Some(format!(" (`mesh-adopt build {module}` rebuilds and pins it)")),
-        Error::LimitTooLow { limit: LimitName::WallTime, .. } => Some(" (`--plugin-wall-time` raises it)".into()),
         _ => None,
     }
 }
@@ -112,5 +99,9 @@ pub fn print_summary(report: &RunReport) {
         for violation in &report.violations {
             crate::outln!("  BROKEN       {}", visible(&violation.to_string()));
         }
+    }
+    // What mends a run held back before anything moved, in the command line's words.
+    if let Some(held) = &report.held {
+        crate::outln!("  remedy       {}", visible(&super::remedy::words(&held.remedy())));
     }
 }

@@ -15,7 +15,7 @@ use anyhow::{Context as _, Result, bail};
 use crate::files::{inside, read_bounded, within_bound};
 
 pub use crate::model::FoundationResource;
-pub use credentials::{CredentialValues, Credentials};
+pub use credentials::{CredentialError, CredentialValues, Credentials, GrantedCredentialError};
 pub use foundation::{FOUNDATION_BYTES, Foundation};
 
 pub use mesh_adopt_manifest::{AdoptSection, ModuleManifest};
@@ -241,7 +241,12 @@ fn entry(
     let plugin_file = match find(plugin_file) {
         Some(meta) if meta.is_file() => meta,
         Some(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
-        None => return Err(crate::error::Error::NoPlugin { module: Some(name.to_string()), path: plugin_path }.into()),
+        None => {
+            return Err(crate::error::Error::Plugin(
+                crate::model::faults::NoPlugin { module: Some(name.to_string()), path: plugin_path }.into(),
+            )
+            .into());
+        }
     };
     if let Some(pin) = &parsed.adopt.sha256
         && !(pin.trim().len() == 64 && pin.trim().chars().all(|c| c.is_ascii_hexdigit()))

@@ -23,6 +23,7 @@ use std::fmt;
 use mesh_adopt_manifest::ModuleManifest;
 
 pub use crate::model::spec::{ContainerSpec, OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
+pub use declared::DeclarationError;
 pub(crate) use declared::Declarations;
 pub(crate) use declared::check as check_declared;
 pub(crate) use predict::{Planned, predict_ahead};
@@ -84,7 +85,8 @@ impl MeshView {
 }
 
 /// What one push does to one container.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ContainerEffect {
     /// Its spec is already the one pushed: left running as it is.
     Kept {

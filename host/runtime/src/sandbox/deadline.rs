@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use crate::error::StopKind;
+use crate::model::stop::StopKind;
 use crate::mesh::Mesh;
 
 /// How often the watchdog looks at the mesh's clock while nothing else wakes it.
