@@ -8,6 +8,7 @@
 //! that rule from the mesh's state ([`MeshView`]); [`rules()`] checks the result against what
 //! each manifest declares it adopts ([`Declarations`]), never against names.
 
+pub(crate) mod canonical;
 mod declared;
 mod predict;
 mod pushed_specs;
