@@ -8,12 +8,14 @@
 
 mod architecture;
 mod cache;
+mod canonical;
 mod check_phase;
 mod cli;
 mod cli_fuzz;
 mod code;
 mod conformance;
 mod contracts;
+mod documents;
 mod embedding;
 mod embedding_api;
 mod events;
