@@ -78,13 +78,18 @@ pub fn word_fault(word: &str) -> Option<&'static str> {
 /// ([`word_fault`]), naming it by its JSON Pointer.
 fn words_plain(manifest: &ModuleManifest) -> Result<(), String> {
     let resources = manifest.resources.iter().enumerate().flat_map(|(index, r)| {
+        let what = if r.kind == "container" { "container" } else { "resource" };
         [("id", &r.id), ("type", &r.kind), ("name", &r.name)]
-            .map(|(field, word)| (format!("/resources/{index}/{field}"), word))
+            .map(|(field, word)| (what, &r.id, format!("/resources/{index}/{field}"), word))
     });
-    let accesses = manifest.accesses.iter().enumerate().map(|(index, a)| (format!("/accesses/{index}/id"), &a.id));
-    for (pointer, word) in resources.chain(accesses) {
+    let accesses = manifest
+        .accesses
+        .iter()
+        .enumerate()
+        .map(|(index, a)| ("access", &a.id, format!("/accesses/{index}/id"), &a.id));
+    for (what, id, pointer, word) in resources.chain(accesses) {
         if let Some(fault) = word_fault(word) {
-            return Err(format!("`{pointer}` (`{}`) {fault}", word.escape_debug()));
+            return Err(format!("its {what} `{}`: `{pointer}` (`{}`) {fault}", id.escape_debug(), word.escape_debug()));
         }
     }
     Ok(())
@@ -414,7 +419,7 @@ mod tests {
         for (resources, accesses, pointer, holds) in cases {
             let refused = checked(resources, &format!(r#""accesses": {accesses},"#)).expect_err(pointer);
             assert_eq!(refused.kind(), "is malformed", "{refused}");
-            assert!(refused.detail().starts_with(&format!("`{pointer}` (`")), "{refused}");
+            assert!(refused.detail().contains(&format!(": `{pointer}` (`")), "{refused}");
             assert!(refused.detail().contains(&format!("holds a {holds}")), "{refused}");
         }
     }
