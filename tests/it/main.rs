@@ -8,11 +8,13 @@
 
 mod architecture;
 mod cache;
+mod canonical;
 mod check_phase;
 mod cli_fuzz;
 mod code;
 mod conformance;
 mod contracts;
+mod documents;
 mod embedding;
 mod embedding_api;
 mod events;

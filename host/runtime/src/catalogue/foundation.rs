@@ -10,7 +10,8 @@ use serde::Deserialize;
 use crate::files::{read_bounded, within_bound};
 use crate::model::FoundationResource;
 use crate::model::spec::{ContainerSpec, Spec};
-use mesh_adopt_manifest::validity::no_key_twice;
+use mesh_adopt_manifest::ResourceKind;
+use mesh_adopt_manifest::validity::{no_key_twice, numbers_within_safe_range, word_fault};
 
 /// The owner a node records for what genesis raised.
 pub const GENESIS_OWNER: &str = "genesis";
@@ -61,6 +62,32 @@ struct RawResource {
     other: serde_json::Map<String, serde_json::Value>,
 }
 
+/// Refuses a resource whose id, kind or name is no plain word ([`word_fault`]), or whose kind
+/// the contract does not know: `Container` for `container` is a mistake said as such, and
+/// `../../etc` is no kind at all (taken for one, the resource would be passed over unraised).
+fn known_and_plain(index: usize, r: &RawResource) -> Result<()> {
+    let words = [("id", Some(&r.id)), ("kind", Some(&r.kind)), ("name", r.name.as_ref())];
+    for (field, word) in words.into_iter().filter_map(|(field, word)| Some((field, word?))) {
+        if let Some(fault) = word_fault(word) {
+            bail!("resource {index}'s {field} `/resources/{index}/{field}` (`{}`) {fault}", word.escape_debug());
+        }
+    }
+    if ResourceKind::parse(&r.kind).is_some() {
+        return Ok(());
+    }
+    let id = r.id.escape_debug();
+    let kind = r.kind.escape_debug();
+    let lower = r.kind.trim().to_ascii_lowercase();
+    if ResourceKind::parse(&lower).is_some() {
+        bail!("resource {index} (`{id}`) is of kind `{kind}`; kinds are lower case, with no spaces (`{lower}`)");
+    }
+    bail!(
+        "resource {index} (`{id}`) is of kind `{kind}` (`/resources/{index}/kind`), which the contract does not know; a \
+         resource's kind is one of {}",
+        ResourceKind::listed()
+    )
+}
+
 impl Foundation {
     /// Reads a bundle file, naming the file and the resource in any error.
     pub fn load(path: &Path) -> Result<Foundation, crate::error::Error> {
@@ -84,16 +111,21 @@ impl Foundation {
     }
 
     /// Parses a bundle; every container needs a name and an image, every file a path, no two
-    /// resources share an id, nor two containers a name (the node keys containers on it), and
-    /// no object gives a key twice.
+    /// resources share an id, nor two containers a name (the node keys containers on it), every
+    /// resource is of a kind the contract knows ([`ResourceKind`]) and its id, kind and name
+    /// are plain words ([`word_fault`]), no object gives a key twice, and no number is beyond
+    /// ±2^53 (readers of JSON would not agree on its value, nor the host and a node on a spec's
+    /// digest). A fault is named by its JSON Pointer.
     pub fn parse(bytes: &[u8]) -> Result<Foundation, crate::error::Error> {
         crate::error::at_boundary(crate::error::Error::Foundation, || {
             let raw: RawBundle = serde_json::from_slice(bytes)?;
             no_key_twice(bytes).map_err(anyhow::Error::msg)?;
+            numbers_within_safe_range(bytes).map_err(anyhow::Error::msg)?;
             let mut resources: Vec<FoundationResource> = Vec::with_capacity(raw.resources.len());
             let mut runs_with = BTreeMap::new();
             let mut specs = BTreeMap::new();
             for (index, r) in raw.resources.into_iter().enumerate() {
+                known_and_plain(index, &r)?;
                 if let Some(first) = resources.iter().position(|seen| seen.id() == r.id) {
                     bail!(
                         "resources {first} and {index} both have the id `{}`; ids name one resource each",
@@ -110,18 +142,6 @@ impl Foundation {
                         "resources {first} and {index} (`{}`) are both containers named `{}`; the node keys containers on their name",
                         r.id.escape_debug(),
                         name.escape_debug()
-                    );
-                }
-                if r.kind != "container"
-                    && r.kind != "file"
-                    && ["container", "file"].iter().any(|k| r.kind.trim().eq_ignore_ascii_case(k))
-                {
-                    bail!(
-                        "resource {index} (`{}`) is of kind `{}`; kinds are lower case, with no spaces (`{}`), and \
-                     any other kind is taken as something genesis raised that is neither a container nor a file",
-                        r.id.escape_debug(),
-                        r.kind.escape_debug(),
-                        r.kind.trim().to_ascii_lowercase()
                     );
                 }
                 let missing =

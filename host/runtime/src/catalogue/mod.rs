@@ -376,6 +376,50 @@ mod tests {
     }
 
     #[test]
+    fn a_bundle_is_refused_naming_the_field_for_a_kind_no_one_knows_a_word_that_is_none_or_a_number_beyond() {
+        let store = r#"{"id": "store", "kind": "container", "name": "mesh-store", "image": "postgres:16"}"#;
+        // (a resource beside the store, and what the refusal says)
+        let cases = [
+            (
+                r#"{"id": "control", "kind": "../../etc", "name": "mesh-control"}"#,
+                "resource 1's kind `/resources/1/kind` (`../../etc`) holds a path separator",
+            ),
+            (
+                r#"{"id": "control", "kind": "container", "name": "mesh\\control", "image": "c"}"#,
+                "resource 1's name `/resources/1/name` (`mesh\\\\control`) holds a path separator",
+            ),
+            (
+                r#"{"id": "con\u001btrol", "kind": "container", "name": "mesh-control", "image": "c"}"#,
+                "resource 1's id `/resources/1/id` (`con\\u{1b}trol`) holds a control character",
+            ),
+            (
+                r#"{"id": "control", "kind": "daemon"}"#,
+                "resource 1 (`control`) is of kind `daemon` (`/resources/1/kind`), which the contract does not know",
+            ),
+            (r#"{"id": "control", "kind": "Network"}"#, "kinds are lower case, with no spaces (`network`)"),
+            (
+                r#"{"id": "control", "kind": "container", "name": "c", "image": "c", "user": 9007199254740993}"#,
+                "the number `9007199254740993` at `/resources/1/user` is beyond ±2^53",
+            ),
+            (
+                r#"{"id": "control", "kind": "container", "name": "c", "image": "c", "memory": 1e16}"#,
+                "the number `1e16` at `/resources/1/memory`",
+            ),
+        ];
+        for (beside, says) in cases {
+            let bundle = format!(r#"{{"resources": [{store}, {beside}]}}"#);
+            let refused = Foundation::parse(bundle.as_bytes()).map(drop).unwrap_err().to_string();
+            assert!(refused.contains(says), "{beside}: {refused}");
+        }
+        // Every kind the contract knows is taken, and `-0` is a number within ±2^53.
+        let known = format!(
+            r#"{{"resources": [{store}, {{"id": "f", "kind": "file", "path": "/p"}}, {{"id": "n", "kind": "network"}},
+                {{"id": "s", "kind": "service"}}, {{"id": "v", "kind": "volume", "size": -0}}]}}"#
+        );
+        assert_eq!(Foundation::parse(known.as_bytes()).unwrap().resources.len(), 5);
+    }
+
+    #[test]
     fn a_kind_of_the_wrong_case_is_refused_and_credentials_are_a_containers() {
         let typo = Foundation::parse(br#"{"resources":[{"id":"control","kind":"Container","name":"c","image":"i"}]}"#)
             .unwrap_err();

@@ -3,6 +3,7 @@
 //! convert to and from these at the boundary, so nothing past it (the run, the record, the
 //! saved plan, an embedder) changes when a contract version is added.
 
+pub(crate) mod canonical;
 pub mod code;
 pub mod contract;
 pub mod digest;
