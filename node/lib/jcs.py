@@ -1,7 +1,7 @@
 """The JSON Canonicalization Scheme (RFC 8785, JCS), and the number rule of the documents it is
 taken of: the push rule's spec digest (docs/push-rule.md) is the SHA-256 of a spec's canonical
 form, and the reference node (node/) and the live stand-ins (tests/live/) write it with this one
-module, the host with its own (host/runtime/src/effect/canonical.rs); all are held to the shared
+module, the host with its own (host/runtime/src/model/canonical.rs); all are held to the shared
 vectors of tests/jcs/vectors.json.
 
 Canonical form: objects with their keys sorted by UTF-16 code units, no whitespace; strings with

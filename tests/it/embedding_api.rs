@@ -6,8 +6,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use mesh_adopt_runtime::Error;
-use mesh_adopt_runtime::error::{NoPlugin, PluginError};
+use mesh_adopt_runtime::error::{BundleFault, CatalogueError, FoundationError, NoPlugin, PluginError};
 use mesh_adopt_runtime::events::Event;
 use mesh_adopt_runtime::mesh::layer::{Layer, Layered};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
@@ -18,6 +17,7 @@ use mesh_adopt_runtime::record::stream::{RecordFile, Sink};
 use mesh_adopt_runtime::report::Export;
 use mesh_adopt_runtime::report::Input;
 use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Held, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions};
+use mesh_adopt_runtime::{Error, Remedy};
 
 use crate::support::{example_catalogue, host, mesh_adopt, plugin};
 
@@ -96,8 +96,16 @@ async fn a_malformed_foundation_a_pin_mismatch_and_a_stale_plan_are_told_apart_b
     // A malformed foundation, from a file and from memory.
     let bundle = dir.path().join("broken.json");
     std::fs::write(&bundle, br#"{"resources": [{"id": "a"}, "#).unwrap();
-    assert!(matches!(Foundation::load(&bundle), Err(Error::Foundation(_))));
-    assert!(matches!(Foundation::from_memory(b"[]", "in memory"), Err(Error::Foundation(_))));
+    let malformed = Foundation::load(&bundle).expect_err("malformed");
+    assert!(
+        matches!(&malformed, FoundationError::Malformed { path: Some(p), fault: BundleFault::Json(_), .. } if *p == bundle)
+    );
+    assert!(matches!(Error::from(malformed), Error::Foundation(_)));
+    assert!(matches!(Foundation::from_memory(b"[]", "in memory"), Err(FoundationError::Malformed { path: None, .. })));
+    // A field to blame is named by its JSON Pointer, and the remedy is to mend it there.
+    std::fs::write(&bundle, br#"{"resources": [{"id": "a", "kind": "container", "name": "s"}]}"#).unwrap();
+    let missing = Foundation::load(&bundle).expect_err("no image");
+    assert_eq!(missing.remedy(), Remedy::EditFile { path: bundle.clone(), at: Some("/resources/0/image".into()) });
     // A plan file that is not one.
     assert!(matches!(SavedPlan::parse(b"{}"), Err(mesh_adopt_runtime::plan::PlanFileError::Fault(_))));
     // An option no plugin could be handed.
@@ -382,10 +390,12 @@ fn a_plugin_that_is_no_component_and_one_of_another_world_are_told_apart_by_vari
     .unwrap();
     let error = Catalogue::at(dir.path()).module("postgres").expect_err("no plugin");
     assert!(
-        matches!(&error, Error::Plugin(PluginError::NoPlugin(NoPlugin { module: Some(m), .. })) if m == "postgres"),
+        matches!(&error, CatalogueError::NoPlugin(NoPlugin { module: Some(m), .. }) if m == "postgres"),
         "{error:?}"
     );
-    assert_eq!(error.remedy(), mesh_adopt_runtime::Remedy::BuildPlugin { module: "postgres".into() });
+    assert_eq!(error.remedy(), Remedy::BuildPlugin { module: "postgres".into() });
+    // At the run's boundary it is the plugin's error, as it is however the plugin was asked for.
+    assert!(matches!(Error::from(error), Error::Plugin(PluginError::NoPlugin(_))));
 }
 
 /// An installer that holds a plugin's bytes (from its own store, not a file) loads them as

@@ -3,9 +3,7 @@
 //! own error is typed where it is found, [`Error`] holds any of them, and every one says what
 //! mends it as data ([`Error::remedy`]).
 
-use std::fmt;
-
-pub use crate::catalogue::{CredentialError, GrantedCredentialError};
+pub use crate::catalogue::{BundleFault, CatalogueError, CredentialError, FoundationError, GrantedCredentialError};
 pub use crate::files::FileError;
 pub use crate::model::options::{NameError, OptionError, OptionProblem, RunOptionName};
 pub use crate::model::stop::StopKind;
@@ -22,10 +20,10 @@ pub use crate::sandbox::limits::{LimitHit, LimitName};
 pub enum Error {
     /// The foundation bundle: unreadable, oversized or malformed.
     #[error(transparent)]
-    Foundation(Explained),
+    Foundation(#[from] FoundationError),
     /// The catalogue, a module's entry in it, or its manifest.
     #[error(transparent)]
-    Catalogue(Explained),
+    Catalogue(CatalogueError),
     /// A plugin: not there, unreadable, not a component, of another world, not the pinned one,
     /// beyond a limit of the sandbox's.
     #[error(transparent)]
@@ -91,7 +89,8 @@ impl Error {
     /// What mends it, as data: an action and its arguments.
     pub fn remedy(&self) -> Remedy {
         match self {
-            Error::Foundation(_) | Error::Catalogue(_) => Remedy::Report,
+            Error::Foundation(error) => error.remedy(),
+            Error::Catalogue(error) => error.remedy(),
             Error::Plugin(error) => error.remedy(),
             Error::Engine(error) => error.remedy(),
             Error::Credential(error) => error.remedy(),
@@ -144,71 +143,13 @@ impl Error {
     }
 }
 
-/// The explanation of an error the runtime has not typed yet: its text, and what it was
-/// caused by, outermost first, each a sentence a person reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Explained {
-    text: String,
-    cause: Option<Box<Explained>>,
-}
-
-impl Explained {
-    /// The explanation of an error raised inside the runtime, with its whole chain.
-    pub(crate) fn of(error: &anyhow::Error) -> Explained {
-        let mut texts: Vec<String> = error.chain().map(ToString::to_string).collect();
-        let mut explained = Explained { text: texts.pop().unwrap_or_default(), cause: None };
-        while let Some(text) = texts.pop() {
-            explained = Explained { text, cause: Some(Box::new(explained)) };
-        }
-        explained
-    }
-
-    /// The outermost text, without its causes.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-}
-
-/// The text alone; with `{:#}`, its causes after it, each after a colon, as `anyhow` shows a
-/// chain.
-impl fmt::Display for Explained {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)?;
-        if f.alternate() {
-            let mut cause = self.cause.as_deref();
-            while let Some(next) = cause {
-                write!(f, ": {}", next.text)?;
-                cause = next.cause.as_deref();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Explained {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
-    }
-}
-
-/// Runs `body`, which reports in the runtime's own terms, and gives its error at the
-/// boundary as `as_error` types it.
-pub(crate) fn at_boundary<T>(
-    as_error: fn(Explained) -> Error,
-    body: impl FnOnce() -> anyhow::Result<T>,
-) -> Result<T, Error> {
-    body().map_err(|e| typed(as_error, e))
-}
-
-/// `error` typed: a kind its source already carries (an error typed below) is kept whole;
-/// anything else is `as_error`'s.
-pub(crate) fn typed(as_error: fn(Explained) -> Error, error: anyhow::Error) -> Error {
-    // Context added on the way up says more than the kind below it: that is kept as text.
-    if error.chain().count() == 1 {
-        match error.downcast::<Error>() {
-            Ok(typed) => return typed,
-            Err(error) => return as_error(Explained::of(&error)),
+/// A catalogue's error, but for a module that ships no plugin: that is the plugin's error, as
+/// it is however the plugin was asked for.
+impl From<CatalogueError> for Error {
+    fn from(error: CatalogueError) -> Error {
+        match error {
+            CatalogueError::NoPlugin(missing) => Error::Plugin(PluginError::NoPlugin(missing)),
+            other => Error::Catalogue(other),
         }
     }
-    as_error(Explained::of(&error))
 }

@@ -13,8 +13,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use crate::model::stop::StopKind;
 pub use crate::model::rule::Rule;
+pub use crate::model::stop::StopKind;
 pub use crate::model::{Export, InputWord};
 
 /// The version of the stream's shape that this program writes and reads. It goes up

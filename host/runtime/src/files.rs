@@ -103,16 +103,16 @@ impl FileError {
     }
 
     /// What mends it: the file named, when one is to blame.
-    pub fn remedy(&self) -> crate::Remedy {
+    pub fn remedy(&self) -> crate::remedy::Remedy {
         let path = match self {
             FileError::Io { path, .. }
             | FileError::Write { path, .. }
             | FileError::NotRegular { path, .. }
             | FileError::NoDirectory { path, .. } => path.clone(),
             FileError::OutsideModules { resolved, .. } => resolved.clone(),
-            FileError::TooLarge { .. } => return crate::Remedy::Report,
+            FileError::TooLarge { .. } => return crate::remedy::Remedy::Report,
         };
-        crate::Remedy::EditFile { path, at: None }
+        crate::remedy::Remedy::EditFile { path, at: None }
     }
 }
 

@@ -58,12 +58,13 @@ pub fn of_error(error: &anyhow::Error) -> Option<Remedy> {
     })
 }
 
-/// The short hint a module's line in the summary ends with, in parentheses, for the remedies
-/// a person acts on at once.
+/// The hint a module's line in the summary ends with, for the remedies a person acts on at
+/// once: a short one in parentheses, or, where there are two ways to mend it (a stale pin), both
+/// after a colon.
 pub fn hint(remedy: &Remedy, module: &str) -> Option<String> {
     Some(match remedy {
         Remedy::BuildPlugin { .. } => format!(" (build it with `mesh-adopt build {module}`)"),
-        Remedy::PinPlugin { .. } => format!(" (`mesh-adopt build {module}` rebuilds and pins it)"),
+        Remedy::PinPlugin { .. } => format!(": {}", words(remedy)),
         Remedy::SetLimit { limit, .. } => format!(" (`{}` raises it)", limit_flag(limit)?),
         _ => return None,
     })

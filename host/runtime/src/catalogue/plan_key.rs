@@ -69,14 +69,14 @@ pub enum PlanKeyError {
 
 impl PlanKeyError {
     /// What mends it: the key's file, or its directory, to make private or remove.
-    pub fn remedy(&self) -> crate::Remedy {
+    pub fn remedy(&self) -> crate::remedy::Remedy {
         let path = match self {
             PlanKeyError::Io { path, .. }
             | PlanKeyError::NotPrivate { path, .. }
             | PlanKeyError::Malformed { path }
             | PlanKeyError::Moved { path } => path.clone(),
         };
-        crate::Remedy::EditFile { path, at: None }
+        crate::remedy::Remedy::EditFile { path, at: None }
     }
 }
 

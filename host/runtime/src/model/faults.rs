@@ -48,6 +48,16 @@ pub struct NoPlugin {
     pub path: PathBuf,
 }
 
+impl NoPlugin {
+    /// What mends it: the module's plugin built, or the path given mended.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        match &self.module {
+            Some(module) => crate::remedy::Remedy::BuildPlugin { module: module.clone() },
+            None => crate::remedy::Remedy::EditFile { path: self.path.clone(), at: None },
+        }
+    }
+}
+
 /// A plugin that is not the one its manifest pins.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-pub use crate::model::faults::{ComponentFault, EngineWords, NoPlugin, PinMismatch, WorldFault};
 use crate::model::digest::Sha256;
+pub use crate::model::faults::{ComponentFault, EngineWords, NoPlugin, PinMismatch, WorldFault};
 use crate::remedy::Remedy;
 
 /// Why a plugin cannot be used.
@@ -88,12 +88,8 @@ impl PluginError {
     /// What mends it.
     pub fn remedy(&self) -> Remedy {
         match self {
-            PluginError::NoPlugin(NoPlugin { module: Some(module), .. }) => {
-                Remedy::BuildPlugin { module: module.clone() }
-            }
-            PluginError::NoPlugin(NoPlugin { path, .. }) | PluginError::Unreadable { path, .. } => {
-                Remedy::EditFile { path: path.clone(), at: None }
-            }
+            PluginError::NoPlugin(missing) => missing.remedy(),
+            PluginError::Unreadable { path, .. } => Remedy::EditFile { path: path.clone(), at: None },
             PluginError::NotAComponent { path: Some(path), .. } | PluginError::OtherWorld { path, .. } => {
                 Remedy::EditFile { path: path.clone(), at: None }
             }

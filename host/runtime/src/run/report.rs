@@ -2,10 +2,10 @@
 //! rules of the mesh were checked.
 
 use crate::effect::Violation;
+use crate::error::Error;
 use crate::events::OutcomeWord;
 use crate::mesh::ContainerChange;
 use crate::model::exit::ExitStatus;
-use crate::error::Error;
 use crate::model::{Export, Input, Plan, Stopped};
 use crate::record::screen::{visible, visible_lines};
 use crate::run::plan_file::SavedPlan;

@@ -12,8 +12,8 @@ use wasmtime::component::ResourceTable;
 use wasmtime::{Engine, Store, StoreLimitsBuilder, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
 
-use crate::model::stop::{StopKind, StopReason};
 use crate::model::digest::Sha256;
+use crate::model::stop::{StopKind, StopReason};
 use crate::model::{Export, Stopped};
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;

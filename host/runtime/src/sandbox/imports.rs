@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use wasmtime::component::Resource;
 
-use crate::model::stop::{StopKind, StopReason};
 use crate::events::{
     ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as CarriedRecord, Request, ResponseValue,
 };
 use crate::mesh::{ContainerState, MeshError, Payload, Response, SecretValue};
+use crate::model::stop::{StopKind, StopReason};
 use crate::model::{Export, PluginCommand};
 use crate::record::transcript::Entry;
 use crate::sandbox::denial::{Cap, Denial};

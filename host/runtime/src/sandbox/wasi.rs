@@ -142,7 +142,10 @@ fn fit(
         }
     }
     if !refused.is_empty() {
-        return Err(crate::model::faults::WorldFault::NotOffered { refused: refused.join(", "), offered: offered_in_words() });
+        return Err(crate::model::faults::WorldFault::NotOffered {
+            refused: refused.join(", "),
+            offered: offered_in_words(),
+        });
     }
     Ok(stubs)
 }
