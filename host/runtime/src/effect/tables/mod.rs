@@ -4,8 +4,10 @@
 //! a push does, what a re-read finds moved, what each rule decides, what a spec's digest
 //! holds), are the modules below, each row one case run through the functions a run calls.
 
+mod predict;
 mod rules;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use mesh_adopt_manifest::ModuleManifest;
@@ -192,4 +194,9 @@ impl World {
 /// still be found to have done.
 pub(crate) fn removed(container: &str, module: &str) -> Touch {
     Touch { container: container.into(), module: module.into(), effect: ContainerEffect::Removed }
+}
+
+/// The secrets of `pairs`, as a re-read's `accepted` holds them.
+pub(crate) fn pairs(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs.iter().map(|(m, s)| (m.to_string(), s.to_string())).collect()
 }
