@@ -5,6 +5,7 @@
 //! holds), are the modules below, each row one case run through the functions a run calls.
 
 mod predict;
+mod reread;
 mod rules;
 
 use std::collections::BTreeSet;
