@@ -7,6 +7,7 @@
 mod predict;
 mod reread;
 mod rules;
+mod spec;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
