@@ -36,6 +36,7 @@ mod node;
 mod preflight;
 mod provider;
 mod readme;
+mod reference_protocol;
 mod renamed;
 mod replay;
 mod reread;
