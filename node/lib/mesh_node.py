@@ -20,7 +20,9 @@ import time
 import jcs
 
 NODE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-PODMAN = os.path.join(NODE_DIR, "podman")
+# The engine every podman call runs: node/podman, or the command MESH_NODE_ENGINE names (a
+# stand-in, where the control plane's protocol is exercised on a machine with no engine set up).
+PODMAN = os.environ.get("MESH_NODE_ENGINE") or os.path.join(NODE_DIR, "podman")
 ROOT = os.environ.get("MESH_NODE_ROOT", "/var/lib/mesh-adopt-node")
 CONTROL = os.path.join(ROOT, "control")
 STATE = os.path.join(ROOT, "state")

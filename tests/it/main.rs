@@ -38,6 +38,7 @@ mod node;
 mod preflight;
 mod provider;
 mod readme;
+mod reference_protocol;
 mod renamed;
 mod replay;
 mod reread;

@@ -16,6 +16,8 @@ mod predict;
 mod pushed_specs;
 mod reread;
 mod rules;
+#[cfg(test)]
+mod tables;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
