@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use mesh_adopt_runtime::error::{BundleFault, CatalogueError, FoundationError, NoPlugin, PluginError};
 use mesh_adopt_runtime::events::Event;
@@ -527,4 +528,36 @@ fn runs_past_the_pool_of_instances_wait_for_one_instead_of_failing() {
         assert!(report.succeeded(), "{:?}", report.modules);
     }
     assert_eq!(reports.len(), 20);
+}
+
+/// Limits no plugin can run under are refused when the host is built, naming the limit and
+/// what it must be, as data; a memory limit a plugin needs more than is reported as that
+/// limit, in the size it was given, not as a component that is not valid.
+#[test]
+fn limits_that_cannot_work_are_refused_and_memory_too_low_is_named_as_a_limit() {
+    use mesh_adopt_runtime::error::{EngineError, LimitName, UnusableLimit};
+    use mesh_adopt_runtime::{Limits, PluginHost};
+    let cases = [
+        (Limits { concurrent_instances: 0, ..Limits::default() }, LimitName::ConcurrentInstances, "at least 1"),
+        (Limits { guest_time: Duration::from_micros(1), ..Limits::default() }, LimitName::GuestTime, "at least 100ms"),
+        (Limits { memory_bytes: 1000, ..Limits::default() }, LimitName::MemoryBytes, "at least 65536 bytes (one page)"),
+        (Limits { wall_time: Duration::ZERO, ..Limits::default() }, LimitName::WallTime, "more than 0s"),
+    ];
+    for (limits, limit, must) in cases {
+        let refused = limits.validate().expect_err("refused");
+        assert_eq!((refused.limit, refused.must.as_str()), (limit, must), "{refused}");
+        let built = PluginHost::new(limits).err().expect("no host under limits that cannot work");
+        assert!(matches!(&built, EngineError::Limits(UnusableLimit { limit: l, .. }) if *l == limit), "{built:?}");
+        assert_eq!(built.remedy(), Remedy::SetLimit { limit: limit.field().into(), must: must.into() });
+        assert!(built.to_string().contains(&format!("limits.{}", limit.field())), "{built}");
+    }
+    // A page is enough to build a host; a plugin needing more memory is refused at load,
+    // by that limit, in the size given.
+    let host = PluginHost::new(Limits { memory_bytes: 64 << 10, ..Limits::default() }).unwrap();
+    let error = host.load(&plugin("adopt_postgres")).err().expect("too little memory");
+    assert!(
+        matches!(&error, PluginError::Limit { hit, .. } if hit.limit == "memory_bytes" && hit.allowed == "each memory 64 KiB"),
+        "{error:?}"
+    );
+    assert!(!error.to_string().contains("not a valid"), "{error}");
 }

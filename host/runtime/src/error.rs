@@ -9,7 +9,7 @@ pub use crate::model::options::{NameError, OptionError, OptionProblem, RunOption
 pub use crate::model::stop::StopKind;
 pub use crate::plugin::{CacheError, ComponentFault, EngineError, NoPlugin, PinMismatch, PluginError, WorldFault};
 pub use crate::remedy::Remedy;
-pub use crate::sandbox::limits::{LimitHit, LimitName};
+pub use crate::sandbox::limits::{LimitHit, LimitName, UnusableLimit};
 
 /// An error at the runtime's boundary, by what could not be used. Its text names the file,
 /// the value or the limit concerned, and its [`source`](std::error::Error::source) chain

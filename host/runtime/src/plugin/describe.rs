@@ -65,7 +65,7 @@ impl PluginHost {
             .contract_of(&tier.engine, &component)
             .and_then(|contract| self.link(tier, &component, contract).map(|_| ()));
         let mut cached = Vec::new();
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = &self.parts.cache {
             for kind in CodeKind::ALL {
                 if let Some(size) = cache.sound_entry_size(&self.tier_of(kind)?.engine, kind, &digest) {
                     cached.push((kind, size));

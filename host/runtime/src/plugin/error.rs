@@ -120,6 +120,12 @@ pub enum EngineError {
     /// The sandbox's imports could not be linked.
     #[error("failed to link the sandbox's imports: {0}")]
     Link(EngineWords),
+    /// Its limits are ones no plugin can run under.
+    #[error("the plugin host's limits cannot work: {0}")]
+    Limits(#[from] crate::sandbox::limits::UnusableLimit),
+    /// The thread a plugin is compiled on could not be started, or ended without an answer.
+    #[error("the thread compiling a plugin failed: {0}")]
+    CompileThread(EngineWords),
 }
 
 impl EngineError {
@@ -130,7 +136,8 @@ impl EngineError {
                 limit: "concurrent_instances".into(),
                 must: "fewer instances, whose pool this machine can reserve".into(),
             },
-            EngineError::Ticker(_) | EngineError::Link(_) => Remedy::Report,
+            EngineError::Limits(unusable) => unusable.remedy(),
+            EngineError::Ticker(_) | EngineError::Link(_) | EngineError::CompileThread(_) => Remedy::Report,
         }
     }
 }

@@ -37,9 +37,9 @@ impl PluginHost {
         export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
     ) -> Result<T, Stopped> {
         let callee = Callee { path: &plugin.path, digest: &plugin.digest, engine: plugin.pre.engine() };
-        let _slot = self.slots.acquire().await.expect("the host's slots are never closed");
-        crate::sandbox::call::call(&self.limits, callee, env, phase, async |store: &mut Store<RunState>| {
-            let mut adopter = plugin.pre.instantiate(&mut *store).await.map_err(|e| self.limits.limit_stop(e))?;
+        let _slot = self.parts.slots.acquire().await.expect("the host's slots are never closed");
+        crate::sandbox::call::call(&self.parts.limits, callee, env, phase, async |store: &mut Store<RunState>| {
+            let mut adopter = plugin.pre.instantiate(&mut *store).await.map_err(|e| self.parts.limits.limit_stop(e))?;
             export(&mut adopter, store).await
         })
         .await

@@ -44,12 +44,20 @@ const COMPONENT_PREAMBLE: &[u8] = b"\0asm\x0d\x00\x01\x00";
 
 /// The engines and linkers every plugin of this process runs on.
 pub struct PluginHost {
+    /// Which code plugins run as.
+    policy: CodePolicy,
+    /// Everything else, shared with a load that compiles on a thread of its own (see
+    /// [`PluginHost::load_off_thread`]), which outlives the run that asked for it when that run
+    /// is cancelled.
+    parts: Arc<HostParts>,
+}
+
+/// What a host is made of, behind its `Arc`.
+struct HostParts {
     /// Cranelift's, for optimised code.
     optimised: Tier,
     /// Winch's, for baseline code: built when a plugin first needs it.
     baseline: OnceLock<Tier>,
-    /// Which code plugins run as.
-    policy: CodePolicy,
     limits: Limits,
     /// Plugins already compiled and linked in this process, by sha256: a module adopted on
     /// many meshes is compiled once.
@@ -153,43 +161,52 @@ impl Plugin {
 impl PluginHost {
     /// Builds the engine (epoch interruption on, a ticker thread driving it) and the linker.
     pub fn new(limits: Limits) -> Result<PluginHost, EngineError> {
-        Self::assemble(limits, None)
+        Self::assemble(limits, None, None)
     }
 
     /// The host, compiling with `functions` as Cranelift's incremental cache when given.
-    fn assemble(limits: Limits, functions: Option<Arc<FunctionStore>>) -> Result<PluginHost, EngineError> {
-        Ok(PluginHost {
-            optimised: Tier::build(&limits, CodeKind::Optimised, functions.as_ref())?,
+    fn assemble(
+        limits: Limits,
+        functions: Option<Arc<FunctionStore>>,
+        cache: Option<CompileCache>,
+    ) -> Result<PluginHost, EngineError> {
+        limits.validate()?;
+        let optimised = Tier::build(&limits, CodeKind::Optimised, functions.as_ref())?;
+        if let (Some(functions), Some(cache)) = (&functions, &cache) {
+            functions.serve(cache.engine_hash(&optimised.engine));
+        }
+        let parts = HostParts {
+            optimised,
             baseline: OnceLock::new(),
-            policy: CodePolicy::default(),
             linked: Mutex::new(HashMap::new()),
-            cache: None,
+            cache,
             functions,
             seen: Mutex::new(HashMap::new()),
             compiling: Mutex::new(HashMap::new()),
             slots: tokio::sync::Semaphore::new(limits.concurrent_instances.max(1) as usize),
             limits,
-        })
+        };
+        Ok(PluginHost { policy: CodePolicy::default(), parts: Arc::new(parts) })
     }
 
     /// The engine and linker of `kind` of code, the baseline's built on first use.
     fn tier_of(&self, kind: CodeKind) -> Result<&Tier, EngineError> {
         if kind == CodeKind::Optimised {
-            return Ok(&self.optimised);
+            return Ok(&self.parts.optimised);
         }
-        if let Some(tier) = self.baseline.get() {
+        if let Some(tier) = self.parts.baseline.get() {
             return Ok(tier);
         }
-        let built = Tier::build(&self.limits, kind, None)?;
+        let built = Tier::build(&self.parts.limits, kind, None)?;
         // Two threads building it at once: one is kept, the other dropped with its ticker.
-        Ok(self.baseline.get_or_init(|| built))
+        Ok(self.parts.baseline.get_or_init(|| built))
     }
 
     /// The engine optimised plugins of this host are compiled for and run on: what an
     /// embedder or a benchmark needs to measure wasmtime's own share of loading a plugin.
     #[cfg(feature = "bench")]
     pub(crate) fn engine(&self) -> &Engine {
-        &self.optimised.engine
+        &self.parts.optimised.engine
     }
 
     /// This host running its plugins as `policy` says (by default [`CodePolicy::Auto`]):
@@ -207,7 +224,7 @@ impl PluginHost {
 
     /// The limits every plugin of this host runs under.
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        &self.parts.limits
     }
 
     /// A host that keeps compiled plugins in `cache` and loads them from it; a plugin
@@ -215,33 +232,30 @@ impl PluginHost {
     /// `functions.rs`).
     pub fn cached(limits: Limits, cache: CompileCache) -> Result<PluginHost, EngineError> {
         let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
-        let mut host = Self::assemble(limits, Some(functions.clone()))?;
-        functions.serve(cache.engine_hash(&host.optimised.engine));
-        host.cache = Some(cache);
-        Ok(host)
+        Self::assemble(limits, Some(functions), Some(cache))
     }
 
     /// This host's limits with `cache` (see [`PluginHost::cached`]): the engine is built
     /// again, with the cache's functions in its compiler.
     pub fn with_cache(self, cache: CompileCache) -> Result<PluginHost, EngineError> {
-        Ok(Self::cached(self.limits, cache)?.with_code(self.policy))
+        Ok(Self::cached(self.parts.limits.clone(), cache)?.with_code(self.policy))
     }
 
     /// Whether this host keeps compiled plugins in a compile cache.
     pub fn has_cache(&self) -> bool {
-        self.cache.is_some()
+        self.parts.cache.is_some()
     }
 
     /// How many functions this host's compiles looked up among those compiled before, and
     /// how many they reused; `None` without a cache.
     pub fn functions_reused(&self) -> Option<FunctionsReused> {
-        self.functions.as_ref().map(|functions| functions.reused())
+        self.parts.functions.as_ref().map(|functions| functions.reused())
     }
 
     /// Forgets the plugins linked in this process, so the next load reads the cache (or
     /// compiles) again: after a catalogue update, or to measure a cold load.
     pub fn forget_linked(&self) {
-        self.linked.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.parts.linked.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// Compiles plugin bytes to optimised native code, as the cache stores it.
@@ -260,7 +274,7 @@ impl PluginHost {
         }
         let compiled = self.tier_of(kind)?.engine.precompile_component(bytes);
         if kind == CodeKind::Optimised
-            && let Some(functions) = &self.functions
+            && let Some(functions) = &self.parts.functions
         {
             functions.write_pack();
         }
@@ -270,7 +284,7 @@ impl PluginHost {
     /// What a compile that failed ran into: one of the sandbox's limits (a component too big
     /// for the pool), else a component the engine refuses.
     fn compile_fault(&self, error: &wasmtime::Error) -> CompileFault {
-        match self.limits.limit_hit(error) {
+        match self.parts.limits.limit_hit(error) {
             Some(hit) => CompileFault::Limit(hit),
             None => CompileFault::Component(ComponentFault::Invalid(EngineWords::of(error))),
         }
@@ -300,18 +314,10 @@ impl PluginHost {
         metadata: Option<&std::fs::Metadata>,
         pin: Option<&str>,
     ) -> Result<Plugin, PluginError> {
-        let identity = metadata.map(FileIdentity::of);
-        let known = identity.and_then(|id| {
-            let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
-            seen.or_else(|| self.cache.as_ref()?.digests().recall(path, &id))
-        });
-        if let Some(digest) = known {
-            // This very version of the file was hashed to `digest` in this process.
-            check_pin(path, &digest, pin)?;
-            if let Some(plugin) = self.load_known(path, &digest, metadata.map(std::fs::Metadata::len))? {
-                return Ok(plugin);
-            }
+        if let Some(plugin) = self.load_if_known(path, metadata, pin)? {
+            return Ok(plugin);
         }
+        let identity = metadata.map(FileIdentity::of);
         let bytes = read_plugin(path)?;
         // Before any digest of it is taken, shown or recorded: the file may be anything.
         looks_like_a_component(path, &bytes)?;
@@ -320,17 +326,67 @@ impl PluginHost {
         check_pin(path, &digest, pin)?;
         let plugin = self.load_digested(path, &bytes, digest)?;
         if let Some(id) = identity {
-            self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
-            if let Some(cache) = &self.cache {
+            self.parts.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
+            if let Some(cache) = &self.parts.cache {
                 cache.digests().remember(path, &id, &plugin.digest);
             }
         }
         Ok(plugin)
     }
 
+    /// [`PluginHost::load_pinned_as`] for a run, which must not hold its executor's thread: a
+    /// plugin linked already, or whose code the compile cache holds, is loaded here; one to
+    /// read, digest and compile is loaded on a thread of its own, awaited, so a run cancelled
+    /// meanwhile ends at once. An abandoned load runs to its end on its thread: its code is
+    /// kept in the compile cache and linked in this host, for the next load to take.
+    pub(crate) async fn load_off_thread(
+        &self,
+        path: &Path,
+        metadata: Option<&std::fs::Metadata>,
+        pin: Option<&str>,
+    ) -> Result<Plugin, PluginError> {
+        if let Some(plugin) = self.load_if_known(path, metadata, pin)? {
+            return Ok(plugin);
+        }
+        let host = PluginHost { policy: self.policy, parts: self.parts.clone() };
+        let (path, metadata, pin) = (path.to_path_buf(), metadata.cloned(), pin.map(String::from));
+        let (sender, answer) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
+            .name("mesh-adopt-compile".into())
+            .spawn(move || {
+                // Nobody to tell when the run was cancelled: the plugin is kept all the same.
+                let loaded = match &metadata {
+                    Some(metadata) => host.load_pinned_as(&path, Some(metadata), pin.as_deref()),
+                    None => host.load_pinned(&path, pin.as_deref()),
+                };
+                let _ = sender.send(loaded);
+            })
+            .map_err(|e| EngineError::CompileThread(EngineWords::said(e.to_string())))?;
+        answer.await.unwrap_or_else(|_| Err(EngineError::CompileThread(EngineWords::said("it panicked")).into()))
+    }
+
+    /// The plugin at `path` without reading it, when this version of the file was digested
+    /// before (in this process, or beside the cache) and its plugin is linked or its code
+    /// cached: `None` when it must be read and perhaps compiled.
+    fn load_if_known(
+        &self,
+        path: &Path,
+        metadata: Option<&std::fs::Metadata>,
+        pin: Option<&str>,
+    ) -> Result<Option<Plugin>, PluginError> {
+        let Some(id) = metadata.map(FileIdentity::of) else { return Ok(None) };
+        let seen = self.parts.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
+        let Some(digest) = seen.or_else(|| self.parts.cache.as_ref()?.digests().recall(path, &id)) else {
+            return Ok(None);
+        };
+        // This very version of the file was hashed to `digest` before.
+        check_pin(path, &digest, pin)?;
+        self.load_known(path, &digest, metadata.map(std::fs::Metadata::len))
+    }
+
     /// The plugin with this digest, if this process has linked it already.
     fn linked_plugin(&self, path: &Path, digest: Sha256) -> Option<Plugin> {
-        let (pre, kind) = self.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest)?.clone();
+        let (pre, kind) = self.parts.linked.lock().unwrap_or_else(|p| p.into_inner()).get(&digest)?.clone();
         Some(Plugin { path: path.to_path_buf(), digest, code: CodeOrigin { kind, compiled: None }, pre })
     }
 
@@ -354,7 +410,7 @@ impl PluginHost {
         digest: &str,
         size: Option<u64>,
     ) -> Result<Option<(Component, CodeOrigin)>, EngineError> {
-        let Some(cache) = &self.cache else { return Ok(None) };
+        let Some(cache) = &self.parts.cache else { return Ok(None) };
         for &kind in self.policy.accepts(size) {
             if let Ok(component) = cache.get(&self.tier_of(kind)?.engine, kind, digest) {
                 return Ok(Some((component, CodeOrigin { kind, compiled: None })));
@@ -374,11 +430,12 @@ impl PluginHost {
         }
         // One compile per plugin: a caller that finds another thread (or, through the cache,
         // another process) compiling it waits for that compile and takes its result.
-        let gate = self.compiling.lock().unwrap_or_else(|p| p.into_inner()).entry(digest.clone()).or_default().clone();
+        let gate =
+            self.parts.compiling.lock().unwrap_or_else(|p| p.into_inner()).entry(digest.clone()).or_default().clone();
         let _compiling_here = gate.lock().unwrap_or_else(|p| p.into_inner());
         let kind = self.policy.compiles(bytes.len());
         let engine = &self.tier_of(kind)?.engine;
-        let _compiling_anywhere = self.cache.as_ref().and_then(|cache| cache.lock_entry(engine, kind, &digest));
+        let _compiling_anywhere = self.parts.cache.as_ref().and_then(|cache| cache.lock_entry(engine, kind, &digest));
         if let Some(plugin) = self.load_known(path, &digest, Some(bytes.len() as u64))? {
             return Ok(plugin);
         }
@@ -391,7 +448,7 @@ impl PluginHost {
             });
         // Callers already waiting hold the gate itself; later ones find the plugin linked
         // (or, failing, compile again under a gate of their own).
-        self.compiling.lock().unwrap_or_else(|p| p.into_inner()).remove(&digest);
+        self.parts.compiling.lock().unwrap_or_else(|p| p.into_inner()).remove(&digest);
         loaded
     }
 
@@ -406,7 +463,7 @@ impl PluginHost {
         let tier = self.tier_of(code.kind)?;
         let contract = self.contract_of(&tier.engine, component).map_err(misfit)?;
         let pre = self.link(tier, component, contract).map_err(misfit)?;
-        self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), (pre.clone(), code.kind));
+        self.parts.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), (pre.clone(), code.kind));
         Ok(Plugin { path: path.to_path_buf(), digest, code: *code, pre })
     }
 
@@ -427,7 +484,7 @@ impl PluginHost {
         bytes: &[u8],
     ) -> Result<(Component, Option<CacheError>), CompileFault> {
         let engine = &self.tier_of(kind)?.engine;
-        let Some(cache) = &self.cache else { return Ok((self.compile(engine, bytes)?, None)) };
+        let Some(cache) = &self.parts.cache else { return Ok((self.compile(engine, bytes)?, None)) };
         let precompiled = self.precompiled(kind, bytes)?;
         let kept = cache.put(engine, kind, digest, &precompiled);
         // Winch's engine is built to name the baseline entry only when there may be one: an

@@ -23,13 +23,13 @@ impl PluginHost {
     /// optimise` do, so that no run waits for Cranelift. Its baseline code, no longer
     /// needed, is removed. A file whose sha256 is not `pin`, when given, is refused.
     pub fn optimise(&self, path: &Path, pin: Option<&str>) -> Result<Optimised, PluginError> {
-        let Some(cache) = &self.cache else { return Err(PluginError::NoCache) };
+        let Some(cache) = &self.parts.cache else { return Err(PluginError::NoCache) };
         let bytes = read_plugin(path)?;
         looks_like_a_component(path, &bytes)?;
         let digest = Sha256::of(&bytes);
         // A file its manifest does not pin is not the module's plugin: no run would load it.
         check_pin(path, &digest, pin)?;
-        let engine = &self.optimised.engine;
+        let engine = &self.parts.optimised.engine;
         let _compiling_anywhere = cache.lock_entry(engine, CodeKind::Optimised, &digest);
         if cache.get(engine, CodeKind::Optimised, &digest).is_ok() {
             return Ok(Optimised { digest, compiled: None });

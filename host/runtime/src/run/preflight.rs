@@ -69,7 +69,7 @@ impl Run<'_> {
                 loaded.push(None);
                 continue;
             }
-            let ready = match self.load(module) {
+            let ready = match self.load(module).await {
                 Ok(ready) => ready,
                 Err(error) => {
                     outcomes.push((module.clone(), self.unusable(module, error, "an error about it")));
@@ -201,7 +201,7 @@ impl Run<'_> {
 
     /// Reads and verifies what one module needs: its catalogue entry and manifest, its plugin
     /// (pin, world), its grants and the credentials they name.
-    pub(super) fn load(&self, module: &str) -> Result<Loaded, Error> {
+    pub(super) async fn load(&self, module: &str) -> Result<Loaded, Error> {
         let found = self.catalogue.module(module)?;
         let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
         // A world this host speaks is enough: the plugin's own imports say which version it
@@ -226,8 +226,8 @@ impl Run<'_> {
         let plugin = match overridden {
             // A plugin put in the catalogue's place on purpose (a candidate build replayed
             // against a recording, a scenario's own) is the one asked for, pinned or not.
-            Some(path) => self.host.load_pinned(path, None),
-            None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
+            Some(path) => self.host.load_off_thread(path, std::fs::metadata(path).ok().as_ref(), None).await,
+            None => self.host.load_off_thread(&found.plugin_path, Some(&found.plugin_file), pin).await,
         }
         .map_err(|e| match e {
             // A stale pin is the author's to mend, in its module's manifest.

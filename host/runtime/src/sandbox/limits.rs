@@ -166,7 +166,7 @@ impl Limits {
         } else if text.contains("minimum element size") {
             Some(("table_elements", format!("{} elements per table", l.table_elements)))
         } else if text.contains("memory does not fit") || text.contains("growing memory") {
-            Some(("memory_bytes", format!("each memory {} MiB", l.memory_bytes >> 20)))
+            Some(("memory_bytes", format!("each memory {}", size_in_words(l.memory_bytes))))
         } else if text.contains("concurrent") && text.contains("limit") {
             Some(("concurrent_instances", format!("{} plugins at once", l.concurrent_instances)))
         } else {
@@ -181,6 +181,12 @@ impl Limits {
 pub enum LimitName {
     /// `limits.wall_time`: how long an export call may take, waits included.
     WallTime,
+    /// `limits.guest_time`: how long a plugin's own code may run per call.
+    GuestTime,
+    /// `limits.memory_bytes`: the memory a plugin may grow to.
+    MemoryBytes,
+    /// `limits.concurrent_instances`: how many plugins a host runs at once.
+    ConcurrentInstances,
 }
 
 impl LimitName {
@@ -188,7 +194,78 @@ impl LimitName {
     pub fn field(self) -> &'static str {
         match self {
             LimitName::WallTime => "wall_time",
+            LimitName::GuestTime => "guest_time",
+            LimitName::MemoryBytes => "memory_bytes",
+            LimitName::ConcurrentInstances => "concurrent_instances",
         }
+    }
+}
+
+/// The least guest time a call is given: the engine measures it in ticks of 10 ms, and a
+/// plugin's call spends tens of them before its first host call (its instance made, its
+/// language's runtime started), so less would stop every plugin however it is written.
+pub const LEAST_GUEST_TIME: Duration = Duration::from_millis(100);
+
+/// The least memory a plugin is given: one WebAssembly page.
+pub const LEAST_MEMORY_BYTES: usize = 64 << 10;
+
+/// A limit that cannot work, whatever the plugin: refused when a host is built with it
+/// ([`Limits::validate`]), so no run finds out by stopping every plugin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("limits.{} is {given}, which no plugin can run under: it must be {must}", limit.field())]
+pub struct UnusableLimit {
+    /// Which limit.
+    pub limit: LimitName,
+    /// Its value, in words.
+    pub given: String,
+    /// What it must be, in words.
+    pub must: String,
+}
+
+impl UnusableLimit {
+    /// What mends it: the limit set as it must be.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        crate::remedy::Remedy::SetLimit { limit: self.limit.field().to_string(), must: self.must.clone() }
+    }
+}
+
+impl Limits {
+    /// Refuses limits no plugin can run under: no instance at all (`concurrent_instances`
+    /// 0), a guest time below [`LEAST_GUEST_TIME`], memory below one page; a wall time of
+    /// zero. Every other value works, if perhaps too tightly for a given plugin, which its
+    /// stop then names.
+    pub fn validate(&self) -> Result<(), UnusableLimit> {
+        let refuse = |limit, given: String, must: String| Err(UnusableLimit { limit, given, must });
+        if self.concurrent_instances == 0 {
+            return refuse(LimitName::ConcurrentInstances, "0".into(), "at least 1".into());
+        }
+        if self.guest_time < LEAST_GUEST_TIME {
+            return refuse(
+                LimitName::GuestTime,
+                format!("{:?}", self.guest_time),
+                format!("at least {}ms", LEAST_GUEST_TIME.as_millis()),
+            );
+        }
+        if self.memory_bytes < LEAST_MEMORY_BYTES {
+            return refuse(
+                LimitName::MemoryBytes,
+                format!("{} bytes", self.memory_bytes),
+                format!("at least {LEAST_MEMORY_BYTES} bytes (one page)"),
+            );
+        }
+        if self.wall_time.is_zero() {
+            return refuse(LimitName::WallTime, "0s".into(), "more than 0s".into());
+        }
+        Ok(())
+    }
+}
+
+/// A size as a limit's message says it: in MiB when it is whole MiB, else in KiB or bytes.
+fn size_in_words(bytes: usize) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b % 1024 == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
     }
 }
 
