@@ -14,6 +14,7 @@ mod cli_fuzz;
 mod code;
 mod conformance;
 mod contracts;
+mod credentials_given;
 mod documents;
 mod embedding;
 mod embedding_api;

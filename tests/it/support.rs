@@ -378,6 +378,7 @@ pub fn mesh_adopt() -> Cli {
         stderr: None,
         timeout: None,
         terminal: false,
+        stdin: None,
     }
 }
 
@@ -391,6 +392,7 @@ pub struct Cli {
     stderr: Option<Stdio>,
     timeout: Option<Duration>,
     terminal: bool,
+    stdin: Option<Vec<u8>>,
 }
 
 /// How long a spawn waits for a binary that a cargo build beside the tests is replacing.
@@ -425,6 +427,12 @@ impl Cli {
     }
 
     /// Standard output to `to` (a file, `Stdio::null()`, `Stdio::inherit()`), not captured.
+    /// Gives `bytes` on the binary's standard input, then closes it (else it reads nothing).
+    pub fn stdin_bytes(mut self, bytes: impl Into<Vec<u8>>) -> Cli {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
     pub fn stdout(mut self, to: impl Into<Stdio>) -> Cli {
         self.stdout = Some(to.into());
         self
@@ -505,19 +513,26 @@ impl Cli {
         if let Some(dir) = &self.dir {
             command.current_dir(dir);
         }
-        command.stdin(Stdio::null());
+        command.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
         command.stdout(self.stdout.take().unwrap_or_else(Stdio::piped));
         command.stderr(self.stderr.take().unwrap_or_else(Stdio::piped));
         let started = Instant::now();
-        loop {
+        let mut child = loop {
             match command.spawn() {
                 // A cargo build running beside the tests may be replacing the binary for a moment.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && started.elapsed() < BINARY_BACK_WITHIN => {
                     std::thread::sleep(Duration::from_millis(100))
                 }
-                spawned => return spawned,
+                spawned => break spawned?,
             }
+        };
+        if let (Some(bytes), Some(mut input)) = (self.stdin.take(), child.stdin.take()) {
+            std::thread::spawn(move || {
+                use std::io::Write as _;
+                let _ = input.write_all(&bytes);
+            });
         }
+        Ok(child)
     }
 
     /// Runs the binary to its end: its exit status and what it wrote. Fails the test if it

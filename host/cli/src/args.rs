@@ -15,6 +15,7 @@ use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::RunOptions;
+use mesh_adopt_runtime::catalogue::CredentialValues;
 use mesh_adopt_runtime::error::OptionError;
 use mesh_adopt_runtime::options::DEFAULT_NODE;
 use mesh_adopt_runtime::options::DEFAULT_WAIT;
@@ -156,9 +157,11 @@ pub struct SiteArgs {
     /// without --catalogue: the recorded one].
     #[arg(long)]
     pub foundation: Option<PathBuf>,
-    /// Where genesis left its credentials [default: <catalogue>/genesis/credentials; a replay
-    /// without --catalogue: the recorded one].
-    #[arg(long)]
+    /// Where genesis left its credentials: a directory of one file a credential, or `-` (or a
+    /// file, a pipe, /dev/fd/N) for a JSON object of names to values read to its end
+    /// [default: <catalogue>/genesis/credentials; a replay without --catalogue: the recorded
+    /// one].
+    #[arg(long, value_name = "DIR|-")]
     pub credentials: Option<PathBuf>,
     /// The node the modules are assigned to [default: node-1; a replay: the recorded one].
     #[arg(long)]
@@ -193,9 +196,26 @@ impl SiteArgs {
         Ok(Foundation::load(&self.foundation_path())?)
     }
 
-    /// The genesis credentials, opened (each read only when asked for).
-    pub fn credentials(&self) -> Credentials {
-        Credentials::open(&self.credentials_path())
+    /// The genesis credentials: a directory opened (each read only when asked for), or a JSON
+    /// document read whole, from standard input for `-`, else from the file or pipe named.
+    pub fn credentials(&self) -> Result<Credentials> {
+        let path = self.credentials_path();
+        if path.as_os_str() == "-" {
+            let bytes =
+                read_to_end(std::io::stdin().lock()).context("failed to read the credentials on standard input")?;
+            return Ok(Credentials::in_memory(CredentialValues::from_json(&bytes, "standard input")?));
+        }
+        match std::fs::metadata(&path) {
+            Ok(meta) if !meta.is_dir() => {
+                let named = format!("`{}`", path.display());
+                let file =
+                    std::fs::File::open(&path).with_context(|| format!("failed to open the credentials {named}"))?;
+                let bytes = read_to_end(file).with_context(|| format!("failed to read the credentials {named}"))?;
+                Ok(Credentials::in_memory(CredentialValues::from_json(&bytes, &named)?))
+            }
+            // A directory, or none: a missing directory is said when a credential is asked for.
+            _ => Ok(Credentials::open(&path)),
+        }
     }
 
     /// `--foundation`, else the catalogue's `foundation.json`.
@@ -231,9 +251,23 @@ impl SiteArgs {
 
     /// The files and directories a run reads, which nothing it writes may be or be in.
     pub fn inputs(&self) -> Vec<PathBuf> {
-        vec![self.catalogue_dir().join("modules"), self.foundation_path(), self.credentials_path()]
+        let mut inputs = vec![self.catalogue_dir().join("modules"), self.foundation_path()];
+        inputs.extend(Some(self.credentials_path()).filter(|path| path.as_os_str() != "-"));
+        inputs
     }
 }
+
+/// Everything `from` holds, up to one byte past the largest credentials document, which is
+/// then refused as too large rather than read on without end.
+fn read_to_end(from: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    from.take(CREDENTIALS_DOCUMENT_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The most read of a credentials document: the runtime refuses more.
+const CREDENTIALS_DOCUMENT_BYTES: u64 = 16 << 20;
 
 /// A run option the runtime refused, named by the flag that gave it.
 fn flagged(error: OptionError) -> anyhow::Error {

@@ -173,7 +173,7 @@ impl Guarded {
 /// an entry that cannot be read, whose value could then not be kept from being shown. The
 /// credentials returned are the session's: one reading serves the guard and the run.
 fn guard_credentials(site: &SiteArgs) -> Result<Arc<Credentials>> {
-    let credentials = Arc::new(site.credentials());
+    let credentials = Arc::new(site.credentials()?);
     crate::output::redact_with(credentials.clone());
     if let Some((name, why)) = credentials.unreadable().into_iter().next() {
         bail!(

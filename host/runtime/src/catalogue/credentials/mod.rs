@@ -19,6 +19,7 @@ use cap_std::fs::Dir;
 
 use crate::catalogue::plan_key::PlanKey;
 
+mod document;
 mod redact;
 
 /// A credential's bytes, held by the host. Its `Debug` never shows the value, so it cannot
@@ -114,6 +115,14 @@ pub enum CredentialError {
         /// The credential, as a message names it.
         at: String,
     },
+    /// Credentials given as a document that is not a JSON object of names to text.
+    #[error("the credentials given in {named} are not a JSON object of names to text: {why}")]
+    NotADocument {
+        /// The document, as a message names it.
+        named: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// Empty: an empty password would be delivered as a server's superuser.
     #[error("the credential {at} is empty or only whitespace")]
     Empty {
@@ -149,6 +158,12 @@ impl CredentialError {
             | CredentialError::TooLarge { at }
             | CredentialError::Empty { at } => PathBuf::from(at.trim_matches('`')),
             CredentialError::NotAName { name } => PathBuf::from(name),
+            CredentialError::NotADocument { named, .. } => {
+                return crate::remedy::Remedy::SetOption {
+                    option: "--credentials".into(),
+                    must: format!("a JSON object of credential names to their values in {named}"),
+                };
+            }
             CredentialError::GivenName { key, .. } => PathBuf::from(key),
         };
         crate::remedy::Remedy::EditFile { path, at: None }
@@ -199,6 +214,10 @@ enum Origin {
     Directory(PathBuf),
     /// Given by a document's table, e.g. a scenario's `mesh.credentials`.
     Table { file: PathBuf, key: String },
+    /// Given as one JSON object, name to value, by the installer (standard input, a file
+    /// descriptor, a file): `named` is how messages name it. Its values are exact: no
+    /// newline is taken from their end, since nothing but the installer wrote them.
+    Document { named: String },
 }
 
 impl CredentialValues {
@@ -416,7 +435,10 @@ impl Credentials {
         if bytes.len() > CREDENTIAL_BYTES {
             return Err(CredentialError::TooLarge { at: self.at(name) });
         }
-        let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
+        let trimmed = match self.exact() {
+            true => bytes,
+            false => bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes),
+        };
         if trimmed.iter().all(u8::is_ascii_whitespace) {
             return Err(CredentialError::Empty { at: self.at(name) });
         }
@@ -456,6 +478,12 @@ impl Credentials {
         Ok(bytes)
     }
 
+    /// Whether values are taken as they are given, with no newline taken from their end: so
+    /// for a JSON document, where a file's trailing newline is its editor's.
+    fn exact(&self) -> bool {
+        matches!(&self.source, Source::Memory(CredentialValues { origin: Origin::Document { .. }, .. }))
+    }
+
     /// Where the credentials are, as a message names it.
     fn within(&self) -> String {
         match &self.source {
@@ -466,6 +494,7 @@ impl Credentials {
             Source::Memory(CredentialValues { origin: Origin::Table { file, key }, .. }) => {
                 format!("`{key}` of `{}`", file.display())
             }
+            Source::Memory(CredentialValues { origin: Origin::Document { named }, .. }) => named.clone(),
         }
     }
 
@@ -478,6 +507,9 @@ impl Credentials {
             }
             Source::Memory(CredentialValues { origin: Origin::Table { file, key }, .. }) => {
                 format!("`{name}` (`{key}` of `{}`)", file.display())
+            }
+            Source::Memory(CredentialValues { origin: Origin::Document { named }, .. }) => {
+                format!("`{name}` (in {named})")
             }
         }
     }
