@@ -132,14 +132,7 @@ impl Error {
     /// The error and every cause after it, each after a colon: what a message of one line
     /// says of it.
     pub fn chain_text(&self) -> String {
-        let mut text = self.to_string();
-        let mut cause = std::error::Error::source(self);
-        while let Some(next) = cause {
-            text.push_str(": ");
-            text.push_str(&next.to_string());
-            cause = next.source();
-        }
-        text
+        crate::model::chain::chain_text(self)
     }
 }
 

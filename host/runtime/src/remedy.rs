@@ -55,7 +55,8 @@ pub enum Remedy {
     EditFile {
         /// The file.
         path: PathBuf,
-        /// Where in it, when one place is to blame (a key, a field, a JSON path).
+        /// Where in it, when one place is to blame: a JSON Pointer in a JSON document
+        /// (`/adopts/0`), a key in a TOML one (`mesh.credentials`).
         at: Option<String>,
     },
     /// Make the saved plan again (`check --out`): what it was made from has changed.

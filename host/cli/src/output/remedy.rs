@@ -99,8 +99,8 @@ mod tests {
                 "set `adopt.sha256` to \"ab\"",
             ),
             (
-                Remedy::EditFile { path: path.clone(), at: Some("adopts[0]".into()) },
-                "mend `adopts[0]` in `modules/postgres/manifest.json`",
+                Remedy::EditFile { path: path.clone(), at: Some("/adopts/0".into()) },
+                "mend `/adopts/0` in `modules/postgres/manifest.json`",
             ),
             (Remedy::MakePlanAgain, "`mesh-adopt check --out PLAN`"),
             (Remedy::InspectMesh { what: "the bus".into() }, "look at the mesh before running again: the bus"),

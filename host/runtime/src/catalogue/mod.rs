@@ -272,6 +272,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::chain::chain_text;
 
     /// A manifest for module `name` whose `adopt` section is `adopt`.
     fn manifest(name: &str, adopt: &str) -> String {
@@ -310,11 +311,11 @@ mod tests {
             let memory = in_memory.module(name).map(|m| (m.manifest_path, m.manifest, m.plugin_path, m.adopt.sha256));
             match (disk, memory) {
                 (Ok(disk), Ok(memory)) => assert_eq!(disk, memory, "{name}"),
-                (Err(disk), Err(memory)) => assert_eq!(format!("{disk:#}"), format!("{memory:#}"), "{name}"),
+                (Err(disk), Err(memory)) => assert_eq!(chain_text(&disk), chain_text(&memory), "{name}"),
                 (disk, memory) => panic!("{name}: on disk {:?}, in memory {:?}", disk.is_ok(), memory.is_ok()),
             }
         }
-        let refused = |name: &str| format!("{:#}", in_memory.module(name).unwrap_err());
+        let refused = |name: &str| chain_text(&in_memory.module(name).unwrap_err());
         assert!(refused("renamed").contains("is named `another`, but it lives in `modules/renamed`"));
         assert!(refused("no-plugin").contains("ships no plugin"));
         assert!(refused("plugin-dir").contains("is not a regular file"));
@@ -334,13 +335,13 @@ mod tests {
         std::fs::write(at.join("adopt.wasm"), b"\0asm").unwrap();
         let mut modules = Catalogue::at(dir.path()).read_modules().unwrap();
         modules.get_mut("store").unwrap().manifest = Ok(manifest("other", r#"{"plugin":"adopt.wasm"}"#).into_bytes());
-        let err = format!("{:#}", Catalogue::in_memory(dir.path(), modules.clone()).module("store").unwrap_err());
+        let err = chain_text(&Catalogue::in_memory(dir.path(), modules.clone()).module("store").unwrap_err());
         assert!(
             err.contains(&format!("the manifest `{}` is named `other`", at.join(MANIFEST_FILE).display())),
             "{err}"
         );
         modules.get_mut("store").unwrap().manifest = Ok(vec![b' '; MANIFEST_BYTES as usize + 1]);
-        let err = format!("{:#}", Catalogue::in_memory(dir.path(), modules).module("store").unwrap_err());
+        let err = chain_text(&Catalogue::in_memory(dir.path(), modules).module("store").unwrap_err());
         assert!(err.contains("larger than the 1048576 bytes allowed"), "{err}");
         // The checkout itself was never written.
         assert_eq!(

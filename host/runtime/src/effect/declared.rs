@@ -3,100 +3,167 @@
 //! container genesis raised, and which running container holds which credential.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use mesh_adopt_manifest::{AdoptedAs, Adoption, ModuleManifest};
 
 use crate::catalogue::{Foundation, FoundationResource};
 
 /// Why a module's `adopts` cannot be used as it is written: an input error (the run exits 2).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`adopts[{index}]` {fault}")]
 pub struct DeclarationError {
     /// Which entry of `adopts`, from 0.
     pub index: usize,
-    /// What is wrong with it, naming both sides.
-    pub why: String,
+    /// What is wrong with it.
+    pub fault: DeclarationFault,
 }
 
-impl fmt::Display for DeclarationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`adopts[{}]` {}", self.index, self.why)
+/// What is wrong with one entry of a module's `adopts`, naming both sides.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeclarationFault {
+    /// It names a resource of the bundle that is not a container.
+    #[error("names `{foundation}`, which the foundation bundle has as a {kind}, not a container")]
+    NotAContainer {
+        /// The bundle's id named.
+        foundation: String,
+        /// Its kind.
+        kind: String,
+    },
+    /// It names a resource the bundle does not have.
+    #[error(
+        "names `{foundation}`, which the foundation bundle does not have; its containers are {}",
+        listed(containers)
+    )]
+    NotInTheBundle {
+        /// The bundle's id named.
+        foundation: String,
+        /// The bundle's containers' ids.
+        containers: Vec<String>,
+    },
+    /// It names a container of the manifest's that the manifest does not have.
+    #[error(
+        "says container `{container}` takes `{foundation}` over, but the manifest has no container with that id; it has {}",
+        listed(containers)
+    )]
+    NoSuchContainer {
+        /// The manifest's container named.
+        container: String,
+        /// The bundle's id it takes over.
+        foundation: String,
+        /// The manifest's containers' ids.
+        containers: Vec<String>,
+    },
+    /// Another entry adopts the same resource.
+    #[error("adopts `{foundation}` again (so does `adopts[{first}]`)")]
+    AdoptedTwice {
+        /// The bundle's id.
+        foundation: String,
+        /// The entry that adopts it first.
+        first: usize,
+    },
+    /// Another entry gives the same container something to adopt.
+    #[error("gives container `{container}` a second thing to adopt (`adopts[{first}]` gave it one)")]
+    ContainerTwice {
+        /// The manifest's container.
+        container: String,
+        /// The entry that gave it one first.
+        first: usize,
+    },
+    /// A credential and no secret to carry it in.
+    #[error("says the container runs with credential `{credential}` but names no `secret` to carry it in")]
+    NoSecret {
+        /// The credential.
+        credential: String,
+    },
+    /// A secret and no credential it carries.
+    #[error("names secret `{secret}` but not the genesis `credential` it carries; give both or neither")]
+    NoCredential {
+        /// The secret.
+        secret: String,
+    },
+    /// A secret the manifest's `secrets` does not declare.
+    #[error(
+        "carries credential `{credential}` in as secret `{secret}`, which the manifest's `secrets` does not declare: \
+         the node would not take it"
+    )]
+    SecretUndeclared {
+        /// The credential.
+        credential: String,
+        /// The secret.
+        secret: String,
+    },
+    /// A credential the grants do not grant.
+    #[error(
+        "says the container runs with credential `{credential}`, which `adopt.grants.credentials` does not grant: \
+         the plugin could never hand it over"
+    )]
+    CredentialNotGranted {
+        /// The credential.
+        credential: String,
+    },
+}
+
+impl DeclarationError {
+    /// The JSON Pointer of the entry to mend in the manifest.
+    pub fn pointer(&self) -> String {
+        format!("/adopts/{}", self.index)
     }
 }
 
-impl std::error::Error for DeclarationError {}
+/// Ids as a message lists them: each in backquotes, or `none`.
+fn listed(ids: &[String]) -> String {
+    match ids.is_empty() {
+        true => "none".to_string(),
+        false => ids.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", "),
+    }
+}
 
 /// Checks `manifest`'s `adopts` against `foundation`: each entry names a container of the
 /// bundle and one of the manifest's own, at most once each, and a credential together with the
 /// declared secret that carries it, granted to the plugin so it can hand it over.
 pub fn check(manifest: &ModuleManifest, foundation: &Foundation) -> Result<(), DeclarationError> {
+    use DeclarationFault as Fault;
     for (index, adoption) in manifest.adopts.iter().enumerate() {
-        let fail = |why: String| Err(DeclarationError { index, why });
+        let fail = |fault: Fault| Err(DeclarationError { index, fault });
+        let foundation_id = || adoption.foundation.clone();
         match foundation.resources.iter().find(|r| r.id() == adoption.foundation) {
             Some(FoundationResource::Container { .. }) => {}
-            Some(other) => {
-                return fail(format!(
-                    "names `{}`, which the foundation bundle has as a {}, not a container",
-                    adoption.foundation,
-                    kind(other)
-                ));
-            }
+            Some(other) => return fail(Fault::NotAContainer { foundation: foundation_id(), kind: kind(other).into() }),
             None => {
-                let ids: Vec<String> = foundation
+                let containers = foundation
                     .resources
                     .iter()
                     .filter(|r| matches!(r, FoundationResource::Container { .. }))
-                    .map(|r| format!("`{}`", r.id()))
+                    .map(|r| r.id().to_string())
                     .collect();
-                return fail(format!(
-                    "names `{}`, which the foundation bundle does not have; its containers are {}",
-                    adoption.foundation,
-                    if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
-                ));
+                return fail(Fault::NotInTheBundle { foundation: foundation_id(), containers });
             }
         }
         if !manifest.containers().any(|c| c.id == adoption.container) {
-            let ids: Vec<String> = manifest.containers().map(|c| format!("`{}`", c.id)).collect();
-            return fail(format!(
-                "says container `{}` takes `{}` over, but the manifest has no container with that id; it has {}",
-                adoption.container,
-                adoption.foundation,
-                if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
-            ));
+            let containers = manifest.containers().map(|c| c.id.clone()).collect();
+            return fail(Fault::NoSuchContainer {
+                container: adoption.container.clone(),
+                foundation: foundation_id(),
+                containers,
+            });
         }
         if let Some(first) = manifest.adopts[..index].iter().position(|a| a.foundation == adoption.foundation) {
-            return fail(format!("adopts `{}` again (so does `adopts[{first}]`)", adoption.foundation));
+            return fail(Fault::AdoptedTwice { foundation: foundation_id(), first });
         }
         if let Some(first) = manifest.adopts[..index].iter().position(|a| a.container == adoption.container) {
-            return fail(format!(
-                "gives container `{}` a second thing to adopt (`adopts[{first}]` gave it one)",
-                adoption.container
-            ));
+            return fail(Fault::ContainerTwice { container: adoption.container.clone(), first });
         }
         match (&adoption.credential, &adoption.secret) {
             (None, None) => {}
-            (Some(credential), None) => {
-                return fail(format!(
-                    "says the container runs with credential `{credential}` but names no `secret` to carry it in"
-                ));
-            }
-            (None, Some(secret)) => {
-                return fail(format!(
-                    "names secret `{secret}` but not the genesis `credential` it carries; give both or neither"
-                ));
-            }
+            (Some(credential), None) => return fail(Fault::NoSecret { credential: credential.clone() }),
+            (None, Some(secret)) => return fail(Fault::NoCredential { secret: secret.clone() }),
             (Some(credential), Some(secret)) => {
                 if !manifest.secrets.contains(secret) {
-                    return fail(format!(
-                        "carries credential `{credential}` in as secret `{secret}`, which the manifest's `secrets` \
-                         does not declare: the node would not take it"
-                    ));
+                    return fail(Fault::SecretUndeclared { credential: credential.clone(), secret: secret.clone() });
                 }
                 if !manifest.adopt.grants.allows_credential(credential) {
-                    return fail(format!(
-                        "says the container runs with credential `{credential}`, which `adopt.grants.credentials` \
-                         does not grant: the plugin could never hand it over"
-                    ));
+                    return fail(Fault::CredentialNotGranted { credential: credential.clone() });
                 }
             }
         }

@@ -25,9 +25,9 @@ use std::fmt;
 use mesh_adopt_manifest::ModuleManifest;
 
 pub use crate::model::spec::{ContainerSpec, OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
-pub use declared::DeclarationError;
 pub(crate) use declared::Declarations;
 pub(crate) use declared::check as check_declared;
+pub use declared::{DeclarationError, DeclarationFault};
 pub(crate) use predict::{Planned, predict_ahead};
 pub use predict::{Prediction, PushEffect};
 pub(crate) use pushed_specs::{PushedContainer, pushed_containers};

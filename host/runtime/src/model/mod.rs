@@ -4,6 +4,7 @@
 //! saved plan, an embedder) changes when a contract version is added.
 
 pub(crate) mod canonical;
+pub mod chain;
 pub mod code;
 pub mod contract;
 pub mod digest;

@@ -160,11 +160,11 @@ impl ModuleError {
             }
             ModuleError::CredentialUnreadable { error, .. } => error.remedy(),
             ModuleError::WorldNotSpoken { manifest, .. } => {
-                Remedy::EditFile { path: manifest.clone(), at: Some("adopt.world".into()) }
+                Remedy::EditFile { path: manifest.clone(), at: Some("/adopt/world".into()) }
             }
             ModuleError::Credential { error, .. } => error.error.remedy(),
             ModuleError::Declarations { manifest, error, .. } => {
-                Remedy::EditFile { path: manifest.clone(), at: Some(format!("adopts[{}]", error.index)) }
+                Remedy::EditFile { path: manifest.clone(), at: Some(error.pointer()) }
             }
             ModuleError::PlanOutlastsWallTime { needed, .. } => {
                 Remedy::SetLimit { limit: "wall_time".into(), must: format!("more than {needed:?}") }
