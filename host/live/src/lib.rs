@@ -10,6 +10,7 @@
 mod config;
 mod driver;
 pub mod engine;
+pub mod images;
 pub mod inspect;
 pub mod lock;
 mod node;
@@ -29,7 +30,7 @@ use tokio::io::AsyncWriteExt;
 
 use mesh_adopt_runtime::effect::MeshView;
 use mesh_adopt_runtime::mesh::lock::{LockHolder, Locking, Unlocked};
-use mesh_adopt_runtime::mesh::{Command, ContainerState, Mesh, MeshError, Payload, Response};
+use mesh_adopt_runtime::mesh::{Command, ContainerState, Mesh, MeshError, NodeImages, Payload, Response};
 
 use templates::Placeholder;
 
@@ -312,6 +313,10 @@ impl Mesh for LiveMesh {
 
     fn serves(&self, node: &str) -> Result<(), String> {
         self.serves_node(node)
+    }
+
+    async fn images(&self, node: &str, images: &[String]) -> Result<NodeImages, MeshError> {
+        self.node_images(node, images).await
     }
 
     /// Each container asked about, inspected on `node`: its image and, where the engine's

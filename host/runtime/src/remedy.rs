@@ -66,6 +66,14 @@ pub enum Remedy {
         /// What to look at, in words.
         what: String,
     },
+    /// Put an image on a node that lacks it (from the registry it comes from, or built there
+    /// as that node builds its images): no container, volume or secret of the mesh is touched.
+    ProvideImage {
+        /// The node.
+        node: String,
+        /// The image, as a module's manifest names it.
+        image: String,
+    },
     /// Nothing the caller can change: report it to whoever keeps the plugin or the host.
     Report,
 }
@@ -101,6 +109,11 @@ impl fmt::Display for Remedy {
             Remedy::EditFile { path, at: None } => write!(f, "mend `{}`", path.display()),
             Remedy::MakePlanAgain => f.write_str("make the plan again with `mesh-adopt check --out PLAN`"),
             Remedy::InspectMesh { what } => write!(f, "look at the mesh before running again: {what}"),
+            Remedy::ProvideImage { node, image } => write!(
+                f,
+                "put the image `{image}` on node `{node}` (from where that node's images come), then run again: no \
+                 container or data is touched"
+            ),
             Remedy::Report => f.write_str("report it to whoever keeps the plugin or the host"),
         }
     }
@@ -120,5 +133,12 @@ mod tests {
         assert_eq!(serde_json::to_value(Remedy::RetryLater).unwrap(), serde_json::json!({"action": "retry-later"}));
         assert!(Remedy::RetryLater.retry() && !unlock.retry());
         assert_eq!(unlock.to_string(), "break the lock with `mesh-adopt unlock abc`");
+        let image = Remedy::ProvideImage { node: "node-1".into(), image: "nats:2".into() };
+        assert_eq!(
+            serde_json::to_value(&image).unwrap(),
+            serde_json::json!({"action": "provide-image", "node": "node-1", "image": "nats:2"})
+        );
+        assert_eq!(serde_json::from_value::<Remedy>(serde_json::to_value(&image).unwrap()).unwrap(), image);
+        assert!(image.to_string().starts_with("put the image `nats:2` on node `node-1`"), "{image}");
     }
 }

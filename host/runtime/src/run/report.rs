@@ -147,6 +147,21 @@ pub enum Held {
         /// What went wrong, in words.
         why: String,
     },
+    /// A container on the node holds a secret, as the engine shows it mounted, that the
+    /// control plane's `state` does not say the node holds: the node's word and the control
+    /// plane's disagree, and a push would seal over what the container holds. Each says its
+    /// remedy ([`crate::effect::SecretDisagreement::remedy`]).
+    SecretsDisagree {
+        /// Each secret, with both sides.
+        secrets: Vec<crate::effect::SecretDisagreement>,
+    },
+    /// The node lacks an image a module of the run runs: the control plane would refuse that
+    /// module's build after the modules before it were adopted. Each says its remedy
+    /// ([`crate::effect::MissingImage::remedy`]).
+    ImagesMissing {
+        /// Each image, with the module and container that run it.
+        images: Vec<crate::effect::MissingImage>,
+    },
     /// A module could not be used or refused (its outcome says which and why).
     Problems {
         /// The modules that did not succeed.
