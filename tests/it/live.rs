@@ -1126,3 +1126,26 @@ fn a_credentials_value_in_any_text_of_the_configuration_is_refused_naming_the_ke
         }
     }
 }
+
+/// A configuration's relative program is looked for from the directory the run started in: a
+/// run started elsewhere is told which file it looked for, and from where.
+#[tokio::test]
+async fn a_program_not_found_is_named_as_the_file_looked_for() {
+    let config = LiveConfig::from_toml(
+        "control = [\"node/no-such-control\"]\ninspect = [\"no-such-engine\", \"{container}\"]\n",
+        Path::new("m.toml"),
+    )
+    .unwrap();
+    let mesh = LiveMesh::new(config);
+    let push = mesh_adopt_runtime::mesh::Command::Push { node: "node-1".into() };
+    let MeshError::Unavailable(said) = mesh.tell(&push, Duration::from_secs(5)).await.unwrap_err() else {
+        panic!("not unavailable")
+    };
+    let looked = std::env::current_dir().unwrap().join("node/no-such-control");
+    assert!(said.contains(&format!("there is no file `{}`", looked.display())), "{said}");
+    assert!(said.contains("looked for from the directory the run started in"), "{said}");
+    let MeshError::Unavailable(said) = mesh.inspect("node-1", "mesh-bus").await.unwrap_err() else {
+        panic!("not unavailable")
+    };
+    assert!(said.contains("there is no program `no-such-engine` on the PATH"), "{said}");
+}

@@ -87,9 +87,12 @@ impl ModuleOutcome {
                 lines.join("\n")
             }
             ModuleOutcome::Adopted(summary) => visible(summary),
+            // A refusal's own line breaks are kept, each line's other control characters made
+            // visible: whoever shows it indents its lines under the module's, where none can
+            // pass for a line of the host's.
             ModuleOutcome::Refused { during, code, message } => match code {
-                Some(code) => format!("(in {during}, {code}) {}", visible(message)),
-                None => format!("(in {during}) {}", visible(message)),
+                Some(code) => format!("(in {during}, {code}) {}", visible_lines(message)),
+                None => format!("(in {during}) {}", visible_lines(message)),
             },
             ModuleOutcome::Incomplete { summary, left } => {
                 let mut lines = vec![format!(
