@@ -50,9 +50,9 @@ fn a_control_plane_that_forgot_a_secret_a_running_container_holds_is_refused_bef
     let before = standin.read("argv.log");
     // The control plane would seal over the key: predicted so, and refused, in a check as in a run.
     for command in ["check", "run"] {
-        let out = live_with(&config, catalogue.path(), &[command, "--json"]);
-        assert_eq!(out.status.code(), Some(1), "{command}: {}", said(&out));
-        let effect = effect_event(&out.stdout);
+        let json = live_with(&config, catalogue.path(), &[command, "--json"]);
+        assert_eq!(json.status.code(), Some(1), "{command}: {}", said(&json));
+        let effect = effect_event(&json.stdout);
         let vault = effect["pushes"]
             .as_array()
             .unwrap()
@@ -60,6 +60,8 @@ fn a_control_plane_that_forgot_a_secret_a_running_container_holds_is_refused_bef
             .flat_map(|p| p["secrets"].as_array().unwrap())
             .find(|s| s["module"] == "mesh-vault" && s["secret"] == "unseal-key");
         assert_eq!(vault.map(|s| &s["accepted"]), Some(&json!(false)), "the seal the push would make: {effect}");
+        let out = live_with(&config, catalogue.path(), &[command]);
+        assert_eq!(out.status.code(), Some(1), "{command}: {}", said(&out));
         for fragment in [
             "preflight found the node and its control plane disagreeing".to_string(),
             format!(
@@ -70,6 +72,9 @@ fn a_control_plane_that_forgot_a_secret_a_running_container_holds_is_refused_bef
             "the control plane's `state` says the node holds no secret `unseal-key` of `mesh-vault`".to_string(),
             "`mesh-vault`'s push would seal fresh bytes over the secret `mesh-vault` holds".to_string(),
             "nothing was adopted".to_string(),
+            "remedy       look at the mesh before running again: whether the control plane lost its record of \
+             `mesh-vault`'s secret `unseal-key` on node `node-1`"
+                .to_string(),
         ] {
             assert!(said(&out).contains(&fragment), "{command}: expected {fragment:?} in {}", said(&out));
         }
@@ -114,6 +119,8 @@ fn a_node_without_a_modules_image_is_refused_in_check_and_run_before_any_effect_
         let out = live_with(&config, catalogue.path(), &[command]);
         assert_eq!(out.status.code(), Some(1), "{command}: {}", said(&out));
         assert!(said(&out).contains(&named), "{command}: {}", said(&out));
+        let remedy = format!("remedy       put the image `{BUS_IMAGE}` on node `node-1`");
+        assert!(said(&out).contains(&remedy), "{command}: {}", said(&out));
         // Every module is held, postgres first of all: its push would have come before nats's build.
         assert!(said(&out).contains("postgres     not run"), "{command}: {}", said(&out));
     }

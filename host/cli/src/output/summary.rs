@@ -8,7 +8,7 @@ use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::record::screen::visible;
 use mesh_adopt_runtime::report::Input;
 use mesh_adopt_runtime::report::RulesChecked;
-use mesh_adopt_runtime::{ModuleOutcome, RunReport};
+use mesh_adopt_runtime::{Held, ModuleOutcome, RunReport};
 
 /// An outcome's word and its text for a person, plugin text made visible.
 fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {
@@ -59,12 +59,27 @@ fn command_hint(error: &mesh_adopt_runtime::Error, module: &str) -> Option<Strin
     }
 }
 
+/// What mends a hold the node's own word made (an image it lacks, a secret its control plane
+/// does not know it holds), each once: what the operator does next.
+fn held_remedies(report: &RunReport) -> Vec<mesh_adopt_runtime::Remedy> {
+    let mut remedies: Vec<mesh_adopt_runtime::Remedy> = match &report.held {
+        Some(Held::ImagesMissing { images }) => images.iter().map(|i| i.remedy()).collect(),
+        Some(Held::SecretsDisagree { secrets }) => secrets.iter().map(|s| s.remedy()).collect(),
+        _ => Vec::new(),
+    };
+    remedies.dedup();
+    remedies
+}
+
 /// Prints the summary that ends a run's text: the operator's answer to what happened.
 pub fn print_summary(report: &RunReport) {
     crate::outln!("\nsummary");
     for (module, outcome) in &report.modules {
         let (word, text) = outcome_words(module, outcome);
         crate::outln!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
+    }
+    for remedy in held_remedies(report) {
+        crate::outln!("  remedy       {}", visible(&remedy.to_string()));
     }
     let mut kept = Vec::new();
     let mut recreated = Vec::new();
