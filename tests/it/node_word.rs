@@ -72,8 +72,8 @@ fn a_control_plane_that_forgot_a_secret_a_running_container_holds_is_refused_bef
             "the control plane's `state` says the node holds no secret `unseal-key` of `mesh-vault`".to_string(),
             "`mesh-vault`'s push would seal fresh bytes over the secret `mesh-vault` holds".to_string(),
             "nothing was adopted".to_string(),
-            "remedy       look at the mesh before running again: whether the control plane lost its record of \
-             `mesh-vault`'s secret `unseal-key` on node `node-1`"
+            "remedy       look at the mesh before running again: the control plane's record of `mesh-vault`'s \
+             secret `unseal-key` on node `node-1`, which it lost: put it back"
                 .to_string(),
         ] {
             assert!(said(&out).contains(&fragment), "{command}: expected {fragment:?} in {}", said(&out));
@@ -104,7 +104,7 @@ async fn the_hold_of_a_forgotten_secret_is_typed_with_both_sides_and_a_remedy() 
         (found.module.as_str(), found.secret.as_str(), found.container.as_str(), found.state, found.running),
         ("mesh-vault", "unseal-key", "mesh-vault", StateSays::NotHeld, Some(true))
     );
-    assert!(matches!(found.remedy(), Remedy::InspectMesh { what } if what.contains("restore the record")));
+    assert!(matches!(found.remedy(), Remedy::InspectMesh { what } if what.contains("which it lost: put it back")));
     assert_eq!(report.exit_code(), 1);
 }
 

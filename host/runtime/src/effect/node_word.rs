@@ -46,15 +46,14 @@ pub struct SecretDisagreement {
 }
 
 impl SecretDisagreement {
-    /// What mends it: an operator's judgement of which side is right, since either may be.
+    /// What mends it, keeping the data: the control plane's record looked at and put back, since
+    /// the container holds the secret and whatever it keeps under it.
     pub fn remedy(&self) -> Remedy {
         let (module, secret, container, node) = (&self.module, &self.secret, &self.container, &self.node);
         Remedy::InspectMesh {
             what: format!(
-                "whether the control plane lost its record of `{module}`'s secret `{secret}` on node `{node}` \
-                 (restore the record: `{container}` holds the secret at `{}`, and a push then keeps it), or \
-                 `{container}` holds one that is to be replaced (stop and remove `{container}` first, knowing \
-                 what it keeps under that secret is lost)",
+                "the control plane's record of `{module}`'s secret `{secret}` on node `{node}`, which it lost: put \
+                 it back (`{container}` holds the secret at `{}`), and the push keeps what `{container}` holds",
                 self.source
             ),
         }
