@@ -1,7 +1,8 @@
 """What node/control and node/genesis share: the state root and its paths, the node's lock,
-atomic JSON state, the push rule's spec digest (docs/push-rule.md, written here on its own,
-from the document, not from the host's code), and raising a container on the engine through
-node/podman.
+atomic JSON state, what a manifest or a foundation bundle must be to be read at all, the push
+rule's spec digest (docs/push-rule.md, written here on its own, from the document, not from the
+host's code; its canonical form is node/lib/jcs.py's), and raising a container on the engine
+through node/podman.
 
 Standard library only: the node runs with Debian's python3 and nothing else.
 """
@@ -16,8 +17,12 @@ import subprocess
 import sys
 import time
 
+import jcs
+
 NODE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-PODMAN = os.path.join(NODE_DIR, "podman")
+# The engine every podman call runs: node/podman, or the command MESH_NODE_ENGINE names (a
+# stand-in, where the control plane's protocol is exercised on a machine with no engine set up).
+PODMAN = os.environ.get("MESH_NODE_ENGINE") or os.path.join(NODE_DIR, "podman")
 ROOT = os.environ.get("MESH_NODE_ROOT", "/var/lib/mesh-adopt-node")
 CONTROL = os.path.join(ROOT, "control")
 STATE = os.path.join(ROOT, "state")
@@ -37,6 +42,9 @@ OWNER_LABEL = "org.mesh-adopt.owner"
 GENESIS_OWNER = "genesis"
 # A resource's fields that are its identity or the node's bookkeeping, not its spec.
 NOT_SPEC = ("id", "type", "kind", "credentials")
+# The kinds of resource the contract knows (plugins/manifest/src/resource_kind.rs): what a
+# manifest's `type` and a bundle's `kind` may say. A push raises containers only.
+RESOURCE_KINDS = ("container", "file", "network", "service", "volume")
 # Spec fields the node applies when it creates a container; any other still counts in the
 # digest but has no effect here (ports, networks, healthcheck: every container is on the
 # host's network and nothing checks health).
@@ -137,6 +145,62 @@ def strict_json(data, what):
         return json.loads(text, object_pairs_hook=pairs)
     except ValueError as e:
         fail("%s is not JSON: %s" % (what, e))
+
+
+def check_numbers(data, what):
+    """Refuses a document (a manifest, a foundation bundle) that writes a number beyond ±2^53
+    anywhere, naming it by its JSON Pointer: readers of JSON do not agree on such a number's
+    value, so the host and this node could digest one spec apart. Decided on the number's text
+    (jcs.first_beyond_safe_range); -0 is 0, and within."""
+    try:
+        found = jcs.first_beyond_safe_range(data.decode("utf-8") if isinstance(data, bytes) else data)
+    except (UnicodeDecodeError, jcs.NotCanonical) as e:
+        fail("%s is not JSON: %s" % (what, e))
+    if found:
+        fail("%s is ambiguous: %s" % (what, jcs.beyond_message(*found)))
+
+
+def word_fault(word):
+    """Why `word`, a resource's id, name or kind, cannot be one, if it cannot: a control
+    character (a terminal acts on it where it is shown, and commands carry it) or a path
+    separator (whatever keys files on it would reach elsewhere)."""
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in word):
+        return "holds a control character; an id, name or kind is shown and carried in commands as it is written"
+    if "/" in word or "\\" in word:
+        return "holds a path separator (`/` or `\\`); an id, name or kind is one word, never a path"
+    return None
+
+
+def check_words(resource, index, fields, what):
+    """Refuses a resource (the `index`th of a document's `resources`) whose id, kind or name,
+    each of `fields` it has, is no string or no plain word (word_fault), naming its JSON Pointer."""
+    for field in fields:
+        word = resource.get(field)
+        if word is None:
+            continue
+        if not isinstance(word, str):
+            fail("%s is malformed: `/resources/%d/%s` is not a string" % (what, index, field))
+        fault = word_fault(word)
+        if fault:
+            fail("%s is malformed: `/resources/%d/%s` (`%s`) %s"
+                 % (what, index, field, word.encode("unicode_escape").decode(), fault))
+
+
+def check_kind(resource, index, field, what):
+    """Refuses a resource whose kind (a manifest's `type`, a bundle's `kind`) the contract does not
+    know: one in another case (`Container`) is a mistake said as such."""
+    kind = resource.get(field)
+    if kind in RESOURCE_KINDS:
+        return
+    known = ", ".join("`%s`" % k for k in RESOURCE_KINDS)
+    if kind is None:
+        fail("%s is malformed: its resource `%s` (`/resources/%d`) has no `%s`; a resource's %s is one of %s"
+             % (what, resource.get("id"), index, field, field, known))
+    if isinstance(kind, str) and kind.strip().lower() in RESOURCE_KINDS:
+        fail("%s is ambiguous: its resource `%s` is of %s `%s`; kinds are lower case, with no spaces (`%s`)"
+             % (what, resource.get("id"), field, kind, kind.strip().lower()))
+    fail("%s is malformed: its resource `%s` is of %s `%s` (`/resources/%d/%s`), which the contract does not know; "
+         "a resource's %s is one of %s" % (what, resource.get("id"), field, kind, index, field, field, known))
 
 
 def check_word(what, value):
@@ -242,7 +306,8 @@ def spec_of(resource, accesses=None):
 
 
 def canonical(spec):
-    return json.dumps(spec, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The spec's canonical form (RFC 8785): what its digest is taken of."""
+    return jcs.canonical(spec)
 
 
 def digest_of(spec):

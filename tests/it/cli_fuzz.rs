@@ -97,6 +97,18 @@ doc_lines! {
     DOC_FETCH_STAR = "docs/writing-a-plugin.md, `fetch` grant: \"`http://*` is refused.\"";
     DOC_FOUNDATION_KIND = "docs/writing-a-plugin.md, What a module adopts: \"A foundation resource of kind \
         `Container` or `File` is refused the same way\"";
+    DOC_KNOWN_KIND = "docs/writing-a-plugin.md, What a module adopts: \"Nor, in a manifest or in the foundation \
+        bundle, can a resource of a type (a manifest's `type`, a bundle's `kind`) the contract does not know: it is \
+        one of `container`, `file`, `network`, `service` and `volume`.\" and \"Each error names the file and \
+        the field\"";
+    DOC_NOTHING_TO_RAISE = "docs/writing-a-plugin.md, What a module adopts: \"Nor a manifest none of whose \
+        resources is a container (a push raises containers only, so the module would have nothing to adopt or \
+        install)\"";
+    DOC_PLAIN_WORDS = "docs/writing-a-plugin.md, What a module adopts: \"nor a resource whose `id`, `type`, `kind` \
+        or `name`, or an access whose `id`, holds a control character or a path separator\"";
+    DOC_NUMBER_RULE = "docs/writing-a-plugin.md, What a module adopts: \"Nor a number beyond ±2^53 anywhere in \
+        either document, read by the host or not\"; docs/push-rule.md, The number rule: \"Whether a number is \
+        beyond is decided on its text, exactly\"";
     DOC_CREDENTIAL_WHITESPACE = "docs/writing-a-plugin.md, `credentials` grant: \"is not empty\"; the host's \
         message, host/runtime/src/catalogue/credentials/mod.rs: \"the credential … is empty or only whitespace\"";
     DOC_NAME_BYTES = "docs/operating.md, What a run promises 3: \"a node or module name over 253 bytes\" exits 2";
@@ -1084,6 +1096,93 @@ fn manifest_mutations() -> Vec<BoxedStrategy<Case>> {
             })
             .boxed(),
     );
+    // INVALID: a resource of a type the contract does not know.
+    arms.push(
+        (module(), any::<Index>(), "[a-z][a-z-]{2,12}")
+            .prop_filter("a type the contract does not know", |(_, _, kind)| {
+                !["container", "file", "network", "service", "volume"].contains(&kind.as_str())
+            })
+            .prop_map(|(m, which, kind)| {
+                let resources = manifest(m)["resources"].as_array().unwrap().len();
+                let index = which.index(resources);
+                Case::invalid(
+                    "manifest-type-unknown",
+                    format!("{}: resources[{index}] of type {kind:?}", manifest_path(m)),
+                    DOC_KNOWN_KIND,
+                    &[&manifest_path(m), &format!("`/resources/{index}/type`"), "which the contract does not know"],
+                )
+                .file(manifest_path(m), Some(edited(m, |v| v["resources"][index]["type"] = json!(kind))))
+            })
+            .boxed(),
+    );
+    // INVALID: no resource a container: each of another kind the contract knows.
+    arms.push(
+        (module(), prop::sample::select(vec!["file", "network", "service", "volume"]))
+            .prop_map(|(m, kind)| {
+                let bytes = edited(m, |v| {
+                    for resource in v["resources"].as_array_mut().unwrap() {
+                        resource["type"] = json!(kind);
+                    }
+                    v.as_object_mut().unwrap().remove("adopts");
+                });
+                Case::invalid(
+                    "manifest-no-container",
+                    format!("{}: every resource of type {kind:?}", manifest_path(m)),
+                    DOC_NOTHING_TO_RAISE,
+                    &[&manifest_path(m), "none of its resources is a container (`/resources` declares"],
+                )
+                .file(manifest_path(m), Some(bytes))
+            })
+            .boxed(),
+    );
+    // INVALID: a resource's id, type or name holding a control character or a path separator.
+    arms.push(
+        (
+            module(),
+            any::<Index>(),
+            prop::sample::select(vec!["id", "type", "name"]),
+            word(),
+            word(),
+            prop::sample::select(vec!["/", "\\", "\u{1b}", "\u{7}", "\u{7f}", "\u{85}"]),
+        )
+            .prop_map(|(m, which, field, a, b, odd)| {
+                let resources = manifest(m)["resources"].as_array().unwrap().len();
+                let index = which.index(resources);
+                let word = format!("{a}{odd}{b}");
+                let holds = if matches!(odd, "/" | "\\") { "a path separator" } else { "a control character" };
+                Case::invalid(
+                    "manifest-word-not-plain",
+                    format!("{}: resources[{index}].{field} set to {word:?}", manifest_path(m)),
+                    DOC_PLAIN_WORDS,
+                    &[&manifest_path(m), &format!("`/resources/{index}/{field}`"), &format!("holds {holds}")],
+                )
+                .file(manifest_path(m), Some(edited(m, |v| v["resources"][index][field] = json!(word))))
+            })
+            .boxed(),
+    );
+    // INVALID: a number beyond ±2^53, in a container's spec or a field the host does not read.
+    arms.push(
+        (module(), any::<bool>(), (1u64 << 53) + 1..=u64::MAX, any::<bool>())
+            .prop_map(|(m, read, number, negative)| {
+                let number = if negative { format!("-{number}") } else { number.to_string() };
+                let index = containers(m)[0];
+                let (pointer, bytes) = if read {
+                    let bytes = edited(m, |v| v["resources"][index]["user"] = json!("@number@"));
+                    (format!("/resources/{index}/user"), bytes)
+                } else {
+                    ("/x-limit".to_string(), edited(m, |v| v["x-limit"] = json!("@number@")))
+                };
+                let bytes = String::from_utf8(bytes).unwrap().replace("\"@number@\"", &number).into_bytes();
+                Case::invalid(
+                    "manifest-number-beyond",
+                    format!("{}: {number} at {pointer}", manifest_path(m)),
+                    DOC_NUMBER_RULE,
+                    &[&manifest_path(m), &format!("the number `{number}` at `{pointer}` is beyond ±2^53")],
+                )
+                .file(manifest_path(m), Some(bytes))
+            })
+            .boxed(),
+    );
     // VALID: a field the host does not read changed or added.
     arms.push(
         (module(), any::<bool>(), word(), "\\PC{0,40}")
@@ -1243,11 +1342,9 @@ fn foundation_mutations() -> Vec<BoxedStrategy<Case>> {
                 .file(PATH, Some(pretty(&value)))
             })
             .boxed(),
-        // VALID: another resource genesis raised, of another kind or a file, no module's.
-        (word(), "[a-z]{3,10}", any::<bool>(), any::<Index>())
-            .prop_filter("another kind than container and file", |(_, kind, _, _)| {
-                kind != "container" && kind != "file"
-            })
+        // VALID: another resource genesis raised, of another kind the contract knows or a file, no
+        // module's.
+        (word(), prop::sample::select(vec!["network", "service", "volume"]), any::<bool>(), any::<Index>())
             .prop_map(|(w, kind, file, at)| {
                 let mut value = foundation();
                 let resource = if file {
@@ -1264,6 +1361,82 @@ fn foundation_mutations() -> Vec<BoxedStrategy<Case>> {
                     DOC_FOUNDATION,
                 )
                 .file(PATH, Some(pretty(&value)))
+            })
+            .boxed(),
+        // INVALID: a resource of a kind the contract does not know.
+        (any::<Index>(), "[a-z][a-z-]{2,12}")
+            .prop_filter("a kind the contract does not know", |(_, kind)| {
+                !["container", "file", "network", "service", "volume"].contains(&kind.as_str())
+            })
+            .prop_map(|(which, kind)| {
+                let mut value = foundation();
+                let resources = value["resources"].as_array_mut().unwrap();
+                let index = which.index(resources.len());
+                resources[index]["kind"] = json!(kind);
+                Case::invalid(
+                    "foundation-kind-unknown",
+                    format!("{PATH}: resources[{index}] of kind {kind:?}"),
+                    DOC_KNOWN_KIND,
+                    &["foundation.json", &format!("`/resources/{index}/kind`"), "which the contract does not know"],
+                )
+                .file(PATH, Some(pretty(&value)))
+            })
+            .boxed(),
+        // INVALID: a resource's id, kind or name holding a control character or a path separator.
+        (
+            any::<Index>(),
+            prop::sample::select(vec!["id", "kind", "name"]),
+            word(),
+            prop::sample::select(vec!["/", "\\", "\u{1b}", "\u{0}"]),
+        )
+            .prop_map(|(which, field, w, odd)| {
+                let mut value = foundation();
+                let resources = value["resources"].as_array_mut().unwrap();
+                let index = which.index(resources.len());
+                let word = format!("{w}{odd}");
+                resources[index][field] = json!(word);
+                let holds = if matches!(odd, "/" | "\\") { "a path separator" } else { "a control character" };
+                Case::invalid(
+                    "foundation-word-not-plain",
+                    format!("{PATH}: resources[{index}].{field} set to {word:?}"),
+                    DOC_PLAIN_WORDS,
+                    &["foundation.json", &format!("`/resources/{index}/{field}`"), &format!("holds {holds}")],
+                )
+                .file(PATH, Some(pretty(&value)))
+            })
+            .boxed(),
+        // INVALID: a number beyond ±2^53 in a container's spec, written as an integer or not.
+        (
+            any::<Index>(),
+            prop::sample::select(vec![
+                "9007199254740993",
+                "9007199254740993.0",
+                "1e16",
+                "-1E300",
+                "18446744073709551616",
+            ]),
+        )
+            .prop_map(|(which, number)| {
+                let value = foundation();
+                let containers: Vec<usize> = value["resources"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r["kind"] == "container")
+                    .map(|(i, _)| i)
+                    .collect();
+                let index = containers[which.index(containers.len())];
+                let mut value = value;
+                value["resources"][index]["memory"] = json!("@number@");
+                let bytes = String::from_utf8(pretty(&value)).unwrap().replace("\"@number@\"", number);
+                Case::invalid(
+                    "foundation-number-beyond",
+                    format!("{PATH}: {number} at /resources/{index}/memory"),
+                    DOC_NUMBER_RULE,
+                    &["foundation.json", &format!("the number `{number}` at `/resources/{index}/memory` is beyond")],
+                )
+                .file(PATH, Some(bytes.into_bytes()))
             })
             .boxed(),
     ]

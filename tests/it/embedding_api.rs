@@ -6,16 +6,18 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use mesh_adopt_runtime::Error;
+use mesh_adopt_runtime::error::{BundleFault, CatalogueError, FoundationError, NoPlugin, PluginError};
 use mesh_adopt_runtime::events::Event;
 use mesh_adopt_runtime::mesh::layer::{Layer, Layered};
 use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+use mesh_adopt_runtime::plan::PlanDifference;
 use mesh_adopt_runtime::plan::PlanKey;
 use mesh_adopt_runtime::plan::SavedPlan;
 use mesh_adopt_runtime::record::stream::{RecordFile, Sink};
 use mesh_adopt_runtime::report::Export;
 use mesh_adopt_runtime::report::Input;
 use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Held, Mode, ModuleOutcome, PHASE_THREE, Run, RunOptions};
+use mesh_adopt_runtime::{Error, Remedy};
 
 use crate::support::{example_catalogue, host, mesh_adopt, plugin};
 
@@ -94,21 +96,32 @@ async fn a_malformed_foundation_a_pin_mismatch_and_a_stale_plan_are_told_apart_b
     // A malformed foundation, from a file and from memory.
     let bundle = dir.path().join("broken.json");
     std::fs::write(&bundle, br#"{"resources": [{"id": "a"}, "#).unwrap();
-    assert!(matches!(Foundation::load(&bundle), Err(Error::Foundation(_))));
-    assert!(matches!(Foundation::from_memory(b"[]", "in memory"), Err(Error::Foundation(_))));
+    let malformed = Foundation::load(&bundle).expect_err("malformed");
+    assert!(
+        matches!(&malformed, FoundationError::Malformed { path: Some(p), fault: BundleFault::Json(_), .. } if *p == bundle)
+    );
+    assert!(matches!(Error::from(malformed), Error::Foundation(_)));
+    assert!(matches!(Foundation::from_memory(b"[]", "in memory"), Err(FoundationError::Malformed { path: None, .. })));
+    // A field to blame is named by its JSON Pointer, and the remedy is to mend it there.
+    std::fs::write(&bundle, br#"{"resources": [{"id": "a", "kind": "container", "name": "s"}]}"#).unwrap();
+    let missing = Foundation::load(&bundle).expect_err("no image");
+    assert_eq!(missing.remedy(), Remedy::EditFile { path: bundle.clone(), at: Some("/resources/0/image".into()) });
     // A plan file that is not one.
-    assert!(matches!(SavedPlan::parse(b"{}"), Err(Error::PlanFile(_))));
+    assert!(matches!(SavedPlan::parse(b"{}"), Err(mesh_adopt_runtime::plan::PlanFileError::Fault(_))));
     // An option no plugin could be handed.
     assert!(matches!(
         mesh_adopt_runtime::options::parse_catalog_source("@v1"),
-        Err(Error::RunOption { option: mesh_adopt_runtime::error::RunOptionName::CatalogSource, .. })
+        Err(mesh_adopt_runtime::error::OptionError {
+            option: mesh_adopt_runtime::error::RunOptionName::CatalogSource,
+            ..
+        })
     ));
 
     // A pin mismatch, from the host and as a module's outcome.
     let wasm = dir.path().join("modules/nats/adopt.wasm");
     let wrong = "0".repeat(64);
     match host().load_pinned(&wasm, Some(&wrong)) {
-        Err(Error::PinMismatch(mismatch)) => assert_eq!(mismatch.pin, wrong),
+        Err(PluginError::PinMismatch(mismatch)) => assert_eq!(mismatch.pin, wrong),
         other => panic!("expected a pin mismatch, got {:?}", other.err()),
     }
     let manifest_path = dir.path().join("modules/nats/manifest.json");
@@ -122,7 +135,17 @@ async fn a_malformed_foundation_a_pin_mismatch_and_a_stale_plan_are_told_apart_b
     match report.outcome("nats") {
         Some(ModuleOutcome::Unusable(unusable)) => {
             assert_eq!(unusable.input, Input::Plugin);
-            assert!(matches!(&unusable.cause, Some(Error::PinMismatch(m)) if m.pin == wrong), "{unusable:?}");
+            assert!(
+                matches!(&unusable.cause, Some(Error::Plugin(PluginError::PinMismatch(m))) if m.pin == wrong),
+                "{unusable:?}"
+            );
+            // What mends it is data: the module's manifest pinned to the plugin it ships.
+            let remedy = unusable.cause.as_ref().unwrap().remedy();
+            assert!(
+                matches!(&remedy, mesh_adopt_runtime::Remedy::PinPlugin { module, manifest, .. }
+                    if module == "nats" && *manifest == manifest_path),
+                "{remedy:?}"
+            );
         }
         other => panic!("expected nats unusable, got {other:?}"),
     }
@@ -145,7 +168,8 @@ async fn a_malformed_foundation_a_pin_mismatch_and_a_stale_plan_are_told_apart_b
         .run(&phase_three(), Mode::Adopt)
         .await;
     assert!(
-        matches!(&applied.held, Some(Held::StalePlan { difference }) if difference.contains("node")),
+        matches!(&applied.held, Some(Held::StalePlan { difference: PlanDifference::Node { planned, now } })
+            if planned == "node-1" && now == "node-2"),
         "{:?}",
         applied.held
     );
@@ -349,14 +373,14 @@ fn a_plugin_that_is_no_component_and_one_of_another_world_are_told_apart_by_vari
     std::fs::write(&core_module, b"\0asm\x01\x00\x00\x00").unwrap();
     for path in [&junk, &core_module] {
         let error = host().load(path).err().expect("not a component");
-        assert!(matches!(error, Error::NotAComponent(_)), "{}: {error:?}", path.display());
+        assert!(matches!(error, PluginError::NotAComponent { .. }), "{}: {error:?}", path.display());
     }
     let error = host().load(&plugin("future_world")).err().expect("another world");
-    assert!(matches!(error, Error::OtherWorld(_)), "{error:?}");
-    assert!(format!("{error:#}").contains("future_world.wasm"), "{error:#}");
+    assert!(matches!(error, PluginError::OtherWorld { .. }), "{error:?}");
+    assert!(error.to_string().contains("future_world.wasm"), "{error}");
     let missing = dir.path().join("never-built.wasm");
     let error = host().load(&missing).err().expect("no file");
-    assert!(matches!(&error, Error::NoPlugin { module: None, path } if *path == missing), "{error:?}");
+    assert!(matches!(&error, PluginError::NoPlugin(NoPlugin { module: None, path }) if *path == missing), "{error:?}");
     // Through the catalogue, the same variant, with the module named.
     std::fs::create_dir_all(dir.path().join("modules/postgres")).unwrap();
     std::fs::write(
@@ -365,7 +389,13 @@ fn a_plugin_that_is_no_component_and_one_of_another_world_are_told_apart_by_vari
     )
     .unwrap();
     let error = Catalogue::at(dir.path()).module("postgres").expect_err("no plugin");
-    assert!(matches!(&error, Error::NoPlugin { module: Some(m), .. } if m == "postgres"), "{error:?}");
+    assert!(
+        matches!(&error, CatalogueError::NoPlugin(NoPlugin { module: Some(m), .. }) if m == "postgres"),
+        "{error:?}"
+    );
+    assert_eq!(error.remedy(), Remedy::BuildPlugin { module: "postgres".into() });
+    // At the run's boundary it is the plugin's error, as it is however the plugin was asked for.
+    assert!(matches!(Error::from(error), Error::Plugin(PluginError::NoPlugin(_))));
 }
 
 /// An installer that holds a plugin's bytes (from its own store, not a file) loads them as
@@ -383,7 +413,7 @@ fn a_host_loads_plugin_bytes_it_holds_on_the_code_it_was_told_to_run() {
     assert_eq!(loaded.code.kind, CodeKind::Baseline);
     assert_eq!(loaded.path, Path::new("held-in-memory.wasm"));
     let error = host.load_bytes(Path::new("junk.wasm"), b"not a plugin").err().expect("junk");
-    assert!(matches!(error, Error::NotAComponent(_)), "{error:?}");
+    assert!(matches!(error, PluginError::NotAComponent { .. }), "{error:?}");
 }
 
 /// A layer that only counts the commands told keeps everything else of the mesh inside: the

@@ -53,9 +53,9 @@ fn the_runtimes_examples_build_and_run() {
         serde_json::from_str(&std::fs::read_to_string(root().join("docs/events.schema.json")).unwrap()).unwrap();
     assert!(printed == kept, "docs/events.schema.json is not what `just schema` prints: run it");
 
-    // Three sites, two at a time: each one's phase three adopted.
+    // Three meshes, two in flight at a time: each one's phase three adopted.
     let fleet = Command::new(&examples["fleet"]).args(["3", "2"]).output().unwrap();
     let stdout = text(&fleet.stdout);
     assert!(fleet.status.success(), "{stdout}{}", text(&fleet.stderr));
-    assert!(stdout.starts_with("sites=3 parallelism=2 adopted=3 wall_ms="), "{stdout}");
+    assert!(stdout.starts_with("meshes=3 in_flight=2 adopted=3 wall_ms="), "{stdout}");
 }

@@ -1149,3 +1149,38 @@ async fn a_program_not_found_is_named_as_the_file_looked_for() {
     };
     assert!(said.contains("there is no program `no-such-engine` on the PATH"), "{said}");
 }
+
+/// The host and the stand-ins' node digest a spec alike (RFC 8785) where their JSON readers take
+/// its numbers apart: `-0`, `1.0` and `1e-7`, which serde_json reads as floats and Python's
+/// json as an int, a float and a float it writes `1e-07`. Adopted once, the vault is then found
+/// as predicted, and a re-run predicts and finds every container kept.
+#[test]
+fn a_spec_whose_numbers_json_readers_take_apart_is_digested_alike_and_kept_on_a_rerun() {
+    let nats = Nats::start();
+    let standin = StandIn::new();
+    let config = standin.config_with_state(Some(nats.monitor));
+    let catalogue = live_catalogue();
+    let vault = catalogue.path().join("modules/mesh-vault/manifest.json");
+    let shipped = std::fs::read_to_string(&vault).unwrap();
+    let image = r#""image": "registry.mesh.local/mesh-vault:0.9.1","#;
+    assert!(shipped.contains(image), "{shipped}");
+    let numbers = format!(r#"{image} "user": -0, "environment": {{"ZERO": -0, "ONE": 1.0, "SMALL": 1e-7}},"#);
+    std::fs::write(&vault, shipped.replace(image, &numbers)).unwrap();
+
+    let first = live_with(&config, catalogue.path(), &["run"]);
+    assert_eq!(first.status.code(), Some(0), "{}", String::from_utf8_lossy(&first.stdout));
+    let applied = standin.read("applied.log");
+    assert!(applied.contains("created mesh-vault by mesh-vault"), "{applied}");
+
+    let again = live_with(&config, catalogue.path(), &["run", "--json"]);
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stdout));
+    let effect = effect_event(&again.stdout);
+    for push in effect["pushes"].as_array().unwrap() {
+        for container in push["containers"].as_array().unwrap() {
+            assert_eq!(container["change"], "kept", "{effect}");
+        }
+    }
+    let new_lines: Vec<String> = standin.read("applied.log")[applied.len()..].lines().map(String::from).collect();
+    assert!(new_lines.contains(&"kept mesh-vault by mesh-vault".to_string()), "{new_lines:?}");
+    assert!(new_lines.iter().all(|l| l.starts_with("kept ")), "{new_lines:?}");
+}

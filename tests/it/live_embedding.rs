@@ -63,10 +63,9 @@ async fn a_run_on_a_node_validate_refuses_is_refused_before_any_command() {
     let before = standin.read("argv.log");
     let (report, transcript, events) =
         embedded_run(&config, catalogue.path(), locks.path(), "Node_1", Mode::Adopt, &PHASE_THREE).await;
-    let Some(Held::Options { option: RunOptionName::Node, why }) = &report.held else {
-        panic!("not held by its node: {:?}", report.held)
-    };
-    assert!(why.contains("a node name is an RFC 1123 subdomain"), "{why}");
+    let Some(Held::Options { error }) = &report.held else { panic!("not held by its options: {:?}", report.held) };
+    assert_eq!(error.option, RunOptionName::Node);
+    assert!(error.to_string().contains("a node name is an RFC 1123 subdomain"), "{error}");
     assert_eq!(report.exit_code(), 2);
     for (module, outcome) in &report.modules {
         let ModuleOutcome::NotRun { because } = outcome else { panic!("{module}: {outcome:?}") };

@@ -100,5 +100,7 @@ fn refuses_a_manifest_that_gives_its_adopt_section_twice() {
     )
     .unwrap();
     let err = mesh_adopt_runtime::Catalogue::at(dir.path()).module("postgres").unwrap_err();
-    assert_mentions(&format!("{err:#}"), &["modules/postgres/manifest.json", "malformed", "duplicate field `adopt`"]);
+    assert!(matches!(err, mesh_adopt_runtime::error::CatalogueError::Malformed { .. }), "{err:?}");
+    let said = mesh_adopt_runtime::Error::from(err).chain_text();
+    assert_mentions(&said, &["modules/postgres/manifest.json", "malformed", "duplicate field `adopt`"]);
 }

@@ -8,11 +8,13 @@
 
 mod architecture;
 mod cache;
+mod canonical;
 mod check_phase;
 mod cli_fuzz;
 mod code;
 mod conformance;
 mod contracts;
+mod documents;
 mod embedding;
 mod embedding_api;
 mod events;
@@ -37,6 +39,7 @@ mod node_word;
 mod preflight;
 mod provider;
 mod readme;
+mod reference_protocol;
 mod renamed;
 mod replay;
 mod reread;

@@ -15,14 +15,13 @@ fn a_saved_plan_applies_to_its_inputs_and_refuses_after_an_edit() {
         mesh_adopt().args(["check", "--catalog-source", SOURCE, "--out", plan_arg]).catalogue(dir.path()).output();
     assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
     let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
-    assert_eq!(saved["schema"], 3);
+    assert_eq!(saved["schema"], 4);
     assert_eq!(saved["modules"].as_array().unwrap().len(), 3);
-    // The plan binds the mesh and what its pushes were predicted to do there.
+    // The plan binds the mesh and what its pushes were predicted to do there, as data.
     assert_eq!(saved["mesh"], "the simulated mesh (node `node-1`)");
-    assert!(
-        saved["effect"].as_array().unwrap().iter().any(|l| l == "mesh-store kept postgres:16.4-bookworm (by postgres)"),
-        "{saved}"
-    );
+    let kept = serde_json::json!({"kind": "container", "container": "mesh-store", "module": "postgres",
+        "effect": {"change": "kept", "image": "postgres:16.4-bookworm"}});
+    assert!(saved["effect"].as_array().unwrap().contains(&kept), "{saved}");
     assert_eq!(saved["modules"][0]["commands"][0], serde_json::json!(["module", "add", "/postgres-module.json"]));
 
     // One edit to the foundation (a resource added that no module adopts): every module still
@@ -124,4 +123,26 @@ fn a_plan_written_over_an_existing_file_is_made_private() {
         .output();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::metadata(&plan).unwrap().permissions().mode() & 0o777, 0o600);
+}
+
+/// A plan saved by a host before effects were kept as data (schema 3, its effects as lines of
+/// text) is refused as any other format's plan is, naming both formats, and nothing moves.
+#[test]
+fn a_plan_of_schema_three_is_refused_as_another_formats_plan() {
+    let dir = catalogue();
+    let plan = dir.path().join("plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    let checked =
+        mesh_adopt().args(["check", "--catalog-source", SOURCE, "--out", plan_arg]).catalogue(dir.path()).output();
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    let mut saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    saved["schema"] = 3.into();
+    saved["effect"] = serde_json::json!(["mesh-store kept postgres:16.4-bookworm (by postgres)"]);
+    std::fs::write(&plan, saved.to_string()).unwrap();
+    let refused =
+        mesh_adopt().args(["run", "--catalog-source", SOURCE, "--plan", plan_arg]).catalogue(dir.path()).output();
+    let said = format!("{}{}", text(&refused.stdout), text(&refused.stderr));
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("it is a plan of format 3; this host reads format 4"), "{said}");
+    assert!(!said.contains("registered"), "{said}");
 }

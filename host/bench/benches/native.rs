@@ -77,9 +77,9 @@ impl Native<'_> {
         if server.image != image {
             return Err(format!("image drift: {} vs {image}", server.image));
         }
-        self.credentials.read("store-superuser")?;
+        self.credentials.read("store-superuser").map_err(|e| e.to_string())?;
         self.provider("postgres", &bytes, async || {
-            let secret = self.credentials.read("store-superuser")?;
+            let secret = self.credentials.read("store-superuser").map_err(|e| e.to_string())?;
             self.mesh
                 .carry("superuser", Payload::Secret(secret), "/accepting-superuser")
                 .await

@@ -15,7 +15,7 @@ use mesh_adopt_runtime::Credentials;
 use mesh_adopt_runtime::Limits;
 use mesh_adopt_runtime::PluginHost;
 use mesh_adopt_runtime::RunOptions;
-use mesh_adopt_runtime::error::RunOptionName;
+use mesh_adopt_runtime::error::OptionError;
 use mesh_adopt_runtime::options::DEFAULT_NODE;
 use mesh_adopt_runtime::options::DEFAULT_WAIT;
 use mesh_adopt_runtime::options::parse_catalog_source;
@@ -118,7 +118,7 @@ impl CacheArgs {
     /// plugins as `policy` says. An explicit `--cache` that cannot be used is an error; the
     /// default one only a warning, since running without it is only slower.
     pub fn host(&self, limits: Limits, policy: CodePolicy) -> Result<PluginHost> {
-        let started = |host: Result<PluginHost, mesh_adopt_runtime::Error>| {
+        let started = |host: Result<PluginHost, mesh_adopt_runtime::error::EngineError>| {
             host.map(|host| host.with_code(policy)).context("failed to start the plugin host")
         };
         if self.no_cache {
@@ -236,19 +236,22 @@ impl SiteArgs {
 }
 
 /// A run option the runtime refused, named by the flag that gave it.
-fn flagged(error: mesh_adopt_runtime::Error) -> anyhow::Error {
-    match error {
-        mesh_adopt_runtime::Error::RunOption { option, why } => {
-            let flag = match option {
-                RunOptionName::Node => "--node",
-                RunOptionName::CatalogSource => "--catalog-source",
-                RunOptionName::Wait => "--wait",
-            };
-            anyhow::anyhow!("{flag} {why}")
-        }
-        other => other.into(),
+fn flagged(error: OptionError) -> anyhow::Error {
+    anyhow::Error::new(Flagged(error))
+}
+
+/// A run option the runtime refused, said with the flag that gave it: its remedy is the
+/// runtime's.
+#[derive(Debug)]
+pub struct Flagged(pub OptionError);
+
+impl std::fmt::Display for Flagged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.0.option.flag(), self.0.problem)
     }
 }
+
+impl std::error::Error for Flagged {}
 
 /// How `check`, `run` and `replay` show what happens, and where they keep it.
 #[derive(Debug, Args)]

@@ -151,11 +151,9 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitStatus {
     for cause in error.chain().skip(1) {
         text.push_str(&format!("\n  Caused by: {cause}"));
     }
-    // What mends a problem the runtime typed, which it does not word: the command's own.
-    if let Some(mesh_adopt_runtime::Error::NoPlugin { module: Some(module), .. }) =
-        error.chain().find_map(|e| e.downcast_ref::<mesh_adopt_runtime::Error>())
-    {
-        text.push_str(&format!("\n  build it with `mesh-adopt build {module}`"));
+    // What mends it, where a typed error of the runtime's or the live mesh's says.
+    if let Some(remedy) = crate::output::remedy::of_error(error) {
+        text.push_str(&format!("\n  remedy: {}", crate::output::remedy::words(&remedy)));
     }
     crate::errln!("{text}");
     if json {

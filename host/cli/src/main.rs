@@ -10,6 +10,10 @@
 //! driven to its report), [`overwrite`] the refusal to write over a run's inputs, [`output`]
 //! how anything is shown, and [`exit`] the statuses a command ends with.
 
+// The runtime's typed errors are built once, on a path that has failed: their size costs
+// nothing worth a box.
+#![allow(clippy::result_large_err)]
+
 mod args;
 mod cli;
 mod commands;

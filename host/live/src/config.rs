@@ -198,7 +198,7 @@ pub enum ConfigError {
         path: PathBuf,
         /// What the runtime's rule for node names says.
         #[source]
-        source: mesh_adopt_runtime::Error,
+        source: mesh_adopt_runtime::options::NameError,
     },
     /// `inspect_absent` could be said by an engine that cannot answer.
     #[error("`inspect_absent` in `{}` {fault}", path.display())]
@@ -208,6 +208,22 @@ pub enum ConfigError {
         /// Why it cannot be taken for "no such container".
         fault: String,
     },
+}
+
+impl ConfigError {
+    /// What mends it: the configuration file, at the key to blame.
+    pub fn remedy(&self) -> mesh_adopt_runtime::Remedy {
+        let (path, at) = match self {
+            ConfigError::Unreadable { path, .. } | ConfigError::Malformed { path, .. } => (path, None),
+            ConfigError::Template { path, error } => (path, Some(error.key().key())),
+            ConfigError::OutOfRange { path, key, .. } => (path, Some(*key)),
+            ConfigError::LockWithoutUnlock { path } => (path, Some("unlock")),
+            ConfigError::HolderWithoutLock { path } => (path, Some("lock")),
+            ConfigError::Node { path, .. } => (path, Some("node")),
+            ConfigError::Absent { path, .. } => (path, Some("inspect_absent")),
+        };
+        mesh_adopt_runtime::Remedy::EditFile { path: path.clone(), at: at.map(String::from) }
+    }
 }
 
 impl Default for LiveConfig {

@@ -6,6 +6,9 @@
 //! in its arguments, its environment or a file.
 
 #![warn(missing_docs)]
+// The typed errors carry what names the file and the key: built once, on a path that has
+// failed, never in a loop, so their size costs nothing worth a box.
+#![allow(clippy::result_large_err)]
 
 mod config;
 mod driver;

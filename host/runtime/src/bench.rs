@@ -11,7 +11,7 @@ pub use crate::plugin::exports::Adopted;
 pub use crate::sandbox::grants::Permissions;
 pub use crate::sandbox::state::RunEnv;
 
-use crate::model::{Plan, Refusal};
+use crate::model::{Plan, Refusal, Stopped};
 use crate::plugin::{CodeKind, CompileCache, Plugin, PluginHost};
 
 /// The engine a host compiles its optimised code with.
@@ -31,12 +31,12 @@ pub fn cache_put(
     kind: CodeKind,
     digest: &str,
     precompiled: &[u8],
-) -> Result<(), crate::error::Error> {
+) -> Result<(), crate::plugin::CacheError> {
     cache.put(engine, kind, digest, precompiled)
 }
 
 /// Instantiates the plugin in a fresh sandbox and drops it: what starting costs.
-pub async fn instantiate_idle(host: &PluginHost, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
+pub async fn instantiate_idle(host: &PluginHost, plugin: &Plugin, env: &RunEnv) -> Result<(), Stopped> {
     host.instantiate_idle(plugin, env).await
 }
 
@@ -46,7 +46,7 @@ pub async fn check(
     plugin: &Plugin,
     env: &RunEnv,
     ctx: &Context,
-) -> Result<Result<Plan, Refusal>, crate::error::Error> {
+) -> Result<Result<Plan, Refusal>, Stopped> {
     host.check(plugin, env, ctx).await
 }
 
@@ -57,6 +57,6 @@ pub async fn adopt(
     env: &RunEnv,
     ctx: &Context,
     plan: &Plan,
-) -> Result<Adopted, crate::error::Error> {
+) -> Result<Adopted, Stopped> {
     host.adopt(plugin, env, ctx, plan).await
 }

@@ -13,8 +13,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use crate::error::StopKind;
 pub use crate::model::rule::Rule;
+pub use crate::model::stop::StopKind;
 pub use crate::model::{Export, InputWord};
 
 /// The version of the stream's shape that this program writes and reads. It goes up
@@ -1167,10 +1167,12 @@ impl From<&crate::model::options::RunOptions> for RunOptionsRecord {
 }
 
 impl TryFrom<RunOptionsRecord> for crate::model::options::RunOptions {
-    type Error = crate::error::Error;
+    type Error = crate::model::options::OptionError;
 
     /// The options a stream recorded, checked as an operator's would be.
-    fn try_from(record: RunOptionsRecord) -> Result<crate::model::options::RunOptions, crate::error::Error> {
+    fn try_from(
+        record: RunOptionsRecord,
+    ) -> Result<crate::model::options::RunOptions, crate::model::options::OptionError> {
         let options = crate::model::options::RunOptions {
             node: record.node,
             catalog_source: record

@@ -94,6 +94,9 @@
 // No type of the contract's generated bindings, nor of the runtime's plumbing, may leak
 // through a public signature: an embedder builds against the runtime's own types only.
 #![deny(private_interfaces, private_bounds, unnameable_types)]
+// The typed errors carry what names the file, the value and the remedy: built once, on a path
+// that has failed, never in a loop, so their size costs nothing worth a box.
+#![allow(clippy::result_large_err)]
 
 pub mod catalogue;
 mod contract;
@@ -119,17 +122,19 @@ pub mod manifest {
 pub mod options {
     pub use crate::model::CatalogSource;
     pub use crate::model::options::{
-        DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, RunOptions, check_module_name, check_name, check_node_name,
-        parse_catalog_source, parse_duration,
+        DEFAULT_NODE, DEFAULT_WAIT, MAX_WAIT, NameError, OptionError, OptionProblem, RunOptionName, RunOptions,
+        check_module_name, check_name, check_node_name, parse_catalog_source, parse_duration,
     };
 }
 
 /// What a plugin is handed and gives back (its context, its plan and its commands, its
 /// report, its refusal), and a plan saved to be applied later.
 pub mod plan {
-    pub use crate::catalogue::plan_key::PlanKey;
+    pub use crate::catalogue::plan_key::{PlanKey, PlanKeyError};
     pub use crate::model::{Context, Plan, PluginCommand, Refusal, Report};
-    pub use crate::run::plan_file::{PLAN_SCHEMA, SavedLimits, SavedModule, SavedPlan};
+    pub use crate::run::plan_file::{
+        PLAN_SCHEMA, PlanDifference, PlanFault, PlanFileError, SavedEffect, SavedLimits, SavedModule, SavedPlan,
+    };
 }
 
 /// What a run did: each module's outcome, why a run was held, how far the rules were checked,
@@ -137,7 +142,9 @@ pub mod plan {
 pub mod report {
     pub use crate::model::Export;
     pub use crate::model::exit::ExitStatus;
-    pub use crate::model::{Input, Stopped, Unusable};
+    pub use crate::model::{Input, Stopped};
+    pub use crate::run::Unusable;
+    pub use crate::run::problem::ModuleError;
     pub use crate::run::{Held, ModuleOutcome, RulesChecked, RunReport};
 }
 

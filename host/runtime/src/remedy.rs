@@ -29,12 +29,12 @@ pub enum Remedy {
         /// What its value must be, in words.
         must: String,
     },
-    /// Raise one of the sandbox's limits.
-    RaiseLimit {
+    /// Set one of the sandbox's limits otherwise.
+    SetLimit {
         /// The limit, as `Limits` names its field (`wall_time`).
         limit: String,
-        /// What it must be more than, in words (`1620s`).
-        above: String,
+        /// What it must be, in words (`more than 1620s`).
+        must: String,
     },
     /// Build a module's plugin from its source, and place it: `mesh-adopt build MODULE`.
     BuildPlugin {
@@ -66,14 +66,21 @@ pub enum Remedy {
         /// What to look at, in words.
         what: String,
     },
-    /// Put an image on a node that lacks it (from the registry it comes from, or built there
+    /// Put images on a node that lacks them (from the registry they come from, or built there
     /// as that node builds its images): no container, volume or secret of the mesh is touched.
-    ProvideImage {
+    ProvideImages {
         /// The node.
         node: String,
-        /// The image, as a module's manifest names it.
-        image: String,
+        /// The images, as the modules' manifests name them.
+        images: Vec<String>,
     },
+    /// Mend what each of these modules' outcomes names, then run again.
+    MendModules {
+        /// The modules.
+        modules: Vec<String>,
+    },
+    /// A `Run` runs once, with one record: build another to run again.
+    BuildAnotherRun,
     /// Nothing the caller can change: report it to whoever keeps the plugin or the host.
     Report,
 }
@@ -97,7 +104,7 @@ impl fmt::Display for Remedy {
                  holding it is fenced)"
             ),
             Remedy::SetOption { option, must } => write!(f, "give {option} {must}"),
-            Remedy::RaiseLimit { limit, above } => write!(f, "raise limits.{limit} above {above}"),
+            Remedy::SetLimit { limit, must } => write!(f, "set limits.{limit} to {must}"),
             Remedy::BuildPlugin { module } => write!(f, "build it with `mesh-adopt build {module}`"),
             Remedy::PinPlugin { manifest, sha256, module } => write!(
                 f,
@@ -109,11 +116,17 @@ impl fmt::Display for Remedy {
             Remedy::EditFile { path, at: None } => write!(f, "mend `{}`", path.display()),
             Remedy::MakePlanAgain => f.write_str("make the plan again with `mesh-adopt check --out PLAN`"),
             Remedy::InspectMesh { what } => write!(f, "look at the mesh before running again: {what}"),
-            Remedy::ProvideImage { node, image } => write!(
+            Remedy::ProvideImages { node, images } => write!(
                 f,
-                "put the image `{image}` on node `{node}` (from where that node's images come), then run again: no \
-                 container or data is touched"
+                "put the image{} {} on node `{node}` (from where that node's images come), then run again: no \
+                 container or data is touched",
+                if images.len() == 1 { "" } else { "s" },
+                images.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
             ),
+            Remedy::MendModules { modules } => {
+                write!(f, "mend what the outcome of {} names, then run again", modules.join(", "))
+            }
+            Remedy::BuildAnotherRun => f.write_str("build another run with `Run::builder`: a run runs once"),
             Remedy::Report => f.write_str("report it to whoever keeps the plugin or the host"),
         }
     }
@@ -133,10 +146,10 @@ mod tests {
         assert_eq!(serde_json::to_value(Remedy::RetryLater).unwrap(), serde_json::json!({"action": "retry-later"}));
         assert!(Remedy::RetryLater.retry() && !unlock.retry());
         assert_eq!(unlock.to_string(), "break the lock with `mesh-adopt unlock abc`");
-        let image = Remedy::ProvideImage { node: "node-1".into(), image: "nats:2".into() };
+        let image = Remedy::ProvideImages { node: "node-1".into(), images: vec!["nats:2".into()] };
         assert_eq!(
             serde_json::to_value(&image).unwrap(),
-            serde_json::json!({"action": "provide-image", "node": "node-1", "image": "nats:2"})
+            serde_json::json!({"action": "provide-images", "node": "node-1", "images": ["nats:2"]})
         );
         assert_eq!(serde_json::from_value::<Remedy>(serde_json::to_value(&image).unwrap()).unwrap(), image);
         assert!(image.to_string().starts_with("put the image `nats:2` on node `node-1`"), "{image}");

@@ -142,7 +142,8 @@ impl Grants {
 pub struct ManifestResource {
     /// The module's identity for it.
     pub id: String,
-    /// `container`, or another kind adoption does not look into.
+    /// `container`, or another kind adoption does not look into; one of
+    /// [`crate::ResourceKind`]'s words in a valid manifest.
     #[serde(rename = "type")]
     pub kind: String,
     /// For a container: its name on the node.

@@ -76,7 +76,7 @@ pub struct PhaseArgs {
 
 /// A duration option's value within `min..=max`; out of range, the message names the range.
 fn duration_within(text: &str, min: Duration, max: Duration) -> Result<Duration, String> {
-    let value = parse_duration(text)?;
+    let value = parse_duration(text).map_err(|e| e.to_string())?;
     if value < min || value > max {
         return Err(format!("`{text}` is out of range: it must be within {min:?}..={max:?}"));
     }

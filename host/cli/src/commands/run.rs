@@ -28,7 +28,7 @@ pub struct RunArgs {
 
 /// Reads `--lock-timeout`: from nothing (refused at once) to a day.
 fn parse_lock_timeout(text: &str) -> Result<Duration, String> {
-    let value = mesh_adopt_runtime::options::parse_duration(text)?;
+    let value = mesh_adopt_runtime::options::parse_duration(text).map_err(|e| e.to_string())?;
     if value > Duration::from_secs(24 * 60 * 60) {
         return Err(format!("`{text}` is out of range: a run waits for the lock at most 24h"));
     }

@@ -11,6 +11,7 @@ mod effect;
 mod human;
 mod progress;
 mod redact;
+pub mod remedy;
 mod stdout;
 mod summary;
 

@@ -2,7 +2,6 @@
 //! and how far the mesh's rules were checked.
 
 use mesh_adopt_runtime::effect::Rule;
-use mesh_adopt_runtime::error::LimitName;
 use mesh_adopt_runtime::error::StopKind;
 use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::record::screen::visible;
@@ -14,7 +13,7 @@ use mesh_adopt_runtime::{Held, ModuleOutcome, RunReport};
 fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {
     let mut text = outcome.shown();
     if let ModuleOutcome::Unusable(unusable) = outcome
-        && let Some(hint) = unusable.cause.as_ref().and_then(|cause| command_hint(cause, module))
+        && let Some(hint) = unusable.cause.as_ref().and_then(|cause| super::remedy::hint(&cause.remedy(), module))
     {
         text.push_str(&hint);
     }
@@ -47,28 +46,13 @@ fn limit_flag(kind: StopKind) -> Option<&'static str> {
     }
 }
 
-/// The command that mends a problem the runtime typed, which the runtime, knowing no
-/// command line, does not name.
-fn command_hint(error: &mesh_adopt_runtime::Error, module: &str) -> Option<String> {
-    use mesh_adopt_runtime::Error;
-    match error {
-        Error::NoPlugin { .. } => Some(format!(" (build it with `mesh-adopt build {module}`)")),
-        Error::PinMismatch(_) => Some(format!(" (`mesh-adopt build {module}` rebuilds and pins it)")),
-        Error::LimitTooLow { limit: LimitName::WallTime, .. } => Some(" (`--plugin-wall-time` raises it)".into()),
-        _ => None,
-    }
-}
-
 /// What mends a hold the node's own word made (an image it lacks, a secret its control plane
-/// does not know it holds), each once: what the operator does next.
+/// does not know it holds): what the operator does next.
 fn held_remedies(report: &RunReport) -> Vec<mesh_adopt_runtime::Remedy> {
-    let mut remedies: Vec<mesh_adopt_runtime::Remedy> = match &report.held {
-        Some(Held::ImagesMissing { images }) => images.iter().map(|i| i.remedy()).collect(),
-        Some(Held::SecretsDisagree { secrets }) => secrets.iter().map(|s| s.remedy()).collect(),
+    match &report.held {
+        Some(held @ (Held::ImagesMissing { .. } | Held::SecretsDisagree { .. })) => vec![held.remedy()],
         _ => Vec::new(),
-    };
-    remedies.dedup();
-    remedies
+    }
 }
 
 /// Prints the summary that ends a run's text: the operator's answer to what happened.
@@ -79,7 +63,7 @@ pub fn print_summary(report: &RunReport) {
         crate::outln!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
     }
     for remedy in held_remedies(report) {
-        crate::outln!("  remedy       {}", visible(&remedy.to_string()));
+        crate::outln!("  remedy       {}", visible(&super::remedy::words(&remedy)));
     }
     let mut kept = Vec::new();
     let mut recreated = Vec::new();
@@ -127,5 +111,9 @@ pub fn print_summary(report: &RunReport) {
         for violation in &report.violations {
             crate::outln!("  BROKEN       {}", visible(&violation.to_string()));
         }
+    }
+    // What mends a run held back before anything moved, in the command line's words.
+    if let Some(held) = &report.held {
+        crate::outln!("  remedy       {}", visible(&super::remedy::words(&held.remedy())));
     }
 }

@@ -2,6 +2,7 @@
 //! beside it, read from disk or held in memory and checked the same way.
 
 pub mod credentials;
+mod error;
 pub(crate) mod foundation;
 pub(crate) mod plan_key;
 pub(crate) mod read_once;
@@ -10,12 +11,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context as _, Result, bail};
-
-use crate::files::{inside, read_bounded, within_bound};
+use crate::files::{FileError, inside, read_bounded, within_bound};
+use crate::model::faults::NoPlugin;
 
 pub use crate::model::FoundationResource;
-pub use credentials::{CredentialValues, Credentials};
+pub use credentials::{CredentialError, CredentialValues, Credentials, GrantedCredentialError};
+pub use error::{BundleFault, CatalogueError, FoundationError};
 pub use foundation::{FOUNDATION_BYTES, Foundation};
 
 pub use mesh_adopt_manifest::{AdoptSection, ModuleManifest};
@@ -46,7 +47,7 @@ pub struct ModuleFiles {
     pub manifest_path: PathBuf,
     /// The manifest's bytes (a scenario's edits applied), or why they could not be read: kept
     /// to be reported when the module is asked for, as a run on disk reports it.
-    pub manifest: Result<Vec<u8>, String>,
+    pub manifest: Result<Vec<u8>, FileError>,
     /// Every entry beside the manifest, by file name, with its metadata (symlinks followed, as
     /// [`std::fs::metadata`] does): where the manifest's `plugin` is looked up.
     pub files: BTreeMap<String, std::fs::Metadata>,
@@ -55,19 +56,17 @@ pub struct ModuleFiles {
 impl ModuleFiles {
     /// Reads the module directory `dir`: its manifest (bounded as a run bounds it) and the
     /// metadata of everything beside it. Only a directory that cannot be listed is an error.
-    pub fn read(dir: &Path) -> Result<ModuleFiles, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Catalogue, || {
-            let manifest_path = dir.join(MANIFEST_FILE);
-            let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).map_err(|e| format!("{e:#}"));
-            let mut files = BTreeMap::new();
-            for entry in std::fs::read_dir(dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
-                let entry = entry.with_context(|| format!("failed to read `{}`", dir.display()))?;
-                if let (Some(name), Ok(meta)) = (entry.file_name().to_str(), std::fs::metadata(entry.path())) {
-                    files.insert(name.to_string(), meta);
-                }
+    pub fn read(dir: &Path) -> Result<ModuleFiles, CatalogueError> {
+        let manifest_path = dir.join(MANIFEST_FILE);
+        let manifest = read_bounded(&manifest_path, MANIFEST_BYTES);
+        let mut files = BTreeMap::new();
+        for entry in std::fs::read_dir(dir).map_err(unlisted(dir))? {
+            let entry = entry.map_err(unlisted(dir))?;
+            if let (Some(name), Ok(meta)) = (entry.file_name().to_str(), std::fs::metadata(entry.path())) {
+                files.insert(name.to_string(), meta);
             }
-            Ok(ModuleFiles { manifest_path, manifest, files })
-        })
+        }
+        Ok(ModuleFiles { manifest_path, manifest, files })
     }
 }
 
@@ -107,23 +106,21 @@ impl Catalogue {
 
     /// Every module directory of the checkout that holds a manifest, read into memory: what
     /// [`Catalogue::in_memory`] is built from.
-    pub fn read_modules(&self) -> Result<BTreeMap<String, ModuleFiles>, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Catalogue, || {
-            if let Some(modules) = &self.in_memory {
-                return Ok(modules.as_ref().clone());
+    pub fn read_modules(&self) -> Result<BTreeMap<String, ModuleFiles>, CatalogueError> {
+        if let Some(modules) = &self.in_memory {
+            return Ok(modules.as_ref().clone());
+        }
+        let dir = self.root.join("modules");
+        let mut modules = BTreeMap::new();
+        for entry in std::fs::read_dir(&dir).map_err(unlisted(&dir))? {
+            let module_dir = entry.map_err(unlisted(&dir))?.path();
+            if let Some(name) = module_dir.file_name().and_then(|n| n.to_str())
+                && module_dir.join(MANIFEST_FILE).is_file()
+            {
+                modules.insert(name.to_string(), ModuleFiles::read(&module_dir)?);
             }
-            let dir = self.root.join("modules");
-            let mut modules = BTreeMap::new();
-            for entry in std::fs::read_dir(&dir).with_context(|| format!("failed to read `{}`", dir.display()))? {
-                let module_dir = entry.with_context(|| format!("failed to read `{}`", dir.display()))?.path();
-                if let Some(name) = module_dir.file_name().and_then(|n| n.to_str())
-                    && module_dir.join(MANIFEST_FILE).is_file()
-                {
-                    modules.insert(name.to_string(), ModuleFiles::read(&module_dir)?);
-                }
-            }
-            Ok(modules)
-        })
+        }
+        Ok(modules)
     }
 
     /// The catalogue's directory.
@@ -151,49 +148,55 @@ impl Catalogue {
 
     /// Reads a module's manifest and finds its plugin, refusing a manifest that is not a
     /// JSON object or a module that ships no plugin.
-    pub fn module(&self, name: &str) -> Result<CatalogueModule, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Catalogue, || {
-            crate::model::options::check_module_name(name)?;
-            let dir = self.root.join("modules").join(name);
-            let Some(modules) = &self.in_memory else {
-                let manifest_path = dir.join(MANIFEST_FILE);
-                if !dir.exists() {
-                    bail!(
-                        "the catalogue `{}` has no module `{name}` (no `modules/{name}/`); it has {}",
-                        self.root.display(),
-                        self.module_names()
-                            .map_or_else(|| "no modules/ directory".to_string(), |names| names.join(", "))
-                    );
-                }
-                inside(&self.root.join("modules"), &manifest_path).with_context(|| {
-                    format!("the `{name}` module's manifest `{}` cannot be used", manifest_path.display())
-                })?;
-                let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).with_context(|| {
-                    format!("failed to read the `{name}` module's manifest `{}`", manifest_path.display())
-                })?;
-                let found = entry(name, &dir, manifest_path, manifest, |file| std::fs::metadata(dir.join(file)).ok())?;
-                inside(&self.root.join("modules"), &found.plugin_path).with_context(|| {
-                    format!("the `{name}` module's plugin `{}` cannot be used", found.plugin_path.display())
-                })?;
-                return Ok(found);
+    pub fn module(&self, name: &str) -> Result<CatalogueModule, CatalogueError> {
+        crate::model::options::check_module_name(name)?;
+        let dir = self.root.join("modules").join(name);
+        let module = || name.to_string();
+        let Some(modules) = &self.in_memory else {
+            let manifest_path = dir.join(MANIFEST_FILE);
+            if !dir.exists() {
+                return Err(CatalogueError::NoSuchModule {
+                    root: self.root.clone(),
+                    module: module(),
+                    has: self.module_names(),
+                    in_memory: false,
+                });
+            }
+            let outside = |what, path: &Path| {
+                let path = path.to_path_buf();
+                move |source| CatalogueError::Outside { module: module(), what, path, source }
             };
-            let Some(files) = modules.get(name) else {
-                bail!(
-                    "failed to read the `{name}` module's manifest `{}`: the catalogue has no such module",
-                    dir.join(MANIFEST_FILE).display()
-                );
-            };
-            let manifest = files
-                .manifest
-                .clone()
-                .map_err(anyhow::Error::msg)
-                .and_then(|bytes| Ok(within_bound(&bytes, MANIFEST_BYTES).map(|()| bytes)?))
-                .with_context(|| {
-                    format!("failed to read the `{name}` module's manifest `{}`", files.manifest_path.display())
-                })?;
-            entry(name, &dir, files.manifest_path.clone(), manifest, |file| files.files.get(file).cloned())
-        })
+            inside(&self.root.join("modules"), &manifest_path).map_err(outside("manifest", &manifest_path))?;
+            let manifest = read_bounded(&manifest_path, MANIFEST_BYTES).map_err(|source| {
+                CatalogueError::ManifestUnreadable { module: module(), manifest: manifest_path.clone(), source }
+            })?;
+            let found = entry(name, &dir, manifest_path, manifest, |file| std::fs::metadata(dir.join(file)).ok())?;
+            inside(&self.root.join("modules"), &found.plugin_path).map_err(outside("plugin", &found.plugin_path))?;
+            return Ok(found);
+        };
+        let Some(files) = modules.get(name) else {
+            return Err(CatalogueError::NoSuchModule {
+                root: self.root.clone(),
+                module: module(),
+                has: None,
+                in_memory: true,
+            });
+        };
+        let manifest =
+            files.manifest.clone().and_then(|bytes| within_bound(&bytes, MANIFEST_BYTES).map(|()| bytes)).map_err(
+                |source| CatalogueError::ManifestUnreadable {
+                    module: module(),
+                    manifest: files.manifest_path.clone(),
+                    source,
+                },
+            )?;
+        entry(name, &dir, files.manifest_path.clone(), manifest, |file| files.files.get(file).cloned())
     }
+}
+
+/// The error of a directory of the catalogue that could not be listed.
+fn unlisted(dir: &Path) -> impl Fn(std::io::Error) -> CatalogueError + '_ {
+    move |source| CatalogueError::Unlisted { dir: dir.to_path_buf(), source: Arc::new(source) }
 }
 
 /// Checks one module's entry, wherever its manifest came from: the manifest parses, is named
@@ -205,52 +208,49 @@ fn entry(
     manifest_path: PathBuf,
     manifest: Vec<u8>,
     find: impl Fn(&str) -> Option<std::fs::Metadata>,
-) -> Result<CatalogueModule> {
-    let named_after_its_directory = |parsed: &ModuleManifest| -> Result<()> {
-        if parsed.name != name {
-            bail!(
-                "the manifest `{}` is named `{}`, but it lives in `modules/{name}`: a manifest's `name` must be its \
-                 directory's, or the control plane would register another module",
-                manifest_path.display(),
-                parsed.name.escape_debug()
-            );
-        }
-        Ok(())
+) -> Result<CatalogueModule, CatalogueError> {
+    let module = || name.to_string();
+    let named_after_its_directory = |parsed: &ModuleManifest| match parsed.name == name {
+        true => Ok(()),
+        false => Err(CatalogueError::Misnamed {
+            module: module(),
+            manifest: manifest_path.clone(),
+            named: parsed.name.clone(),
+        }),
     };
     let parsed = match read_once::valid_manifest(&manifest) {
         Ok(parsed) => parsed,
         Err(read_once::Unusable::Unparsed(error)) => {
-            return Err(anyhow::Error::new(error)
-                .context(format!("the `{name}` module's manifest `{}` is malformed", manifest_path.display())));
+            return Err(CatalogueError::Malformed {
+                module: module(),
+                manifest: manifest_path,
+                source: Arc::new(error),
+            });
         }
         Err(read_once::Unusable::Invalid { manifest: parsed, invalid }) => {
             named_after_its_directory(&parsed)?;
-            let whose = format!("the `{name}` module's manifest `{}` {}", manifest_path.display(), invalid.kind());
-            return Err(anyhow::anyhow!("{}", invalid.detail()).context(whose));
+            return Err(CatalogueError::Invalid { module: module(), manifest: manifest_path, invalid });
         }
     };
     named_after_its_directory(&parsed)?;
     let plugin_file = &parsed.adopt.plugin;
     if plugin_file.is_empty() || plugin_file.contains(['/', '\\']) || plugin_file == ".." {
-        bail!(
-            "the `{name}` module's manifest `{}` names plugin `{plugin_file}`: it must be a file beside the manifest",
-            manifest_path.display()
-        );
+        return Err(CatalogueError::PluginNotBeside {
+            module: module(),
+            manifest: manifest_path,
+            plugin: plugin_file.clone(),
+        });
     }
     let plugin_path = dir.join(plugin_file);
     let plugin_file = match find(plugin_file) {
         Some(meta) if meta.is_file() => meta,
-        Some(_) => bail!("the `{name}` module's plugin `{}` is not a regular file", plugin_path.display()),
-        None => return Err(crate::error::Error::NoPlugin { module: Some(name.to_string()), path: plugin_path }.into()),
+        Some(_) => return Err(CatalogueError::PluginNotRegular { module: module(), path: plugin_path }),
+        None => return Err(CatalogueError::NoPlugin(NoPlugin { module: Some(module()), path: plugin_path })),
     };
     if let Some(pin) = &parsed.adopt.sha256
         && !(pin.trim().len() == 64 && pin.trim().chars().all(|c| c.is_ascii_hexdigit()))
     {
-        bail!(
-            "the `{name}` module's manifest `{}` pins `{}`, which is not a sha256 (64 hex digits)",
-            manifest_path.display(),
-            pin.escape_debug()
-        );
+        return Err(CatalogueError::PinNotSha256 { module: module(), manifest: manifest_path, pin: pin.clone() });
     }
     Ok(CatalogueModule {
         name: name.to_string(),
@@ -368,6 +368,50 @@ mod tests {
         )
         .unwrap_err();
         assert!(named.to_string().contains("both containers named `bus`"), "{named}");
+    }
+
+    #[test]
+    fn a_bundle_is_refused_naming_the_field_for_a_kind_no_one_knows_a_word_that_is_none_or_a_number_beyond() {
+        let store = r#"{"id": "store", "kind": "container", "name": "mesh-store", "image": "postgres:16"}"#;
+        // (a resource beside the store, and what the refusal says)
+        let cases = [
+            (
+                r#"{"id": "control", "kind": "../../etc", "name": "mesh-control"}"#,
+                "resource 1's kind `/resources/1/kind` (`../../etc`) holds a path separator",
+            ),
+            (
+                r#"{"id": "control", "kind": "container", "name": "mesh\\control", "image": "c"}"#,
+                "resource 1's name `/resources/1/name` (`mesh\\\\control`) holds a path separator",
+            ),
+            (
+                r#"{"id": "con\u001btrol", "kind": "container", "name": "mesh-control", "image": "c"}"#,
+                "resource 1's id `/resources/1/id` (`con\\u{1b}trol`) holds a control character",
+            ),
+            (
+                r#"{"id": "control", "kind": "daemon"}"#,
+                "resource 1 (`control`) is of kind `daemon` (`/resources/1/kind`), which the contract does not know",
+            ),
+            (r#"{"id": "control", "kind": "Network"}"#, "kinds are lower case, with no spaces (`network`)"),
+            (
+                r#"{"id": "control", "kind": "container", "name": "c", "image": "c", "user": 9007199254740993}"#,
+                "the number `9007199254740993` at `/resources/1/user` is beyond ±2^53",
+            ),
+            (
+                r#"{"id": "control", "kind": "container", "name": "c", "image": "c", "memory": 1e16}"#,
+                "the number `1e16` at `/resources/1/memory`",
+            ),
+        ];
+        for (beside, says) in cases {
+            let bundle = format!(r#"{{"resources": [{store}, {beside}]}}"#);
+            let refused = Foundation::parse(bundle.as_bytes()).map(drop).unwrap_err().to_string();
+            assert!(refused.contains(says), "{beside}: {refused}");
+        }
+        // Every kind the contract knows is taken, and `-0` is a number within ±2^53.
+        let known = format!(
+            r#"{{"resources": [{store}, {{"id": "f", "kind": "file", "path": "/p"}}, {{"id": "n", "kind": "network"}},
+                {{"id": "s", "kind": "service"}}, {{"id": "v", "kind": "volume", "size": -0}}]}}"#
+        );
+        assert_eq!(Foundation::parse(known.as_bytes()).unwrap().resources.len(), 5);
     }
 
     #[test]

@@ -6,8 +6,8 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use anyhow::{Context as _, Result, bail};
 use hmac::{Hmac, Mac as _};
 use sha2::{Digest as _, Sha256};
 
@@ -16,6 +16,74 @@ const KEY_BYTES: usize = 32;
 
 /// The file, in the key's directory, that holds it.
 const KEY_FILE: &str = "plan-key";
+
+/// Why the plan key cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanKeyError {
+    /// The system refused a step of making, looking at or reading the key.
+    #[error("failed to {step} `{}`", path.display())]
+    Io {
+        /// The key or its directory.
+        path: PathBuf,
+        /// The step, as `failed to …` goes on.
+        step: &'static str,
+        /// What the system said.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The key or its directory is not this user's only.
+    #[error(
+        "{what} `{}` is not private to this user (owner {owner}, mode {mode:o}): a key others can read or \
+         replace checks guesses at a saved plan's credentials; make it this user's only (`chmod go-rwx`) or \
+         remove it, and make plans again",
+        path.display()
+    )]
+    NotPrivate {
+        /// `the plan key` or `the plan key's directory`.
+        what: &'static str,
+        /// It.
+        path: PathBuf,
+        /// Its owner's uid.
+        owner: u32,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// The key file is not a regular file of the key's length.
+    #[error(
+        "the plan key `{}` is not a file of {KEY_BYTES} bytes: remove it and a new one is made (plans saved \
+         with the old one must then be made again)",
+        path.display()
+    )]
+    Malformed {
+        /// It.
+        path: PathBuf,
+    },
+    /// The key changed or vanished while it was read.
+    #[error("the plan key `{}` changed as it was read", path.display())]
+    Moved {
+        /// It.
+        path: PathBuf,
+    },
+}
+
+impl PlanKeyError {
+    /// What mends it: the key's file, or its directory, to make private or remove.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        let path = match self {
+            PlanKeyError::Io { path, .. }
+            | PlanKeyError::NotPrivate { path, .. }
+            | PlanKeyError::Malformed { path }
+            | PlanKeyError::Moved { path } => path.clone(),
+        };
+        crate::remedy::Remedy::EditFile { path, at: None }
+    }
+}
+
+/// The error of a step of the key's making or reading that the system refused.
+fn io<'a>(path: &'a Path, step: &'static str) -> impl FnOnce(std::io::Error) -> PlanKeyError + 'a {
+    move |e| PlanKeyError::Io { path: path.to_path_buf(), step, source: Arc::new(e) }
+}
 
 /// A key for the credentials' digests in saved plans.
 #[derive(Clone)]
@@ -50,62 +118,50 @@ impl PlanKey {
 
     /// The key kept in `dir`, made there (readable by this user only) the first time. Two
     /// processes making it at once agree on one: the first to place it wins, the other reads it.
-    pub fn open(dir: &Path) -> Result<PlanKey, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::PlanKey, || {
-            use std::os::unix::fs::DirBuilderExt as _;
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .with_context(|| format!("failed to make the directory of the plan key `{}`", dir.display()))?;
-            // Others who can write the directory could put a key of theirs in place.
-            private("the plan key's directory", dir, 0o022)?;
-            let path = dir.join(KEY_FILE);
-            if let Some(key) = Self::read(&path)? {
-                return Ok(key);
+    pub fn open(dir: &Path) -> Result<PlanKey, PlanKeyError> {
+        use std::os::unix::fs::DirBuilderExt as _;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io(dir, "make the directory of the plan key"))?;
+        // Others who can write the directory could put a key of theirs in place.
+        private("the plan key's directory", dir, 0o022)?;
+        let path = dir.join(KEY_FILE);
+        if let Some(key) = Self::read(&path)? {
+            return Ok(key);
+        }
+        let made = PlanKey::ephemeral();
+        let mut file =
+            tempfile::Builder::new().prefix(".plan-key").tempfile_in(dir).map_err(io(dir, "write the plan key in"))?;
+        file.write_all(&made.key).and_then(|()| file.as_file().sync_all()).map_err(io(dir, "write the plan key in"))?;
+        match file.persist_noclobber(&path) {
+            Ok(_) => Ok(made),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+                Self::read(&path)?.ok_or(PlanKeyError::Moved { path })
             }
-            let made = PlanKey::ephemeral();
-            let mut file = tempfile::Builder::new()
-                .prefix(".plan-key")
-                .tempfile_in(dir)
-                .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
-            file.write_all(&made.key)
-                .and_then(|()| file.as_file().sync_all())
-                .with_context(|| format!("failed to write the plan key in `{}`", dir.display()))?;
-            match file.persist_noclobber(&path) {
-                Ok(_) => Ok(made),
-                Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Self::read(&path)?
-                    .with_context(|| format!("the plan key `{}` vanished as it was read", path.display())),
-                Err(e) => Err(e.error).with_context(|| format!("failed to place the plan key `{}`", path.display())),
-            }
-        })
+            Err(e) => Err(io(&path, "place the plan key")(e.error)),
+        }
     }
 
     /// The key at `path`, or none there yet; anything but a regular file of the key's length
     /// is refused, naming it.
-    fn read(path: &Path) -> Result<Option<PlanKey>> {
+    fn read(path: &Path) -> Result<Option<PlanKey>, PlanKeyError> {
         let meta = match std::fs::symlink_metadata(path) {
             Ok(meta) => meta,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("failed to read the plan key `{}`", path.display())),
+            Err(e) => return Err(io(path, "read the plan key")(e)),
         };
         // A key others can read checks their guesses at a plan's credentials.
         private("the plan key", path, 0o077)?;
         if !meta.is_file() || meta.len() != KEY_BYTES as u64 {
-            bail!(
-                "the plan key `{}` is not a file of {KEY_BYTES} bytes: remove it and a new one is made (plans saved \
-                 with the old one must then be made again)",
-                path.display()
-            );
+            return Err(PlanKeyError::Malformed { path: path.to_path_buf() });
         }
         let mut bytes = Vec::new();
-        crate::files::open_regular(path)
-            .map_err(anyhow::Error::from)
-            .and_then(|mut file| Ok(std::io::Read::read_to_end(&mut file, &mut bytes)?))
-            .with_context(|| format!("failed to read the plan key `{}`", path.display()))?;
-        let key = bytes
-            .try_into()
-            .map_err(|_| anyhow::anyhow!("the plan key `{}` changed as it was read", path.display()))?;
+        let mut file =
+            crate::files::open_regular(path).map_err(|_| PlanKeyError::Moved { path: path.to_path_buf() })?;
+        std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io(path, "read the plan key"))?;
+        let key = bytes.try_into().map_err(|_| PlanKeyError::Moved { path: path.to_path_buf() })?;
         Ok(Some(PlanKey { key }))
     }
 
@@ -128,20 +184,14 @@ impl PlanKey {
 
 /// Refuses `path` unless this user owns it and none of the permission bits in `others` is
 /// set: the key is only as secret as the files that hold it.
-fn private(what: &str, path: &Path, others: u32) -> Result<()> {
+fn private(what: &'static str, path: &Path, others: u32) -> Result<(), PlanKeyError> {
     use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
-    let meta = std::fs::metadata(path).with_context(|| format!("failed to look at `{}`", path.display()))?;
+    let meta = std::fs::metadata(path).map_err(io(path, "look at"))?;
     // This process's user owns its /proc entry.
     let me = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
     let mode = meta.permissions().mode() & 0o777;
     if meta.uid() != me || mode & others != 0 {
-        bail!(
-            "{what} `{}` is not private to this user (owner {}, mode {mode:o}): a key others can read or \
-             replace checks guesses at a saved plan's credentials; make it this user's only (`chmod go-rwx`) or \
-             remove it, and make plans again",
-            path.display(),
-            meta.uid()
-        );
+        return Err(PlanKeyError::NotPrivate { what, path: path.to_path_buf(), owner: meta.uid(), mode });
     }
     Ok(())
 }

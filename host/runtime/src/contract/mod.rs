@@ -17,23 +17,29 @@ pub use crate::model::contract::{Contract, PACKAGE};
 /// The version a component was built for, read from the contract interfaces it imports
 /// (every version's world imports `control`). `Err` names a version this host does not
 /// speak; `Ok(None)` means it imports none of the contract.
-pub(crate) fn of_component(engine: &Engine, component: &Component) -> Result<Option<Contract>, String> {
+pub(crate) fn of_component(
+    engine: &Engine,
+    component: &Component,
+) -> Result<Option<Contract>, crate::model::faults::WorldFault> {
+    use crate::model::faults::WorldFault;
     let mut found = None;
     for (name, _) in component.component_type().imports(engine) {
         let Some(rest) = name.strip_prefix(&format!("{PACKAGE}/")) else { continue };
         let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("(unversioned)");
         let Some(contract) = Contract::of_version(version) else {
-            return Err(format!(
-                "it targets {PACKAGE}@{version} (it imports `{name}`); this host implements {PACKAGE}@{}",
-                Contract::spoken()
-            ));
+            return Err(WorldFault::OtherVersion {
+                package: PACKAGE,
+                version: version.to_string(),
+                import: name.to_string(),
+                spoken: Contract::spoken(),
+            });
         };
-        if found.is_some_and(|f| f != contract) {
-            return Err(format!(
-                "it imports two versions of {PACKAGE} ({} and {}); a plugin is built for one",
-                found.map_or("", Contract::version),
-                contract.version()
-            ));
+        if let Some(first) = found.filter(|f| *f != contract) {
+            return Err(WorldFault::TwoVersions {
+                package: PACKAGE,
+                first: Contract::version(first).to_string(),
+                second: contract.version().to_string(),
+            });
         }
         found = Some(contract);
     }

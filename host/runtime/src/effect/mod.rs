@@ -17,6 +17,8 @@ mod predict;
 mod pushed_specs;
 mod reread;
 mod rules;
+#[cfg(test)]
+mod tables;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -24,6 +26,7 @@ use std::fmt;
 use mesh_adopt_manifest::ModuleManifest;
 
 pub use crate::model::spec::{ContainerSpec, OWNER_LABEL, SECRETS_INSIDE, SPEC_LABEL, Spec, SpecDigest};
+pub use declared::DeclarationError;
 pub(crate) use declared::Declarations;
 pub(crate) use declared::check as check_declared;
 pub use node_word::{MissingImage, SecretDisagreement, StateSays};
@@ -87,7 +90,8 @@ impl MeshView {
 }
 
 /// What one push does to one container.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ContainerEffect {
     /// Its spec is already the one pushed: left running as it is.
     Kept {

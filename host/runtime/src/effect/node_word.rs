@@ -49,14 +49,18 @@ impl SecretDisagreement {
     /// What mends it, keeping the data: the control plane's record looked at and put back, since
     /// the container holds the secret and whatever it keeps under it.
     pub fn remedy(&self) -> Remedy {
+        Remedy::InspectMesh { what: self.to_look_at() }
+    }
+
+    /// What to look at and put back, in words: what [`SecretDisagreement::remedy`] says, and a
+    /// hold of several says of each.
+    pub fn to_look_at(&self) -> String {
         let (module, secret, container, node) = (&self.module, &self.secret, &self.container, &self.node);
-        Remedy::InspectMesh {
-            what: format!(
-                "the control plane's record of `{module}`'s secret `{secret}` on node `{node}`, which it lost: put \
-                 it back (`{container}` holds the secret at `{}`), and the push keeps what `{container}` holds",
-                self.source
-            ),
-        }
+        format!(
+            "the control plane's record of `{module}`'s secret `{secret}` on node `{node}`, which it lost: put it \
+             back (`{container}` holds the secret at `{}`), and the push keeps what `{container}` holds",
+            self.source
+        )
     }
 }
 
@@ -100,7 +104,7 @@ pub struct MissingImage {
 impl MissingImage {
     /// What mends it: the image put on the node, which keeps every container and its data.
     pub fn remedy(&self) -> Remedy {
-        Remedy::ProvideImage { node: self.node.clone(), image: self.image.clone() }
+        Remedy::ProvideImages { node: self.node.clone(), images: vec![self.image.clone()] }
     }
 }
 
@@ -319,7 +323,7 @@ mod tests {
             container: "mesh-bus".into(),
             image: "nats:2".into(),
         };
-        assert_eq!(image.remedy(), Remedy::ProvideImage { node: "node-1".into(), image: "nats:2".into() });
+        assert_eq!(image.remedy(), Remedy::ProvideImages { node: "node-1".into(), images: vec!["nats:2".into()] });
         assert_eq!(image.to_string(), "node `node-1` has no image `nats:2`, which `nats` runs in `mesh-bus`");
         let asked = vec![("nats".to_string(), "mesh-bus".to_string(), "nats:2".to_string())];
         assert_eq!(missing_images("node-1", &asked, &["nats:2".to_string()]), vec![image]);

@@ -74,17 +74,6 @@ impl Prediction {
         changes
     }
 
-    /// The effect in words, one line a container change and a secret: what a saved plan binds.
-    pub fn lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> = self.first.iter().map(|m| format!("{m} goes first")).collect();
-        lines.extend(self.changes().iter().map(|t| format!("{} {} (by {})", t.container, t.effect, t.module)));
-        for secret in self.pushes.iter().flat_map(|p| &p.secrets) {
-            let what = if secret.accepted { "accepted" } else { "sealed" };
-            lines.push(format!("secret {}/{} {what}", secret.module, secret.secret));
-        }
-        lines
-    }
-
     /// The secrets the phase seals, as `(module, secret)`.
     pub fn sealed(&self) -> Vec<(String, String)> {
         self.pushes

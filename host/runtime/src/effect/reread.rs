@@ -207,7 +207,8 @@ fn by_name(pushed: &[PushedContainer]) -> BTreeMap<&str, &PushedContainer> {
 }
 
 /// A spec field's value in a message: a string as it is, mounts one after another, anything
-/// else as JSON; `none` for a field the spec does not have.
+/// else as its canonical JSON (RFC 8785), as the digest sees it; `none` for a field the spec
+/// does not have.
 fn value_words(value: Option<&serde_json::Value>) -> String {
     match value {
         None => "none".into(),
@@ -215,7 +216,7 @@ fn value_words(value: Option<&serde_json::Value>) -> String {
         Some(serde_json::Value::Array(items)) if items.iter().all(serde_json::Value::is_string) => {
             items.iter().filter_map(serde_json::Value::as_str).collect::<Vec<_>>().join(", ")
         }
-        Some(other) => other.to_string(),
+        Some(other) => crate::model::canonical::canonical(other),
     }
 }
 
@@ -278,5 +279,38 @@ fn modules_moved(
                 found: words(holds, "held"),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The control plane's view of one registered module, `vault`, whose container has `fields`.
+    fn holding(fields: &str) -> MeshView {
+        let text = format!(
+            r#"{{"name": "vault", "resources": [{{"id": "vault", "type": "container", "name": "mesh-vault", {fields}}}]}}"#
+        );
+        let manifest = Arc::new(ModuleManifest::parse(text.as_bytes()).expect("the example parses"));
+        let module = KnownModule { name: "vault".into(), manifest, prepared: true, settled: BTreeSet::new() };
+        MeshView { modules: vec![module], modules_known: true, ..MeshView::looked() }
+    }
+
+    #[test]
+    fn a_registered_manifest_is_compared_as_its_canonical_form_is_so_minus_zero_is_zero() {
+        let ahead =
+            |fields: &str| AheadOfPush { module: "vault".into(), expected: holding(fields), ..AheadOfPush::default() };
+        // Written otherwise, one value: nothing moved.
+        let predicted = ahead(r#""image": "v:1", "user": -0, "environment": {"N": 1.0, "S": 1e-7}"#);
+        let same = holding(r#""image": "v:1", "user": 0, "environment": {"N": 1, "S": 0.0000001}"#);
+        assert_eq!(moved(&predicted, &same), []);
+        // Another image: the image is named, not the user written as `-0` one side and `0` the other.
+        let other = holding(r#""image": "v:2", "user": 0, "environment": {"N": 1, "S": 0.0000001}"#);
+        let fields: Vec<String> = moved(&predicted, &other).into_iter().map(|m| m.field).collect();
+        assert_eq!(fields, ["image"]);
+        // Another value is named, both sides in their canonical form.
+        let another = holding(r#""image": "v:1", "user": 1, "environment": {"N": 1, "S": 0.0000001}"#);
+        let [user] = moved(&predicted, &another).try_into().expect("one field moved");
+        assert_eq!((user.field.as_str(), user.predicted.as_str(), user.found.as_str()), ("user", "0", "1"));
     }
 }

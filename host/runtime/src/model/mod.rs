@@ -3,20 +3,23 @@
 //! convert to and from these at the boundary, so nothing past it (the run, the record, the
 //! saved plan, an embedder) changes when a contract version is added.
 
+pub(crate) mod canonical;
 pub mod code;
 pub mod contract;
 pub mod digest;
 pub mod exit;
+pub mod faults;
 pub mod lock;
 pub mod options;
 pub mod rule;
 pub mod spec;
+pub mod stop;
 
 use std::fmt;
 
 use mesh_adopt_manifest::command::{Command, CommandError};
 
-use crate::error::{Error, StopKind};
+use crate::model::stop::StopKind;
 use options::RunOptions;
 
 /// Which export of the plugin is running: what the grants allow, and what the record says.
@@ -334,26 +337,6 @@ impl std::fmt::Display for InputWord {
         f.write_str(self.as_str())
     }
 }
-
-/// A module that cannot be used as it is, and why in words.
-#[derive(Debug, Clone)]
-pub struct Unusable {
-    /// What is wrong with it.
-    pub input: Input,
-    /// The whole explanation, naming the file or the limit concerned.
-    pub message: String,
-    /// The typed error it came from, when the runtime raised one (a pin mismatch, a module
-    /// that ships no plugin): what an installer acts on without reading the message.
-    pub cause: Option<Error>,
-}
-
-impl fmt::Display for Unusable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Unusable {}
 
 /// A plugin the sandbox stopped, with the report a person reads: the reason, its last host
 /// call, what it wrote and what it had already done.

@@ -1,7 +1,8 @@
 //! A container's spec and its digest, as the push rule defines them (docs/push-rule.md): what a
 //! node compares to decide whether a pushed container is kept or recreated. The foundation
 //! bundle's form and a module manifest's form are normalised to one, so genesis's store and the
-//! module that keeps it have one digest exactly when every field of theirs agrees.
+//! module that keeps it have one digest exactly when every field of theirs agrees; the digest is
+//! of the spec's canonical form (RFC 8785), which every implementation of the rule writes alike.
 //!
 //! A container as the node runs it ([`ContainerSpec`]) is here too: the foundation bundle reads
 //! what genesis raised into both, below the prediction that compares them.
@@ -10,6 +11,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
+
+use super::canonical::canonical;
 
 use mesh_adopt_manifest::ManifestResource;
 
@@ -28,9 +31,18 @@ pub const SECRETS_INSIDE: &str = "/run/secrets/";
 const NOT_SPEC: [&str; 4] = ["id", "type", "kind", "credentials"];
 
 /// A container's spec: the resource less its identity, accesses resolved, mounts as a set,
-/// empty fields dropped. Two containers with equal specs are the same container to a node.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// empty fields dropped. Two containers with equal specs are the same container to a node:
+/// equal as their canonical forms are, so `-0` and `0`, or `1.0` and `1`, are one value.
+#[derive(Debug, Clone, Default)]
 pub struct Spec(Map<String, Value>);
+
+impl PartialEq for Spec {
+    fn eq(&self, other: &Spec) -> bool {
+        self.canonical() == other.canonical()
+    }
+}
+
+impl Eq for Spec {}
 
 impl Spec {
     /// A module's container, its volumes already resolved
@@ -65,12 +77,17 @@ impl Spec {
     }
 
     /// The fields whose values differ between this spec and `other` (one has it and the
-    /// other not, or they differ), in order: what a message names as the change.
+    /// other not, or their canonical forms differ, as the digest sees them: `-0` and `0` are one
+    /// value), in order: what a message names as the change.
     pub fn differing_fields(&self, other: &Spec) -> Vec<String> {
         let mut keys: Vec<&String> = self.0.keys().chain(other.0.keys()).collect();
         keys.sort();
         keys.dedup();
-        keys.into_iter().filter(|key| self.0.get(*key) != other.0.get(*key)).cloned().collect()
+        let same = |a: Option<&Value>, b: Option<&Value>| match (a, b) {
+            (Some(a), Some(b)) => canonical(a) == canonical(b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        keys.into_iter().filter(|key| !same(self.0.get(*key), other.0.get(*key))).cloned().collect()
     }
 
     /// One field's value, as the spec has it (`None`: the field is missing or empty).
@@ -78,11 +95,9 @@ impl Spec {
         self.0.get(key)
     }
 
-    /// The spec's canonical JSON: keys sorted, no whitespace, minimal escapes.
+    /// The spec's canonical JSON (RFC 8785): what its digest is taken of.
     pub fn canonical(&self) -> String {
-        let mut out = String::new();
-        write_canonical(&Value::Object(self.0.clone()), &mut out);
-        out
+        canonical(&Value::Object(self.0.clone()))
     }
 
     /// The digest a node keys its decision on.
@@ -124,38 +139,6 @@ fn is_empty(value: &Value) -> bool {
         Value::Array(a) => a.is_empty(),
         Value::Object(o) => o.is_empty(),
         Value::Bool(_) | Value::Number(_) => false,
-    }
-}
-
-/// Writes `value` as canonical JSON: object keys sorted by code point (UTF-8 byte order is the
-/// same order), strings escaped as serde_json escapes them (`"`, `\`, control characters).
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(fields) => {
-            let mut keys: Vec<&String> = fields.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::from(key.as_str()).to_string());
-                out.push(':');
-                write_canonical(&fields[key], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
     }
 }
 
@@ -297,9 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn the_canonical_form_is_what_the_documented_python_writes() {
-        // json.dumps({"environment": {"B": "x\ny\u0001\"é", "A": "1"}, "name": "n", "image": "i"},
-        //            sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    fn the_canonical_form_escapes_strings_as_rfc_8785_does() {
         let spec = Spec::from_fields(
             "n",
             "i",
@@ -310,6 +291,22 @@ mod tests {
             spec.canonical(),
             "{\"environment\":{\"A\":\"1\",\"B\":\"x\\ny\\u0001\\\"é\"},\"image\":\"i\",\"name\":\"n\"}"
         );
+    }
+
+    #[test]
+    fn numbers_are_one_value_as_their_canonical_forms_are() {
+        let with = |environment: Value| bundle_store(serde_json::json!({ "environment": environment }));
+        let zero: Value = serde_json::from_str(r#"{"A": 0, "B": 1, "C": 1e-7}"#).unwrap();
+        let written_otherwise: Value = serde_json::from_str(r#"{"A": -0, "B": 1.0, "C": 0.0000001}"#).unwrap();
+        let (zero, written_otherwise) = (with(zero), with(written_otherwise));
+        assert_eq!(zero.canonical(), written_otherwise.canonical());
+        assert_eq!(zero.digest(), written_otherwise.digest());
+        assert_eq!(zero, written_otherwise);
+        assert_eq!(zero.differing_fields(&written_otherwise), Vec::<String>::new());
+        assert!(zero.canonical().contains(r#""environment":{"A":0,"B":1,"C":1e-7}"#), "{}", zero.canonical());
+        let other = with(serde_json::json!({"A": 0, "B": 2, "C": 1e-7}));
+        assert_ne!(zero, other);
+        assert_eq!(zero.differing_fields(&other), ["environment"]);
     }
 
     #[test]

@@ -33,8 +33,6 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context as _, Result, bail};
-
 use wasmtime::component::Component;
 use wasmtime::{Engine, EngineWeak};
 
@@ -209,33 +207,79 @@ pub enum Miss {
     OtherKey,
 }
 
+/// Why the compile cache cannot be opened, written or pruned.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum CacheError {
+    /// What is there is not a directory.
+    #[error("the compile cache `{}` is not a directory", dir.display())]
+    NotADirectory {
+        /// The cache's directory.
+        dir: PathBuf,
+    },
+    /// Others can write it, so it could hold native code planted by them.
+    #[error("the compile cache `{}` is not private to this user (owner {owner}, mode {mode:o}); use another", dir.display())]
+    NotPrivate {
+        /// The cache's directory.
+        dir: PathBuf,
+        /// Its owner's uid.
+        owner: u32,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// The system refused a step.
+    #[error("failed to {step} `{}`", path.display())]
+    Io {
+        /// The directory or entry.
+        path: PathBuf,
+        /// The step, as `failed to …` goes on.
+        step: &'static str,
+        /// What the system said.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// An entry's key too long for its trailer.
+    #[error("the cache key `{key}` is longer than {KEY_MAX_BYTES} bytes")]
+    KeyTooLong {
+        /// The key.
+        key: String,
+    },
+}
+
+impl CacheError {
+    /// What mends it: another cache, or this one made this user's only.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        match self {
+            CacheError::NotADirectory { dir } | CacheError::NotPrivate { dir, .. } => {
+                crate::remedy::Remedy::EditFile { path: dir.clone(), at: None }
+            }
+            CacheError::Io { path, .. } => crate::remedy::Remedy::EditFile { path: path.clone(), at: None },
+            CacheError::KeyTooLong { .. } => crate::remedy::Remedy::Report,
+        }
+    }
+}
+
+/// The error of a step the system refused on `path`.
+fn io<'a>(path: &'a Path, step: &'static str) -> impl FnOnce(std::io::Error) -> CacheError + 'a {
+    move |e| CacheError::Io { path: path.to_path_buf(), step, source: Arc::new(e) }
+}
+
 impl CompileCache {
     /// Opens (creating if needed) a cache directory private to this user. A directory other
     /// users can write to is refused: anything in it could be native code planted by them.
-    pub fn open(dir: &Path) -> Result<CompileCache, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Cache, || {
-            if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
-                bail!("the compile cache `{}` is not a directory", dir.display());
-            }
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .with_context(|| format!("failed to create the compile cache `{}`", dir.display()))?;
-            let meta =
-                fs::metadata(dir).with_context(|| format!("failed to read the compile cache `{}`", dir.display()))?;
-            // This process's user owns its /proc entry.
-            let me = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
-            if meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
-                bail!(
-                    "the compile cache `{}` is not private to this user (owner {}, mode {:o}); use another",
-                    dir.display(),
-                    meta.uid(),
-                    meta.permissions().mode() & 0o777
-                );
-            }
-            Ok(CompileCache { dir: dir.to_path_buf(), engine_hashes: Arc::default(), bound: DEFAULT_BOUND })
-        })
+    pub fn open(dir: &Path) -> Result<CompileCache, CacheError> {
+        if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(CacheError::NotADirectory { dir: dir.to_path_buf() });
+        }
+        fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io(dir, "create the compile cache"))?;
+        let meta = fs::metadata(dir).map_err(io(dir, "read the compile cache"))?;
+        // This process's user owns its /proc entry.
+        let me = fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
+        if meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
+            let mode = meta.permissions().mode() & 0o777;
+            return Err(CacheError::NotPrivate { dir: dir.to_path_buf(), owner: meta.uid(), mode });
+        }
+        Ok(CompileCache { dir: dir.to_path_buf(), engine_hashes: Arc::default(), bound: DEFAULT_BOUND })
     }
 
     /// The default place: `$XDG_CACHE_HOME/mesh-adopt`, else `~/.cache/mesh-adopt`.
@@ -404,49 +448,44 @@ impl CompileCache {
         kind: CodeKind,
         digest: &str,
         precompiled: &[u8],
-    ) -> Result<(), crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Cache, || {
-            let path = self.entry(engine, kind, digest);
-            let failed = || format!("failed to write the compile cache entry `{}`", path.display());
-            // A private file (0600), removed again if anything below fails.
-            let mut file = tempfile::Builder::new()
-                .prefix(".entry-")
-                .suffix(".tmp")
-                .tempfile_in(&self.dir)
-                .with_context(failed)?;
-            let key = self.key(engine, kind, digest);
-            let key_length = u16::try_from(key.len()).ok().filter(|n| usize::from(*n) <= KEY_MAX_BYTES);
-            let Some(key_length) = key_length else {
-                bail!("the cache key `{key}` is longer than {KEY_MAX_BYTES} bytes")
-            };
-            let written = (|| {
-                let out = file.as_file_mut();
-                out.write_all(precompiled)?;
-                out.write_all(key.as_bytes())?;
-                out.write_all(&keyed_checksum(key.as_bytes(), precompiled))?;
-                out.write_all(&key_length.to_le_bytes())?;
-                out.write_all(MAGIC)?;
-                out.sync_all()
-            })();
-            written.with_context(failed)?;
-            file.persist(&path).map_err(|e| e.error).with_context(failed)?;
-            // A cache that cannot be pruned still serves; the next entry written tries again.
-            let _ = self.prune(self.bound);
-            Ok(())
-        })
+    ) -> Result<(), CacheError> {
+        let path = self.entry(engine, kind, digest);
+        let failed = io(&path, "write the compile cache entry");
+        // A private file (0600), removed again if anything below fails.
+        let mut file = match tempfile::Builder::new().prefix(".entry-").suffix(".tmp").tempfile_in(&self.dir) {
+            Ok(file) => file,
+            Err(e) => return Err(failed(e)),
+        };
+        let key = self.key(engine, kind, digest);
+        let key_length = u16::try_from(key.len()).ok().filter(|n| usize::from(*n) <= KEY_MAX_BYTES);
+        let Some(key_length) = key_length else { return Err(CacheError::KeyTooLong { key }) };
+        let written = (|| {
+            let out = file.as_file_mut();
+            out.write_all(precompiled)?;
+            out.write_all(key.as_bytes())?;
+            out.write_all(&keyed_checksum(key.as_bytes(), precompiled))?;
+            out.write_all(&key_length.to_le_bytes())?;
+            out.write_all(MAGIC)?;
+            out.sync_all()
+        })();
+        if let Err(e) = written.and_then(|()| file.persist(&path).map(drop).map_err(|e| e.error)) {
+            return Err(failed(e));
+        }
+        // A cache that cannot be pruned still serves; the next entry written tries again.
+        let _ = self.prune(self.bound);
+        Ok(())
     }
 
     /// Holds the directory to `bound` bytes of native code: removes what a crashed process
     /// left (temporary files an hour old, lock files of entries no longer there), then the
     /// entries and function packs used longest ago until the rest fit. Removing one only
     /// makes a later run compile again; a process using one keeps it mapped.
-    pub fn prune(&self, bound: u64) -> Result<Pruned, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Cache, || {
+    pub fn prune(&self, bound: u64) -> Result<Pruned, CacheError> {
+        {
             let mut pruned = Pruned::default();
             let mut held = Vec::new();
             let mut locks = Vec::new();
-            let listed = fs::read_dir(&self.dir)
-                .with_context(|| format!("failed to read the compile cache `{}`", self.dir.display()))?;
+            let listed = fs::read_dir(&self.dir).map_err(io(&self.dir, "read the compile cache"))?;
             let functions = self.dir.join(crate::plugin::functions::DIRECTORY);
             let packs = fs::read_dir(&functions)
                 .into_iter()
@@ -498,7 +537,7 @@ impl CompileCache {
             }
             pruned.kept = total;
             Ok(pruned)
-        })
+        }
     }
 }
 

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Result, anyhow};
 use wasmtime::component::Linker;
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use crate::model::code::CodeKind;
 use crate::plugin::functions::FunctionStore;
+use crate::plugin::{EngineError, EngineWords};
 use crate::sandbox;
 use crate::sandbox::limits::Limits;
 use crate::sandbox::state::RunState;
@@ -36,14 +36,20 @@ pub(super) struct Tier {
 impl Tier {
     /// An engine compiling to `kind` of code under `limits` (epoch interruption on, a ticker
     /// thread driving it, the pooling allocator sized by the limits), and its linker.
-    pub(super) fn build(limits: &Limits, kind: CodeKind, functions: Option<&Arc<FunctionStore>>) -> Result<Tier> {
+    pub(super) fn build(
+        limits: &Limits,
+        kind: CodeKind,
+        functions: Option<&Arc<FunctionStore>>,
+    ) -> Result<Tier, EngineError> {
         let mut config = Config::new();
         match kind {
             CodeKind::Optimised => {
                 config.strategy(wasmtime::Strategy::Cranelift);
                 // Cranelift's incremental cache: Winch has none.
                 if let Some(functions) = functions {
-                    config.enable_incremental_compilation(functions.clone())?;
+                    config
+                        .enable_incremental_compilation(functions.clone())
+                        .map_err(|e| EngineError::Build(EngineWords::of(&e)))?;
                 }
             }
             CodeKind::Baseline => {
@@ -78,18 +84,21 @@ impl Tier {
                 .table_keep_resident(TABLE_KEEP_RESIDENT);
         }
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-        let engine = Engine::new(&config).map_err(|e| anyhow!("failed to build the WebAssembly engine: {e}"))?;
+        let engine = Engine::new(&config).map_err(|e| EngineError::Build(EngineWords::of(&e)))?;
         let weak = engine.weak();
-        std::thread::Builder::new().name("mesh-adopt-epoch".into()).spawn(move || {
-            while let Some(engine) = weak.upgrade() {
-                engine.increment_epoch();
-                drop(engine);
-                std::thread::sleep(EPOCH_TICK);
-            }
-        })?;
+        std::thread::Builder::new()
+            .name("mesh-adopt-epoch".into())
+            .spawn(move || {
+                while let Some(engine) = weak.upgrade() {
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(EPOCH_TICK);
+                }
+            })
+            .map_err(|e| EngineError::Ticker(EngineWords::said(e.to_string())))?;
         let mut linker = Linker::<RunState>::new(&engine);
-        sandbox::add_offered_to_linker(&mut linker)?;
-        crate::contract::add_to_linker(&mut linker)?;
+        sandbox::add_offered_to_linker(&mut linker).map_err(|e| EngineError::Link(EngineWords::of(&e)))?;
+        crate::contract::add_to_linker(&mut linker).map_err(|e| EngineError::Link(EngineWords::of(&e)))?;
         Ok(Tier { engine, linker })
     }
 }

@@ -1,12 +1,11 @@
 //! Calling a loaded plugin's exports, each call in a sandbox of its own
 //! ([`crate::sandbox::call`]): `check` alone, `adopt` held to a plan, or both on one instance.
 
-use anyhow::Result;
 use wasmtime::Store;
 
 use crate::contract::Adopter;
 use crate::model::Report;
-use crate::model::{Context, Export, Plan, Refusal};
+use crate::model::{Context, Export, Plan, Refusal, Stopped};
 use crate::plugin::{Plugin, PluginHost};
 use crate::sandbox::call::Callee;
 use crate::sandbox::state::{BeforePush, PlanCursor, RunEnv, RunState};
@@ -24,8 +23,8 @@ impl PluginHost {
     /// Instantiates the plugin in a fresh sandbox and drops it without calling an export:
     /// shows it starts on this host, and measures what starting costs.
     #[cfg(feature = "bench")]
-    pub(crate) async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), crate::error::Error> {
-        self.call(plugin, env, Export::Check, async |_, _| Ok(())).await.map_err(crate::error::plugin_error)
+    pub(crate) async fn instantiate_idle(&self, plugin: &Plugin, env: &RunEnv) -> Result<(), Stopped> {
+        self.call(plugin, env, Export::Check, async |_, _| Ok(())).await
     }
 
     /// One export call in a fresh sandbox (see [`crate::sandbox::call`]): the plugin
@@ -36,13 +35,12 @@ impl PluginHost {
         env: &RunEnv,
         phase: Export,
         export: impl AsyncFnOnce(&mut Adopter, &mut Store<RunState>) -> wasmtime::Result<T>,
-    ) -> Result<T> {
+    ) -> Result<T, Stopped> {
         let callee = Callee { path: &plugin.path, digest: &plugin.digest, engine: plugin.pre.engine() };
         let _slot = self.slots.acquire().await.expect("the host's slots are never closed");
         crate::sandbox::call::call(&self.limits, callee, env, phase, async |store: &mut Store<RunState>| {
-            let mut adopter =
-                plugin.pre.instantiate(&mut *store).await.map_err(|e| self.limits.limit_stop(e.into()))?;
-            export(&mut adopter, store).await.map_err(anyhow::Error::from)
+            let mut adopter = plugin.pre.instantiate(&mut *store).await.map_err(|e| self.limits.limit_stop(e))?;
+            export(&mut adopter, store).await
         })
         .await
     }
@@ -58,7 +56,7 @@ impl PluginHost {
         ctx: &Context,
         proceed: impl FnOnce(&Plan) -> bool,
         before_push: Option<std::sync::Arc<dyn BeforePush>>,
-    ) -> Result<(Result<Plan, Refusal>, Option<Adopted>)> {
+    ) -> Result<(Result<Plan, Refusal>, Option<Adopted>), Stopped> {
         self.call(plugin, env, Export::Check, async |adopter, store| {
             let planned = adopter.check(&mut *store, ctx).await?;
             let plan = match &planned {
@@ -82,12 +80,17 @@ impl PluginHost {
         plugin: &Plugin,
         env: &RunEnv,
         ctx: &Context,
-    ) -> Result<Result<Plan, Refusal>, crate::error::Error> {
-        self.check_in(plugin, env, ctx).await.map_err(crate::error::plugin_error)
+    ) -> Result<Result<Plan, Refusal>, Stopped> {
+        self.check_in(plugin, env, ctx).await
     }
 
     /// Runs the plugin's read-only `check`.
-    pub(crate) async fn check_in(&self, plugin: &Plugin, env: &RunEnv, ctx: &Context) -> Result<Result<Plan, Refusal>> {
+    pub(crate) async fn check_in(
+        &self,
+        plugin: &Plugin,
+        env: &RunEnv,
+        ctx: &Context,
+    ) -> Result<Result<Plan, Refusal>, Stopped> {
         self.call(plugin, env, Export::Check, async |adopter, store| adopter.check(store, ctx).await).await
     }
 
@@ -100,7 +103,7 @@ impl PluginHost {
         env: &RunEnv,
         ctx: &Context,
         plan: &Plan,
-    ) -> Result<Adopted, crate::error::Error> {
+    ) -> Result<Adopted, Stopped> {
         self.call(plugin, env, Export::Adopt, async |adopter, store| {
             store.data_mut().plan = Some(PlanCursor { commands: plan.commands.clone(), told: 0, before_push: None });
             let result = adopter.adopt(&mut *store, ctx).await?;
@@ -108,6 +111,5 @@ impl PluginHost {
             Ok(Adopted { result, left })
         })
         .await
-        .map_err(crate::error::plugin_error)
     }
 }

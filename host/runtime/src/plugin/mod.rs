@@ -12,6 +12,7 @@ pub(crate) mod cache;
 mod describe;
 pub(crate) mod digests;
 mod engine;
+mod error;
 pub(crate) mod exports;
 pub(crate) mod functions;
 mod optimise;
@@ -21,20 +22,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use anyhow::{Context as _, Result, anyhow};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use crate::contract::AdopterPre;
-use crate::error::{PinMismatch, PluginFault, PluginFaultKind};
 pub use crate::model::code::{CodeKind, CodeOrigin, CodePolicy, OPTIMISE_AT_ONCE_BYTES};
 pub use crate::model::contract::{Contract, WORLD};
 use crate::plugin::digests::FileIdentity;
 use crate::plugin::engine::Tier;
 use crate::plugin::functions::FunctionStore;
 pub use crate::sandbox::limits::Limits;
-pub use cache::{CompileCache, DEFAULT_BOUND, Pruned};
+pub use cache::{CacheError, CompileCache, DEFAULT_BOUND, Pruned};
 pub use describe::PluginInfo;
+pub use error::{ComponentFault, EngineError, EngineWords, NoPlugin, PinMismatch, PluginError, WorldFault};
 pub use functions::FunctionsReused;
 pub use optimise::Optimised;
 
@@ -75,12 +75,15 @@ pub struct PluginHost {
 }
 
 /// Refuses a plugin whose digest is not the one its manifest pins, naming both.
-fn check_pin(path: &Path, digest: &Sha256, pin: Option<&str>) -> Result<()> {
+fn check_pin(path: &Path, digest: &Sha256, pin: Option<&str>) -> Result<(), PinMismatch> {
     match pin {
-        Some(pin) if Sha256::parse(pin).as_ref() != Some(digest) => {
-            Err(PinMismatch { path: path.to_path_buf(), digest: digest.to_string(), pin: pin.trim().to_string() }
-                .into())
-        }
+        Some(pin) if Sha256::parse(pin).as_ref() != Some(digest) => Err(PinMismatch {
+            path: path.to_path_buf(),
+            digest: digest.to_string(),
+            pin: pin.trim().to_string(),
+            module: None,
+            manifest: None,
+        }),
         _ => Ok(()),
     }
 }
@@ -91,26 +94,21 @@ pub const PLUGIN_BYTES: u64 = 256 << 20;
 
 /// A plugin file's bytes: a regular file of at most [`PLUGIN_BYTES`], opened without waiting
 /// on anything else.
-fn read_plugin(path: &Path) -> Result<Vec<u8>> {
+fn read_plugin(path: &Path) -> Result<Vec<u8>, PluginError> {
     crate::files::read_bounded(path, PLUGIN_BYTES)
-        .with_context(|| format!("failed to read plugin `{}`", path.display()))
+        .map_err(|source| PluginError::Unreadable { path: path.to_path_buf(), source })
 }
 
 /// Refuses bytes that are not framed as a component, before any digest of them is taken: its
 /// preamble, then sections (an id, a size, that many bytes) that end exactly where the file
 /// does. A file cut short, junk after a preamble, anything else: no digest of it is shown.
-fn looks_like_a_component(path: &Path, bytes: &[u8]) -> Result<()> {
-    let not = |why: &str| {
-        PluginFault::error(
-            PluginFaultKind::NotAComponent,
-            format!("plugin `{}` is not a WebAssembly component: {why}; build it for `wasm32-wasip2`", path.display()),
-        )
-    };
+fn looks_like_a_component(path: &Path, bytes: &[u8]) -> Result<(), PluginError> {
+    let not = |fault| PluginError::NotAComponent { path: Some(path.to_path_buf()), fault };
     if !bytes.starts_with(COMPONENT_PREAMBLE) {
-        return Err(not("it does not begin as one (`\\0asm`, version 13, layer 1)"));
+        return Err(not(ComponentFault::Preamble));
     }
     if top_level_custom_sections(bytes).is_none() {
-        return Err(not("its sections do not fit in it (cut short, or not sections at all)"));
+        return Err(not(ComponentFault::Sections));
     }
     Ok(())
 }
@@ -154,12 +152,12 @@ impl Plugin {
 
 impl PluginHost {
     /// Builds the engine (epoch interruption on, a ticker thread driving it) and the linker.
-    pub fn new(limits: Limits) -> Result<PluginHost, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Engine, || Self::assemble(limits, None))
+    pub fn new(limits: Limits) -> Result<PluginHost, EngineError> {
+        Self::assemble(limits, None)
     }
 
     /// The host, compiling with `functions` as Cranelift's incremental cache when given.
-    fn assemble(limits: Limits, functions: Option<Arc<FunctionStore>>) -> Result<PluginHost> {
+    fn assemble(limits: Limits, functions: Option<Arc<FunctionStore>>) -> Result<PluginHost, EngineError> {
         Ok(PluginHost {
             optimised: Tier::build(&limits, CodeKind::Optimised, functions.as_ref())?,
             baseline: OnceLock::new(),
@@ -175,7 +173,7 @@ impl PluginHost {
     }
 
     /// The engine and linker of `kind` of code, the baseline's built on first use.
-    fn tier_of(&self, kind: CodeKind) -> Result<&Tier> {
+    fn tier_of(&self, kind: CodeKind) -> Result<&Tier, EngineError> {
         if kind == CodeKind::Optimised {
             return Ok(&self.optimised);
         }
@@ -215,19 +213,17 @@ impl PluginHost {
     /// A host that keeps compiled plugins in `cache` and loads them from it; a plugin
     /// compiled afresh reuses every function compiled before with this cache (see
     /// `functions.rs`).
-    pub fn cached(limits: Limits, cache: CompileCache) -> Result<PluginHost, crate::error::Error> {
-        crate::error::at_boundary(crate::error::Error::Cache, || {
-            let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
-            let mut host = Self::assemble(limits, Some(functions.clone()))?;
-            functions.serve(cache.engine_hash(&host.optimised.engine));
-            host.cache = Some(cache);
-            Ok(host)
-        })
+    pub fn cached(limits: Limits, cache: CompileCache) -> Result<PluginHost, EngineError> {
+        let functions = Arc::new(FunctionStore::in_cache(cache.dir()));
+        let mut host = Self::assemble(limits, Some(functions.clone()))?;
+        functions.serve(cache.engine_hash(&host.optimised.engine));
+        host.cache = Some(cache);
+        Ok(host)
     }
 
     /// This host's limits with `cache` (see [`PluginHost::cached`]): the engine is built
     /// again, with the cache's functions in its compiler.
-    pub fn with_cache(self, cache: CompileCache) -> Result<PluginHost, crate::error::Error> {
+    pub fn with_cache(self, cache: CompileCache) -> Result<PluginHost, EngineError> {
         Ok(Self::cached(self.limits, cache)?.with_code(self.policy))
     }
 
@@ -249,21 +245,18 @@ impl PluginHost {
     }
 
     /// Compiles plugin bytes to optimised native code, as the cache stores it.
-    pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, crate::error::Error> {
+    pub fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>, PluginError> {
         self.precompile_as(CodeKind::Optimised, bytes)
     }
 
     /// Compiles plugin bytes to `kind` of native code, as the cache stores it.
-    pub fn precompile_as(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>, crate::error::Error> {
-        crate::error::plugin_at_boundary(|| self.precompiled(kind, bytes))
+    pub fn precompile_as(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>, PluginError> {
+        self.precompiled(kind, bytes).map_err(|fault| fault.at(None))
     }
 
-    fn precompiled(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>> {
+    fn precompiled(&self, kind: CodeKind, bytes: &[u8]) -> Result<Vec<u8>, CompileFault> {
         if !bytes.starts_with(b"\0asm") {
-            return Err(PluginFault::error(
-                PluginFaultKind::NotAComponent,
-                "it is not WebAssembly (no `\\0asm` header)",
-            ));
+            return Err(CompileFault::Component(ComponentFault::NotWebAssembly));
         }
         let compiled = self.tier_of(kind)?.engine.precompile_component(bytes);
         if kind == CodeKind::Optimised
@@ -271,25 +264,29 @@ impl PluginHost {
         {
             functions.write_pack();
         }
-        compiled.map_err(|e| {
-            PluginFault::error(
-                PluginFaultKind::NotAComponent,
-                format!("it is not a valid WebAssembly component: {e:#}"),
-            )
-        })
+        compiled.map_err(|e| self.compile_fault(&e))
+    }
+
+    /// What a compile that failed ran into: one of the sandbox's limits (a component too big
+    /// for the pool), else a component the engine refuses.
+    fn compile_fault(&self, error: &wasmtime::Error) -> CompileFault {
+        match self.limits.limit_hit(error) {
+            Some(hit) => CompileFault::Limit(hit),
+            None => CompileFault::Component(ComponentFault::Invalid(EngineWords::of(error))),
+        }
     }
 
     /// Loads a plugin file, refusing anything that is not a component for this contract.
-    pub fn load(&self, path: &Path) -> Result<Plugin, crate::error::Error> {
+    pub fn load(&self, path: &Path) -> Result<Plugin, PluginError> {
         self.load_pinned(path, None)
     }
 
     /// Loads a plugin file whose sha256 must be `pin` when one is given: a catalogue that
     /// pins its plugin gets that plugin or none.
-    pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin, crate::error::Error> {
+    pub fn load_pinned(&self, path: &Path, pin: Option<&str>) -> Result<Plugin, PluginError> {
         match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Err(crate::error::Error::NoPlugin { module: None, path: path.to_path_buf() })
+                Err(NoPlugin { module: None, path: path.to_path_buf() }.into())
             }
             metadata => self.load_pinned_as(path, metadata.ok().as_ref(), pin),
         }
@@ -302,35 +299,33 @@ impl PluginHost {
         path: &Path,
         metadata: Option<&std::fs::Metadata>,
         pin: Option<&str>,
-    ) -> Result<Plugin, crate::error::Error> {
-        crate::error::plugin_at_boundary(|| {
-            let identity = metadata.map(FileIdentity::of);
-            let known = identity.and_then(|id| {
-                let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
-                seen.or_else(|| self.cache.as_ref()?.digests().recall(path, &id))
-            });
-            if let Some(digest) = known {
-                // This very version of the file was hashed to `digest` in this process.
-                check_pin(path, &digest, pin)?;
-                if let Some(plugin) = self.load_known(path, &digest, metadata.map(std::fs::Metadata::len))? {
-                    return Ok(plugin);
-                }
-            }
-            let bytes = read_plugin(path)?;
-            // Before any digest of it is taken, shown or recorded: the file may be anything.
-            looks_like_a_component(path, &bytes)?;
-            let digest = Sha256::of(&bytes);
-            // Checked before compiling: a file the manifest does not pin is never compiled.
+    ) -> Result<Plugin, PluginError> {
+        let identity = metadata.map(FileIdentity::of);
+        let known = identity.and_then(|id| {
+            let seen = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(&id).cloned();
+            seen.or_else(|| self.cache.as_ref()?.digests().recall(path, &id))
+        });
+        if let Some(digest) = known {
+            // This very version of the file was hashed to `digest` in this process.
             check_pin(path, &digest, pin)?;
-            let plugin = self.load_digested(path, &bytes, digest)?;
-            if let Some(id) = identity {
-                self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
-                if let Some(cache) = &self.cache {
-                    cache.digests().remember(path, &id, &plugin.digest);
-                }
+            if let Some(plugin) = self.load_known(path, &digest, metadata.map(std::fs::Metadata::len))? {
+                return Ok(plugin);
             }
-            Ok(plugin)
-        })
+        }
+        let bytes = read_plugin(path)?;
+        // Before any digest of it is taken, shown or recorded: the file may be anything.
+        looks_like_a_component(path, &bytes)?;
+        let digest = Sha256::of(&bytes);
+        // Checked before compiling: a file the manifest does not pin is never compiled.
+        check_pin(path, &digest, pin)?;
+        let plugin = self.load_digested(path, &bytes, digest)?;
+        if let Some(id) = identity {
+            self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(id, plugin.digest.clone());
+            if let Some(cache) = &self.cache {
+                cache.digests().remember(path, &id, &plugin.digest);
+            }
+        }
+        Ok(plugin)
     }
 
     /// The plugin with this digest, if this process has linked it already.
@@ -344,7 +339,7 @@ impl PluginHost {
     /// `None` when it must be compiled from its file.
     /// `size`, the plugin file's length when known, rules out baseline code for a plugin
     /// small enough to be optimised at once.
-    fn load_known(&self, path: &Path, digest: &Sha256, size: Option<u64>) -> Result<Option<Plugin>> {
+    fn load_known(&self, path: &Path, digest: &Sha256, size: Option<u64>) -> Result<Option<Plugin>, PluginError> {
         if let Some(plugin) = self.linked_plugin(path, digest.clone()) {
             return Ok(Some(plugin));
         }
@@ -354,7 +349,11 @@ impl PluginHost {
 
     /// The plugin with this digest from a sound compile cache entry of a kind of code the
     /// policy takes, the better kind first, with that kind.
-    fn cached_component(&self, digest: &str, size: Option<u64>) -> Result<Option<(Component, CodeOrigin)>> {
+    fn cached_component(
+        &self,
+        digest: &str,
+        size: Option<u64>,
+    ) -> Result<Option<(Component, CodeOrigin)>, EngineError> {
         let Some(cache) = &self.cache else { return Ok(None) };
         for &kind in self.policy.accepts(size) {
             if let Ok(component) = cache.get(&self.tier_of(kind)?.engine, kind, digest) {
@@ -365,11 +364,11 @@ impl PluginHost {
     }
 
     /// Loads a plugin from bytes already read; `path` names it in messages.
-    pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin, crate::error::Error> {
-        crate::error::plugin_at_boundary(|| self.load_digested(path, bytes, Sha256::of(bytes)))
+    pub fn load_bytes(&self, path: &Path, bytes: &[u8]) -> Result<Plugin, PluginError> {
+        self.load_digested(path, bytes, Sha256::of(bytes))
     }
 
-    fn load_digested(&self, path: &Path, bytes: &[u8], digest: Sha256) -> Result<Plugin> {
+    fn load_digested(&self, path: &Path, bytes: &[u8], digest: Sha256) -> Result<Plugin, PluginError> {
         if let Some(plugin) = self.load_known(path, &digest, Some(bytes.len() as u64))? {
             return Ok(plugin);
         }
@@ -384,13 +383,9 @@ impl PluginHost {
             return Ok(plugin);
         }
         // A file that does not compile is no component: no digest of it is shown.
-        let named = || format!("failed to load plugin `{}`", path.display());
         let started = Instant::now();
-        let loaded = self
-            .compile_and_store(kind, &digest, bytes)
-            .map_err(|e| self.limits.name_the_limit(e))
-            .with_context(named)
-            .and_then(|component| {
+        let loaded =
+            self.compile_and_store(kind, &digest, bytes).map_err(|fault| fault.at(Some(path))).and_then(|component| {
                 let code = CodeOrigin { kind, compiled: Some(started.elapsed()) };
                 self.finish_load(path, digest.clone(), &(component, code))
             });
@@ -401,11 +396,16 @@ impl PluginHost {
     }
 
     /// Checks a component's world, links it, and keeps it as linked in this process.
-    fn finish_load(&self, path: &Path, digest: Sha256, (component, code): &(Component, CodeOrigin)) -> Result<Plugin> {
-        let named = || format!("failed to load plugin `{}` (sha256 {})", path.display(), digest.short());
+    fn finish_load(
+        &self,
+        path: &Path,
+        digest: Sha256,
+        (component, code): &(Component, CodeOrigin),
+    ) -> Result<Plugin, PluginError> {
+        let misfit = |fault| PluginError::OtherWorld { path: path.to_path_buf(), digest: Some(digest.clone()), fault };
         let tier = self.tier_of(code.kind)?;
-        let contract = self.contract_of(&tier.engine, component).with_context(named)?;
-        let pre = self.link(tier, component, contract).with_context(named)?;
+        let contract = self.contract_of(&tier.engine, component).map_err(misfit)?;
+        let pre = self.link(tier, component, contract).map_err(misfit)?;
         self.linked.lock().unwrap_or_else(|p| p.into_inner()).insert(digest.clone(), (pre.clone(), code.kind));
         Ok(Plugin { path: path.to_path_buf(), digest, code: *code, pre })
     }
@@ -414,7 +414,7 @@ impl PluginHost {
     /// there is one (optimised code taking the place of the same plugin's baseline code). A
     /// cache that cannot be written is no reason to refuse a plugin: it is compiled again
     /// next time.
-    fn compile_and_store(&self, kind: CodeKind, digest: &str, bytes: &[u8]) -> Result<Component> {
+    fn compile_and_store(&self, kind: CodeKind, digest: &str, bytes: &[u8]) -> Result<Component, CompileFault> {
         self.compile_and_keep(kind, digest, bytes).map(|(component, _)| component)
     }
 
@@ -425,7 +425,7 @@ impl PluginHost {
         kind: CodeKind,
         digest: &str,
         bytes: &[u8],
-    ) -> Result<(Component, Option<crate::error::Error>)> {
+    ) -> Result<(Component, Option<CacheError>), CompileFault> {
         let engine = &self.tier_of(kind)?.engine;
         let Some(cache) = &self.cache else { return Ok((self.compile(engine, bytes)?, None)) };
         let precompiled = self.precompiled(kind, bytes)?;
@@ -443,36 +443,23 @@ impl PluginHost {
         // From the bytes in memory, not the entry: the process that compiled a plugin runs
         // code nothing else can change under it.
         // SAFETY: these bytes were produced just now by this engine's own compiler.
-        let component = unsafe { Component::deserialize(engine, &precompiled) }.map_err(|e| anyhow!("{e:#}"))?;
+        let component = unsafe { Component::deserialize(engine, &precompiled) }.map_err(|e| self.compile_fault(&e))?;
         Ok((component, kept.err()))
     }
 
-    fn compile(&self, engine: &Engine, bytes: &[u8]) -> Result<Component> {
+    fn compile(&self, engine: &Engine, bytes: &[u8]) -> Result<Component, CompileFault> {
         if !bytes.starts_with(b"\0asm") {
-            return Err(PluginFault::error(
-                PluginFaultKind::NotAComponent,
-                "it is not WebAssembly (no `\\0asm` header)",
-            ));
+            return Err(CompileFault::Component(ComponentFault::NotWebAssembly));
         }
-        Component::new(engine, bytes).map_err(|e| {
-            PluginFault::error(
-                PluginFaultKind::NotAComponent,
-                format!("it is not a valid WebAssembly component: {e:#}"),
-            )
-        })
+        Component::new(engine, bytes).map_err(|e| self.compile_fault(&e))
     }
 
     /// Links a component as the first of `contracts` whose world it fits; when it fits none,
     /// says why it does not fit the first.
-    fn link(&self, tier: &Tier, component: &Component, contracts: Vec<Contract>) -> Result<AdopterPre> {
-        let stubbed = crate::sandbox::linker_for(&tier.linker, &tier.engine, component)
-            .map_err(|e| PluginFault::error(PluginFaultKind::OtherWorld, format!("{e:#}")))?;
-        let misfit = |contract: Contract, e: wasmtime::Error| {
-            PluginFault::error(
-                PluginFaultKind::OtherWorld,
-                format!("it does not fit the `adopter` world of {contract}: {e:#}"),
-            )
-        };
+    fn link(&self, tier: &Tier, component: &Component, contracts: Vec<Contract>) -> Result<AdopterPre, WorldFault> {
+        let stubbed = crate::sandbox::linker_for(&tier.linker, &tier.engine, component)?;
+        let misfit =
+            |contract: Contract, e: wasmtime::Error| WorldFault::Misfit { contract, engine: EngineWords::of(&e) };
         let first = contracts.first().copied().unwrap_or(Contract::NEWEST);
         let pre = stubbed.as_ref().unwrap_or(&tier.linker).instantiate_pre(component).map_err(|e| misfit(first, e))?;
         let mut first_misfit = None;
@@ -484,19 +471,47 @@ impl PluginHost {
                 }
             }
         }
-        Err(first_misfit.unwrap_or_else(|| {
-            PluginFault::error(PluginFaultKind::OtherWorld, "it fits no contract version this host speaks")
-        }))
+        Err(first_misfit.unwrap_or(WorldFault::NoVersion))
     }
 
     /// The contract versions a component may be built for, most likely first: the one its
     /// imports name, or, for a component that imports nothing of the contract, each version
     /// from the newest. One this host does not speak is refused naming both sides.
-    fn contract_of(&self, engine: &Engine, component: &Component) -> Result<Vec<Contract>> {
-        match crate::contract::of_component(engine, component) {
-            Ok(Some(found)) => Ok(vec![found]),
-            Ok(None) => Ok(Contract::ALL.into_iter().rev().collect()),
-            Err(why) => Err(PluginFault::error(PluginFaultKind::OtherWorld, why.to_string())),
+    fn contract_of(&self, engine: &Engine, component: &Component) -> Result<Vec<Contract>, WorldFault> {
+        match crate::contract::of_component(engine, component)? {
+            Some(found) => Ok(vec![found]),
+            None => Ok(Contract::ALL.into_iter().rev().collect()),
+        }
+    }
+}
+
+/// Why bytes did not compile into a component: the component itself, one of the sandbox's
+/// limits, or the engine.
+#[derive(Debug)]
+pub(crate) enum CompileFault {
+    /// The bytes are no component the engine takes.
+    Component(ComponentFault),
+    /// A limit of the sandbox's is too low for it.
+    Limit(crate::sandbox::limits::LimitHit),
+    /// The engine could not be set up.
+    Engine(EngineError),
+}
+
+impl From<EngineError> for CompileFault {
+    fn from(error: EngineError) -> Self {
+        CompileFault::Engine(error)
+    }
+}
+
+impl CompileFault {
+    /// The fault as a plugin's error, the file named where there is one.
+    pub(crate) fn at(self, path: Option<&Path>) -> PluginError {
+        match self {
+            CompileFault::Component(fault) => PluginError::NotAComponent { path: path.map(Path::to_path_buf), fault },
+            CompileFault::Limit(hit) => {
+                PluginError::Limit { path: path.map_or_else(PathBuf::new, Path::to_path_buf), hit }
+            }
+            CompileFault::Engine(error) => PluginError::Engine(error),
         }
     }
 }

@@ -102,7 +102,7 @@ pub struct RecordFile {
 
 impl RecordFile {
     /// Creates (or empties) the record at `path`, refusing anything but a regular file.
-    pub fn create(path: &Path) -> Result<RecordFile, crate::error::Error> {
+    pub fn create(path: &Path) -> Result<RecordFile, crate::files::FileError> {
         let file = crate::files::create_output(path, "a recording")?;
         Ok(RecordFile { path: path.to_path_buf(), file: Mutex::new(file), broken: Mutex::new(None) })
     }

@@ -115,7 +115,7 @@ impl Run<'_> {
             )
             .await;
         match turn {
-            Err(error) => ModuleOutcome::Failed(self.stopped(module, Export::Adopt, error)),
+            Err(error) => ModuleOutcome::Failed(self.stopped(module, error)),
             Ok((Err(refusal), _)) => self.refused(module, Export::Check, refusal),
             Ok((Ok(_), None)) => ModuleOutcome::Refused {
                 during: Export::Check,

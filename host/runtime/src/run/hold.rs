@@ -81,12 +81,17 @@ impl Run<'_> {
     /// ([`crate::mesh::Mesh::serves`]): an embedder who never validated gets the same refusal
     /// as one who did, and the command line's.
     pub(super) fn unusable_options(&self) -> Option<(Held, String)> {
-        let (option, why) = match self.options.problem() {
+        use crate::model::options::{OptionError, OptionProblem, RunOptionName};
+        let (option, problem) = match self.options.problem() {
             Some(problem) => problem,
-            None => (crate::error::RunOptionName::Node, self.mesh.serves(&self.options.node).err()?),
+            None => {
+                let why = self.mesh.serves(&self.options.node).err()?;
+                (RunOptionName::Node, OptionProblem::NodeNotServed { why })
+            }
         };
-        let because = format!("{} {why}; nothing was done", option.words());
-        Some((Held::Options { option, why }, because))
+        let error = OptionError { option, problem };
+        let because = format!("{error}; nothing was done");
+        Some((Held::Options { error }, because))
     }
 
     /// The report of a second [`Run::run`] on this run: nothing done, nothing recorded.

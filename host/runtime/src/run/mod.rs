@@ -12,6 +12,7 @@ mod hold;
 mod lock;
 pub mod plan_file;
 mod preflight;
+pub(crate) mod problem;
 mod report;
 mod reread;
 mod rules;
@@ -33,7 +34,7 @@ use crate::record::stream::Sink;
 use crate::record::transcript::Transcript;
 use crate::run::plan_file::SavedPlan;
 pub use builder::RunBuilder;
-pub use report::{Held, ModuleOutcome, RulesChecked, RunReport};
+pub use report::{Held, ModuleOutcome, RulesChecked, RunReport, Unusable};
 pub use shared::Shared;
 
 /// The modules phase three adopts, in its order: the store first, since everything keeps its
@@ -148,7 +149,8 @@ impl Run<'_> {
         };
         // A saved plan binds the mesh it was made on and what its pushes were to do there.
         preflight.saved.mesh = self.mesh.summary();
-        preflight.saved.effect = foreseen.as_ref().map(|f| f.prediction.lines()).unwrap_or_default();
+        preflight.saved.effect =
+            foreseen.as_ref().map(|f| plan_file::SavedEffect::of(&f.prediction)).unwrap_or_default();
         let hold = self.hold(mode, &outcomes, foreseen.as_ref(), &preflight.saved);
         let mut violations = self.mesh.audit().violations;
         violations.extend(foreseen.iter().flat_map(|f| f.broken.iter().cloned()));

@@ -6,32 +6,20 @@ use std::time::Duration;
 
 use mesh_adopt_manifest::command::{BUILD_TIMEOUT_SECONDS, Command};
 
-use crate::error::LimitName;
+use crate::error::Error;
 use crate::events;
 use crate::model::contract::Contract;
 use crate::model::digest::Sha256;
-use crate::model::{Context, Export, Input, Plan, Unusable};
-use crate::plugin::Plugin;
+use crate::model::options::{OptionError, OptionProblem, RunOptionName};
+use crate::model::{Context, Export, Input, Plan};
+use crate::plugin::{PinMismatch, Plugin, PluginError};
 use crate::record::transcript::Entry;
+use crate::run::Unusable;
 use crate::run::plan_file::SavedPlan;
+use crate::run::problem::ModuleError;
 use crate::run::{ModuleOutcome, Run};
 use crate::sandbox::grants::{Call, Permissions};
 use crate::sandbox::state::RunEnv;
-
-/// A typed error with what its reader can do about it, said after it.
-#[derive(Debug)]
-struct Remedied {
-    error: crate::error::Error,
-    remedy: String,
-}
-
-impl std::fmt::Display for Remedied {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.error, self.remedy)
-    }
-}
-
-impl std::error::Error for Remedied {}
 
 /// A module ready to run: its catalogue entry read, its plugin loaded and verified.
 pub(super) struct Loaded {
@@ -69,34 +57,22 @@ impl Run<'_> {
         for (index, module) in modules.iter().enumerate() {
             // Between modules the executor has a turn: an embedder's cancel stops the run here.
             crate::wait::yield_now().await;
-            let whole_run = if let Some((name, why)) = unreadable.first() {
-                Some((
-                    Input::Credentials,
-                    format!(
-                        "the credentials directory holds `{name}`, which cannot be read ({why}): its value could not be kept from being shown"
-                    ),
-                ))
+            let whole_run = if let Some((name, error)) = unreadable.first() {
+                Some(ModuleError::CredentialUnreadable { name: name.clone(), error: error.clone() })
             } else if modules[..index].contains(module) {
-                Some((Input::Manifest, format!("the module `{module}` is asked for twice")))
+                Some(ModuleError::AskedTwice { module: module.clone() })
             } else {
                 None
             };
-            if let Some((input, message)) = whole_run {
-                outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message, cause: None })));
+            if let Some(problem) = whole_run {
+                outcomes.push((module.clone(), self.unusable(module, problem.into(), "an error about it")));
                 loaded.push(None);
                 continue;
             }
             let ready = match self.load(module) {
                 Ok(ready) => ready,
-                Err((input, e)) => {
-                    let message = self.scrub_in(module, format!("{e:#}"), "an error about it");
-                    // Typed only when the error is all the message says (no credential in it).
-                    let cause = e
-                        .downcast_ref::<crate::error::Error>()
-                        .or_else(|| e.downcast_ref::<Remedied>().map(|r| &r.error))
-                        .filter(|c| message.contains(&c.to_string()))
-                        .cloned();
-                    outcomes.push((module.clone(), ModuleOutcome::Unusable(Unusable { input, message, cause })));
+                Err(error) => {
+                    outcomes.push((module.clone(), self.unusable(module, error, "an error about it")));
                     loaded.push(None);
                     continue;
                 }
@@ -107,7 +83,7 @@ impl Run<'_> {
             self.stream(&events::Event::Loaded(event));
             let outcome = match self.host.check_in(&ready.plugin, &ready.env, &ready.ctx).await {
                 Err(error) => {
-                    let stopped = self.stopped(module, Export::Check, error);
+                    let stopped = self.stopped(module, error);
                     ModuleOutcome::Unusable(Unusable {
                         input: Input::Stopped(stopped.kind),
                         message: stopped.report,
@@ -118,27 +94,17 @@ impl Run<'_> {
                 // A check that was denied a call and planned anyway went past what it was
                 // told: its plan is not used, before anything moves.
                 Ok(Ok(_)) if let Some(denied) = self.transcript.denied_while_checking(module) => {
-                    let message = self.scrub_in(
-                        module,
-                        format!(
-                            "its `check` was denied {denied} and planned anyway: a check that goes on past a denied \
-                             call has not checked what its plan claims, so the plan is not used. Nothing of `{module}` \
-                             has been done"
-                        ),
-                        "its plan",
-                    );
-                    ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause: None })
+                    let problem = ModuleError::CheckedPastDenial { module: module.clone(), denied };
+                    self.unusable(module, problem.into(), "its plan")
                 }
                 Ok(Ok(plan)) => match self.bounded_plan(module, plan, &ready.env) {
                     // What the manifest declares it adopts is held to the foundation once its
                     // own plugin has nothing to refuse, so a plugin's refusal, in the module's
                     // words, comes first.
-                    Ok(_) if let Err(e) = crate::effect::check_declared(&ready.manifest, &self.foundation) => {
-                        let message = format!(
-                            "the `{module}` module's manifest `{}` declares what it adopts wrongly: {e}",
-                            ready.env.permissions.manifest
-                        );
-                        ModuleOutcome::Unusable(Unusable { input: Input::Manifest, message, cause: None })
+                    Ok(_) if let Err(error) = crate::effect::check_declared(&ready.manifest, &self.foundation) => {
+                        let manifest = ready.env.permissions.manifest.clone().into();
+                        let problem = ModuleError::Declarations { module: module.clone(), manifest, error };
+                        self.unusable(module, problem.into(), "an error about it")
                     }
                     Ok(plan) => {
                         let digests = (&ready.manifest_digest, &ready.plugin.digest);
@@ -150,7 +116,7 @@ impl Run<'_> {
                         });
                         ModuleOutcome::Checked(plan)
                     }
-                    Err((message, cause)) => ModuleOutcome::Unusable(Unusable { input: Input::Plan, message, cause }),
+                    Err(error) => self.unusable(module, error, "its plan"),
                 },
             };
             outcomes.push((module.clone(), outcome));
@@ -161,100 +127,82 @@ impl Run<'_> {
 
     /// A plan within the limits and the plugin's grants, its words scrubbed; a plan beyond
     /// them means the plugin cannot be used as it is.
-    pub(super) fn bounded_plan(
-        &self,
-        module: &str,
-        plan: Plan,
-        env: &RunEnv,
-    ) -> Result<Plan, (String, Option<crate::error::Error>)> {
+    pub(super) fn bounded_plan(&self, module: &str, plan: Plan, env: &RunEnv) -> Result<Plan, Error> {
         let limits = self.host.limits();
+        let module_name = || module.to_string();
         if plan.commands.len() > limits.plan_commands {
-            return Err((
-                format!(
-                    "the `{module}` plugin's plan has {} commands; a plan may have at most {} (limits.plan_commands)",
-                    plan.commands.len(),
-                    limits.plan_commands
-                ),
-                None,
-            ));
+            let (commands, most) = (plan.commands.len(), limits.plan_commands);
+            return Err(ModuleError::PlanCommands { module: module_name(), commands, most }.into());
         }
         if plan.summary.len() > limits.plan_summary_lines {
-            return Err((
-                format!(
-                    "the `{module}` plugin's plan summary has {} lines; a plan may have at most {} (limits.plan_summary_lines)",
-                    plan.summary.len(),
-                    limits.plan_summary_lines
-                ),
-                None,
-            ));
+            let (lines, most) = (plan.summary.len(), limits.plan_summary_lines);
+            return Err(ModuleError::PlanSummary { module: module_name(), lines, most }.into());
         }
         // A plan that builds waits for the build and then for the node: the wall deadline must
         // leave room for both, or the run would stop half-way through an adopt.
         let builds = plan.commands.iter().any(|c| matches!(c.known(), Some(Command::Build { .. })));
         let longest = self.options.wait + Duration::from_secs(BUILD_TIMEOUT_SECONDS.into());
         if builds && limits.wall_time <= longest {
-            let cause = crate::error::Error::LimitTooLow { limit: LimitName::WallTime, needed: longest };
-            return Err((
-                format!(
-                    "the `{module}` plugin's plan builds the module, which may take {BUILD_TIMEOUT_SECONDS}s, and then \
-                 waits up to {}s for the node; its wall time of {:?} (limits.wall_time) would stop it half-way: give \
-                 more than {longest:?}",
-                    self.options.wait.as_secs(),
-                    limits.wall_time
-                ),
-                Some(cause),
-            ));
+            return Err(ModuleError::PlanOutlastsWallTime {
+                module: module_name(),
+                build: BUILD_TIMEOUT_SECONDS,
+                wait: self.options.wait,
+                wall_time: limits.wall_time,
+                needed: longest,
+            }
+            .into());
         }
         // A node known to take longer to restart what a push recreates than the run waits
         // for it would have every wait on it run out after the first effects: said now.
         let pushes = plan.commands.iter().any(|c| matches!(c.known(), Some(Command::Push { .. })));
         let node = &self.options.node;
         if pushes && let Some(restart) = self.mesh.restart_time(node).filter(|r| *r > self.options.wait) {
-            let why = format!(
-                "is {}s, but on {} a push takes {}s to be applied and what it recreates to answer again: the \
-                 `{module}` plugin's wait on node `{node}` would run out after its push. Give a --wait of at least {}s",
-                self.options.wait.as_secs(),
-                self.mesh.summary(),
-                restart.as_secs_f64(),
-                restart.as_secs_f64().ceil()
-            );
-            let message = format!("the wait (--wait) {why}");
-            let cause = crate::error::Error::RunOption { option: crate::error::RunOptionName::Wait, why };
-            return Err((message, Some(cause)));
+            let problem = OptionProblem::WaitShorterThanRestart {
+                wait: self.options.wait,
+                mesh: self.mesh.summary(),
+                restart,
+                module: module_name(),
+                node: node.clone(),
+            };
+            return Err(ModuleError::Wait { error: OptionError { option: RunOptionName::Wait, problem } }.into());
         }
         for (index, command) in plan.commands.iter().enumerate() {
             // A value found in a command would reach the control plane's argv and its logs:
             // named by its credential, the command shown with the value in its place, before
             // anything moves. Only a value that is whole in the command's words counts.
             if let (shown, Some(credential)) = self.credentials.redact(command.to_string()) {
-                return Err((
-                    format!(
-                        "the `{module}` plugin's plan, command {} (`tell {}`), holds the value of credential \
-                         `{credential}`: the command would carry it into the control plane's arguments and logs. \
-                         A credential reaches the control plane only as a carried secret. If the value is a word \
-                         the plan uses in its own right (a module, container, node or path name), the credential \
-                         is no secret: give it a value of its own",
-                        index + 1,
-                        crate::record::screen::visible(&shown)
-                    ),
-                    None,
-                ));
+                let shown = crate::record::screen::visible(&shown);
+                return Err(ModuleError::PlanHoldsCredential {
+                    module: module_name(),
+                    number: index + 1,
+                    shown,
+                    credential,
+                }
+                .into());
             }
-            env.permissions
-                .allow(Export::Adopt, Call::Tell { command })
-                .map_err(|why| (format!("the `{module}` plugin plans a command it could never tell: {why}"), None))?;
+            env.permissions.allow(Export::Adopt, Call::Tell { command }).map_err(|denial| {
+                ModuleError::PlanBeyondGrants { module: module_name(), denial: denial.to_string() }
+            })?;
         }
         let summary = plan.summary.into_iter().map(|line| self.scrub_in(module, line, "its plan")).collect();
         Ok(Plan { summary, commands: plan.commands })
     }
 
+    /// The outcome of a module that cannot be used for `error`: its words scrubbed of every
+    /// credential's value (a value found is recorded as shown at `place`), the typed error kept
+    /// beside them only when they say it whole, so nothing typed can show what the words hide.
+    fn unusable(&self, module: &str, error: Error, place: &str) -> ModuleOutcome {
+        let input = error.input();
+        let said = error.chain_text();
+        let message = self.scrub_in(module, said.clone(), place);
+        let cause = (message == said).then_some(error);
+        ModuleOutcome::Unusable(Unusable { input, message, cause })
+    }
+
     /// Reads and verifies what one module needs: its catalogue entry and manifest, its plugin
     /// (pin, world), its grants and the credentials they name.
-    pub(super) fn load(&self, module: &str) -> Result<Loaded, (Input, anyhow::Error)> {
-        let found = self.catalogue.module(module).map_err(|e| {
-            let input = if matches!(e, crate::error::Error::NoPlugin { .. }) { Input::Plugin } else { Input::Manifest };
-            (input, anyhow::Error::new(e))
-        })?;
+    pub(super) fn load(&self, module: &str) -> Result<Loaded, Error> {
+        let found = self.catalogue.module(module)?;
         let overridden = self.plugin_overrides.iter().find(|(m, _)| m == module).map(|(_, path)| path);
         // A world this host speaks is enough: the plugin's own imports say which version it
         // is built for, and the host speaks each, so a manifest naming another of them costs
@@ -262,24 +210,17 @@ impl Run<'_> {
         if let Some(world) = found.adopt.world.as_deref()
             && Contract::of_world(world).is_none()
         {
-            let worlds: Vec<&str> = Contract::ALL.iter().map(|c| c.world()).collect();
-            return Err((
-                Input::Plugin,
-                anyhow::anyhow!(
-                    "the `{module}` module's manifest `{}` says its plugin targets `{world}`; this host implements \
-                     `{}`",
-                    found.manifest_path.display(),
-                    worlds.join("` and `")
-                ),
-            ));
+            return Err(ModuleError::WorldNotSpoken {
+                module: module.to_string(),
+                manifest: found.manifest_path.clone(),
+                world: world.to_string(),
+                spoken: Contract::ALL.iter().map(|c| c.world()).collect(),
+            }
+            .into());
         }
         let credentials_digest =
-            self.credentials.verify_all(&found.adopt.grants.credentials, &self.plan_key).map_err(|(name, why)| {
-                let e = anyhow::anyhow!(
-                    "the `{module}` module's manifest `{}` grants credential `{name}`, which cannot be used: {why}",
-                    found.manifest_path.display()
-                );
-                (Input::Credentials, e)
+            self.credentials.verify_all(&found.adopt.grants.credentials, &self.plan_key).map_err(|error| {
+                ModuleError::Credential { module: module.to_string(), manifest: found.manifest_path.clone(), error }
             })?;
         let pin = found.adopt.sha256.as_deref();
         let plugin = match overridden {
@@ -289,17 +230,13 @@ impl Run<'_> {
             None => self.host.load_pinned_as(&found.plugin_path, Some(&found.plugin_file), pin),
         }
         .map_err(|e| match e {
-            // A stale pin is the author's to mend, and there are two ways: say both.
-            crate::error::Error::PinMismatch(stale) => {
-                let remedy = format!(
-                    "rebuild and pin it from its source, or, if this plugin is the one to ship, set `adopt.sha256` \
-                     to \"{}\" in `{}`",
-                    stale.digest,
-                    found.manifest_path.display()
-                );
-                (Input::Plugin, anyhow::Error::new(Remedied { error: crate::error::Error::PinMismatch(stale), remedy }))
-            }
-            e => (Input::Plugin, anyhow::Error::new(e)),
+            // A stale pin is the author's to mend, in its module's manifest.
+            PluginError::PinMismatch(stale) => PluginError::PinMismatch(PinMismatch {
+                module: Some(module.to_string()),
+                manifest: Some(found.manifest_path.clone()),
+                ..stale
+            }),
+            e => e,
         })?;
         let manifest_digest = Sha256::of(&found.manifest);
         let env = RunEnv {

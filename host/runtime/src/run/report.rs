@@ -2,12 +2,33 @@
 //! rules of the mesh were checked.
 
 use crate::effect::Violation;
+use crate::error::Error;
 use crate::events::OutcomeWord;
 use crate::mesh::ContainerChange;
 use crate::model::exit::ExitStatus;
-use crate::model::{Export, Plan, Stopped, Unusable};
+use crate::model::{Export, Input, Plan, Stopped};
 use crate::record::screen::{visible, visible_lines};
 use crate::run::plan_file::SavedPlan;
+
+/// A module that cannot be used as it is, and why in words.
+#[derive(Debug, Clone)]
+pub struct Unusable {
+    /// What is wrong with it.
+    pub input: Input,
+    /// The whole explanation, naming the file or the limit concerned.
+    pub message: String,
+    /// The typed error it came from, when the runtime raised one (a pin mismatch, a module
+    /// that ships no plugin): what an installer acts on without reading the message.
+    pub cause: Option<Error>,
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Unusable {}
 
 /// How a module's turn ended.
 #[derive(Debug, Clone)]
@@ -153,14 +174,14 @@ pub enum Held {
     /// A container on the node holds a secret, as the engine shows it mounted, that the
     /// control plane's `state` does not say the node holds: the node's word and the control
     /// plane's disagree, and a push would seal over what the container holds. Each says its
-    /// remedy ([`crate::effect::SecretDisagreement::remedy`]).
+    /// remedy ([`crate::effect::SecretDisagreement::remedy`]); the hold's says all of theirs.
     SecretsDisagree {
         /// Each secret, with both sides.
         secrets: Vec<crate::effect::SecretDisagreement>,
     },
     /// The node lacks an image a module of the run runs: the control plane would refuse that
     /// module's build after the modules before it were adopted. Each says its remedy
-    /// ([`crate::effect::MissingImage::remedy`]).
+    /// ([`crate::effect::MissingImage::remedy`]); the hold's names every image.
     ImagesMissing {
         /// Each image, with the module and container that run it.
         images: Vec<crate::effect::MissingImage>,
@@ -173,7 +194,7 @@ pub enum Held {
     /// The saved plan the run was to apply was made from something that has changed.
     StalePlan {
         /// The first thing that differs.
-        difference: String,
+        difference: crate::run::plan_file::PlanDifference,
     },
     /// The phase's pushes were predicted to break a rule of the mesh.
     RuleWouldBreak {
@@ -187,10 +208,8 @@ pub enum Held {
     /// An option of the run cannot be used ([`crate::RunOptions::validate`] says so, or the
     /// mesh carries no run on its node): refused before anything reached the mesh.
     Options {
-        /// Which option.
-        option: crate::error::RunOptionName,
-        /// What is wrong with it, said after the option's name.
-        why: String,
+        /// Which option, and what is wrong with it.
+        error: crate::model::options::OptionError,
     },
     /// Another run holds the mesh's lock (or its process died holding it, and it is left).
     Locked {
@@ -202,6 +221,43 @@ pub enum Held {
         /// What went wrong, in words.
         why: String,
     },
+}
+
+impl Held {
+    /// What mends it, as data: retry later (another run's lock), break a lock whose run is
+    /// gone, make a plan again, mend the modules named, or look at the mesh first.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        use crate::remedy::Remedy;
+        match self {
+            Held::MeshUnseen { why } => Remedy::InspectMesh { what: why.clone() },
+            Held::Problems { modules } => Remedy::MendModules { modules: modules.clone() },
+            Held::StalePlan { .. } => Remedy::MakePlanAgain,
+            Held::RuleWouldBreak { rules } => Remedy::InspectMesh {
+                what: format!(
+                    "the pushes would break {}; see docs/rules.md",
+                    rules.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+                ),
+            },
+            Held::SecretShown => Remedy::Report,
+            Held::AlreadyRan => Remedy::BuildAnotherRun,
+            Held::Locked { holder } if holder.process_gone() => Remedy::Unlock { id: holder.id.clone(), force: false },
+            Held::Locked { .. } | Held::LockFailed { .. } => Remedy::RetryLater,
+            Held::Options { error } => error.remedy(),
+            Held::SecretsDisagree { secrets } => Remedy::InspectMesh {
+                what: secrets.iter().map(crate::effect::SecretDisagreement::to_look_at).collect::<Vec<_>>().join("; "),
+            },
+            Held::ImagesMissing { images } => {
+                let mut wanted: Vec<String> = Vec::new();
+                for missing in images {
+                    if !wanted.contains(&missing.image) {
+                        wanted.push(missing.image.clone());
+                    }
+                }
+                let node = images.first().map(|m| m.node.clone()).unwrap_or_default();
+                Remedy::ProvideImages { node, images: wanted }
+            }
+        }
+    }
 }
 
 /// How far a run checked the rules of the mesh, so a summary never says "held" of what

@@ -61,7 +61,7 @@ fn moved_words(found: &Reread) -> String {
 
 #[async_trait::async_trait]
 impl BeforePush for Rereads {
-    async fn before_push(&self, module: &str, command: usize) -> Result<(), String> {
+    async fn before_push(&self, module: &str, command: usize) -> Result<(), Reread> {
         let Some(ahead) = self.ahead.iter().find(|a| a.module == module && a.command == command) else {
             return Ok(());
         };
@@ -78,15 +78,7 @@ impl BeforePush for Rereads {
         if found.clear() {
             return Ok(());
         }
-        let why = match &found.unseen {
-            Some(why) => format!("the host could not read the mesh again before this push: {why}"),
-            None => format!(
-                "the host read the mesh again before this push and it is not as predicted ({}): another run or an \
-                 operator may be at work on it",
-                moved_words(&found)
-            ),
-        };
-        *self.stopped.lock().unwrap_or_else(|p| p.into_inner()) = Some((module.to_string(), command, found));
-        Err(why)
+        *self.stopped.lock().unwrap_or_else(|p| p.into_inner()) = Some((module.to_string(), command, found.clone()));
+        Err(found)
     }
 }

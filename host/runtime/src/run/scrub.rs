@@ -1,7 +1,7 @@
 //! What a plugin says, made safe to show: secret values replaced by their names (a value
 //! found is recorded, and fails the run), long text cut.
 
-use crate::model::{Export, Stopped};
+use crate::model::Stopped;
 use crate::run::Run;
 
 /// The longest refusal, report or plan line kept from a plugin; a longer one is cut.
@@ -9,15 +9,11 @@ const REFUSAL_BYTES: usize = 16 << 10;
 
 impl Run<'_> {
     /// The stop report of `module`'s plugin, scrubbed of secrets, with its kind.
-    pub(super) fn stopped(&self, module: &str, during: Export, error: anyhow::Error) -> Stopped {
+    pub(super) fn stopped(&self, module: &str, stopped: Stopped) -> Stopped {
         // The sandbox's own report says in which export it stopped the plugin (the check just
         // before an adopt is a check).
-        let (kind, during) = match error.downcast_ref::<Stopped>() {
-            Some(stopped) => (stopped.kind, stopped.during),
-            None => (crate::error::StopKind::of(&error), during),
-        };
-        let report = self.scrub_in(module, format!("{error:#}"), "its stop report");
-        Stopped { during, kind, report }
+        let report = self.scrub_in(module, stopped.report, "its stop report");
+        Stopped { report, ..stopped }
     }
 
     /// A plugin's refusal with secret values replaced by their names; one found fails the run.

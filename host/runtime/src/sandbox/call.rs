@@ -7,13 +7,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use wasmtime::Result;
 use wasmtime::component::ResourceTable;
 use wasmtime::{Engine, Store, StoreLimitsBuilder, UpdateDeadline};
 use wasmtime_wasi::WasiCtx;
 
-use crate::error::{StopKind, StopReason};
 use crate::model::digest::Sha256;
+use crate::model::stop::{StopKind, StopReason};
 use crate::model::{Export, Stopped};
 use crate::sandbox::deadline::Deadline;
 use crate::sandbox::limits::Limits;
@@ -42,7 +42,7 @@ pub(crate) async fn call<T>(
     env: &RunEnv,
     phase: Export,
     export: impl AsyncFnOnce(&mut Store<RunState>) -> Result<T>,
-) -> Result<T> {
+) -> std::result::Result<T, Stopped> {
     let output = Output::new();
     let deadline = Deadline::new(env.mesh.clone(), limits.wall_time, limits.wasi_wait);
     let mut store = store(limits, plugin.engine, env, phase, wasi(env, &output), deadline.clone());
@@ -133,7 +133,7 @@ async fn run_by_deadline<T>(
     tokio::select! {
         biased;
         outcome = work => outcome,
-        (kind, why) = deadline.stopped() => Err(StopReason::error(kind, why).into()),
+        (kind, why) = deadline.stopped() => Err(StopReason::error(kind, why)),
     }
 }
 
@@ -148,8 +148,8 @@ fn stop_report(
     phase: Export,
     last_call: &str,
     output: &Output,
-    (error, kind): (anyhow::Error, StopKind),
-) -> anyhow::Error {
+    (error, kind): (wasmtime::Error, StopKind),
+) -> Stopped {
     let (mut why, backtrace) = stop_words(&error);
     if let Some(hint) = limits.limit_hint(&why).filter(|hint| !why.contains(hint.as_str())) {
         why.push_str(&format!(" ({hint})"));
@@ -180,7 +180,7 @@ fn stop_report(
     if let Some(backtrace) = backtrace {
         message.push_str(&format!("\nwhere it was:\n  {}", backtrace.replace('\n', "\n  ")));
     }
-    anyhow::Error::new(Stopped { during: phase, kind, report: message })
+    Stopped { during: phase, kind, report: message }
 }
 
 /// What one call's plugin writes to stdout and stderr, kept for a stop report.
@@ -201,7 +201,7 @@ impl Output {
 /// program notice an interrupt (SIGINT) or another deadline.
 fn at_epoch_tick(state: &RunState) -> wasmtime::Result<UpdateDeadline> {
     if let Some(cap) = &state.cap_reached {
-        return Err(StopReason::error(StopKind::Limit, cap.clone()));
+        return Err(StopReason::error(StopKind::Limit, cap.to_string()));
     }
     let waited = state.in_host + state.deadline.waited();
     let guest = state.started.elapsed().saturating_sub(waited);
@@ -234,7 +234,7 @@ const BACKTRACE_FRAMES: usize = 8;
 
 /// Why a plugin was stopped, and apart from it the innermost frames of its wasm backtrace
 /// when there is one: the reason comes first in a report, not after the frames.
-fn stop_words(error: &anyhow::Error) -> (String, Option<String>) {
+fn stop_words(error: &wasmtime::Error) -> (String, Option<String>) {
     let Some(backtrace) = error.downcast_ref::<wasmtime::WasmBacktrace>() else {
         return (format!("{error:#}"), None);
     };

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use crate::error::StopKind;
 use crate::mesh::Mesh;
+use crate::model::stop::StopKind;
 
 /// How often the watchdog looks at the mesh's clock while nothing else wakes it.
 const WATCH_EVERY: Duration = Duration::from_millis(250);

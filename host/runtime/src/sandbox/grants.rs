@@ -9,7 +9,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use anyhow::Result;
 use mesh_adopt_manifest::command::{Command, DEFAULT_REF, accepting_remote};
 
 pub use mesh_adopt_manifest::command::manifest_remote;
@@ -17,6 +16,7 @@ pub use mesh_adopt_manifest::command::manifest_remote;
 use mesh_adopt_manifest::Grants;
 
 use crate::model::{CatalogSource, Export, PluginCommand};
+use crate::sandbox::denial::{Beyond, CarryBeyond, Denial};
 
 /// A host call as the grants see it.
 #[derive(Debug, Clone, Copy)]
@@ -102,11 +102,11 @@ impl Permissions {
 
     /// Decides whether `call` may go through in `phase`; the error names the capability, the
     /// argument, and how it could be granted (or that it cannot be).
-    pub(crate) fn allow(&self, phase: Export, call: Call<'_>) -> Result<(), String> {
+    pub(crate) fn allow(&self, phase: Export, call: Call<'_>) -> Result<(), Denial> {
         if phase == Export::Check
             && let Some(effect) = describe_effect(call)
         {
-            return Err(format!("`{effect}` changes the mesh, and `check` may only read: move it to `adopt`"));
+            return Err(Denial::EffectInCheck { effect });
         }
         match call {
             Call::Tell { command } => self.allow_tell(command),
@@ -122,68 +122,67 @@ impl Permissions {
         }
     }
 
-    fn allow_read(&self, what: &str, name: &str, granted: &[String], key: &str) -> Result<(), String> {
+    fn allow_read(&self, what: &'static str, name: &str, granted: &[String], key: &'static str) -> Result<(), Denial> {
         if granted.iter().any(|g| g == name) { Ok(()) } else { Err(self.not_granted(what, name, key)) }
     }
 
-    fn not_granted(&self, what: &str, name: &str, key: &str) -> String {
-        format!(
-            "{what} `{name}` is not granted to the `{}` plugin: a catalogue grants it by listing it in `adopt.grants.{key}` of {}",
-            self.module, self.manifest
-        )
+    fn not_granted(&self, what: &'static str, name: &str, key: &'static str) -> Denial {
+        Denial::NotGranted {
+            what,
+            name: name.to_string(),
+            module: self.module.clone(),
+            key,
+            manifest: self.manifest.clone(),
+        }
     }
 
-    fn allow_tell(&self, told: &PluginCommand) -> Result<(), String> {
-        let (m, n) = (self.module.as_str(), self.node.as_str());
+    fn allow_tell(&self, told: &PluginCommand) -> Result<(), Denial> {
         let reference = self.catalog_source.as_ref().and_then(|s| s.reference.as_deref()).unwrap_or(DEFAULT_REF);
         let why = match told {
-            PluginCommand::Unknown { why, .. } => why.to_string(),
+            PluginCommand::Unknown { why, .. } => Beyond::NotACommand(why.clone()),
             PluginCommand::Known(command) => match self.beyond(command, reference) {
                 None => return Ok(()),
                 Some(why) => why,
             },
         };
-        Err(format!(
-            "`tell {}` is beyond what a plugin may tell ({why}): the `{m}` plugin may tell only its own provider \
-             sequence (module add {}, build {} --path modules/{m} --ref {reference} --wait {}, \
-             module issue {m} --node {n}, assign {n} {m}, prepare {n} {m}, \
-             secret accept {n} {m} <a secret its manifest declares> --from /accepting-<that secret>, push {n}); \
-             no grant widens this",
-            quoted(told),
-            manifest_remote(m),
-            self.catalog_source.as_ref().map_or("<the catalogue source>", |s| s.repository.as_str()),
-            mesh_adopt_manifest::command::BUILD_WAIT,
-        ))
+        Err(Denial::BeyondSequence {
+            told: quoted(told),
+            why,
+            module: self.module.clone(),
+            node: self.node.clone(),
+            reference: reference.to_string(),
+            repository: self.catalog_source.as_ref().map(|s| s.repository.clone()),
+        })
     }
 
     /// What in a well-formed command goes beyond this plugin's own sequence, if anything.
-    fn beyond(&self, command: &Command, reference: &str) -> Option<String> {
+    fn beyond(&self, command: &Command, reference: &str) -> Option<Beyond> {
         let (m, n) = (self.module.as_str(), self.node.as_str());
         if let Some(module) = command.module()
             && module != m
         {
-            return Some(format!("it names module `{module}`"));
+            return Some(Beyond::Module(module.to_string()));
         }
         if let Some(node) = command.node()
             && node != n
         {
-            return Some(format!("it names node `{node}`"));
+            return Some(Beyond::Node(node.to_string()));
         }
         match command {
-            Command::ModuleAdd { remote } if *remote != manifest_remote(m) => Some(format!("it registers `{remote}`")),
+            Command::ModuleAdd { remote } if *remote != manifest_remote(m) => Some(Beyond::Registers(remote.clone())),
             Command::Build { repository, reference: asked, .. } => {
                 match self.catalog_source.as_ref().map(|s| &s.repository) {
-                    None => Some("no catalogue source was given to build from".into()),
-                    Some(given) if given != repository => Some(format!("it builds from `{repository}`")),
-                    Some(_) if asked != reference => Some(format!("it builds ref `{asked}`")),
+                    None => Some(Beyond::NoSource),
+                    Some(given) if given != repository => Some(Beyond::Repository(repository.clone())),
+                    Some(_) if asked != reference => Some(Beyond::Ref(asked.clone())),
                     Some(_) => None,
                 }
             }
             Command::SecretAccept { secret, from, .. } => {
                 if !self.secrets.iter().any(|s| s == secret) {
-                    Some(format!("its manifest declares no secret `{secret}`"))
+                    Some(Beyond::UndeclaredSecret(secret.clone()))
                 } else if *from != accepting_remote(secret) {
-                    Some(format!("it accepts from `{from}`"))
+                    Some(Beyond::AcceptsFrom(from.clone()))
                 } else {
                     None
                 }
@@ -192,41 +191,31 @@ impl Permissions {
         }
     }
 
-    fn allow_carry(&self, remote: &str, bytes: Option<&[u8]>, credential: Option<&str>) -> Result<(), String> {
+    fn allow_carry(&self, remote: &str, bytes: Option<&[u8]>, credential: Option<&str>) -> Result<(), Denial> {
         let m = self.module.as_str();
         let why = match bytes {
             None => match remote.strip_prefix("/accepting-") {
                 Some(secret) if self.secrets.iter().any(|s| s == secret) => {
                     return self.allow_hand_over(credential, secret);
                 }
-                Some(secret) => format!(
-                    "the `{m}` module's manifest declares no secret `{secret}`, so nothing of it would accept \
-                     `{remote}`: a secret is carried only to `/accepting-<a secret the manifest declares>`"
-                ),
-                None => format!("carrying a secret to `{remote}` is beyond what a plugin may carry"),
+                Some(secret) => {
+                    CarryBeyond::UndeclaredSecret { secret: secret.to_string(), remote: remote.to_string() }
+                }
+                None => CarryBeyond::Elsewhere { secret: true, remote: remote.to_string() },
             },
             Some(bytes) if remote == manifest_remote(m) => {
                 if *bytes == *self.manifest_bytes {
                     return Ok(());
                 }
-                format!(
-                    "these {} bytes are not the catalogue's manifest of `{m}` ({} bytes, {}): \
-                     a plugin may register only the manifest the catalogue ships",
-                    bytes.len(),
-                    self.manifest_bytes.len(),
-                    self.manifest
-                )
+                CarryBeyond::NotTheManifest {
+                    carried: bytes.len(),
+                    manifest: self.manifest_bytes.len(),
+                    path: self.manifest.clone(),
+                }
             }
-            _ => format!(
-                "carrying {} to `{remote}` is beyond what a plugin may carry",
-                if bytes.is_none() { "a secret" } else { "bytes" }
-            ),
+            _ => CarryBeyond::Elsewhere { secret: bytes.is_none(), remote: remote.to_string() },
         };
-        Err(format!(
-            "{why}: the `{m}` plugin may carry only its catalogue manifest to `{}` and secrets to \
-             `/accepting-<name>`; no grant widens this",
-            manifest_remote(m)
-        ))
+        Err(Denial::Carry { why, module: self.module.clone() })
     }
 }
 
@@ -234,23 +223,20 @@ impl Permissions {
     /// A genesis credential a container runs with goes to the control plane only from the
     /// module that declares it adopts that container, and only as the secret it declares: any
     /// other module may read it, never make it a secret of its own.
-    fn allow_hand_over(&self, credential: Option<&str>, secret: &str) -> Result<(), String> {
+    fn allow_hand_over(&self, credential: Option<&str>, secret: &str) -> Result<(), Denial> {
         let Some(credential) = credential else { return Ok(()) };
         let Some(container) = self.credential_holders.get(credential) else { return Ok(()) };
-        match self.hands_over.get(credential) {
-            Some(declared) if declared == secret => Ok(()),
-            Some(declared) => Err(format!(
-                "`{credential}` is the genesis credential `{container}` runs with, and the `{}` module declares it \
-                 hands it over as its secret `{declared}`, not `{secret}`",
-                self.module
-            )),
-            None => Err(format!(
-                "`{credential}` is the genesis credential `{container}` runs with: only the module that declares it \
-                 adopts `{container}` with it (`adopts[].credential` in its manifest) may hand it to the control \
-                 plane as a secret; the `{}` module may read it, not accept it as its secret `{secret}`",
-                self.module
-            )),
+        let declared = self.hands_over.get(credential);
+        if declared.is_some_and(|declared| declared == secret) {
+            return Ok(());
         }
+        Err(Denial::HandOver {
+            credential: credential.to_string(),
+            container: container.clone(),
+            module: self.module.clone(),
+            secret: secret.to_string(),
+            declared: declared.cloned(),
+        })
     }
 }
 
@@ -315,6 +301,7 @@ mod tests {
         let p = postgres();
         let hand = |p: &Permissions, remote, credential| {
             p.allow(Export::Adopt, Call::Carry { remote, bytes: None, credential: Some(credential) })
+                .map_err(|d| d.to_string())
         };
         assert!(hand(&p, "/accepting-superuser", "store-superuser").is_ok());
         // A credential no container runs with is the module's to hand over as it likes.
@@ -337,7 +324,7 @@ mod tests {
     }
 
     fn tell(text: &str) -> Result<(), String> {
-        postgres().allow(Export::Adopt, Call::Tell { command: &command(text) })
+        postgres().allow(Export::Adopt, Call::Tell { command: &command(text) }).map_err(|d| d.to_string())
     }
 
     #[test]
@@ -381,7 +368,7 @@ mod tests {
     #[test]
     fn a_denial_quotes_a_bounded_prefix_of_a_flood() {
         let flood = PluginCommand::from_words(std::iter::repeat_n(String::new(), 2_000_000).collect());
-        let denied = postgres().allow(Export::Adopt, Call::Tell { command: &flood }).unwrap_err();
+        let denied = postgres().allow(Export::Adopt, Call::Tell { command: &flood }).unwrap_err().to_string();
         assert!(denied.len() < 2_000, "a denial of {} bytes", denied.len());
         assert!(denied.contains("2000000 words"), "{denied}");
     }
@@ -389,7 +376,9 @@ mod tests {
     #[test]
     fn carries_only_its_manifest_and_accepting_secrets() {
         let p = postgres();
-        let carry = |remote, bytes| p.allow(Export::Adopt, Call::Carry { remote, bytes, credential: None });
+        let carry = |remote, bytes| {
+            p.allow(Export::Adopt, Call::Carry { remote, bytes, credential: None }).map_err(|d| d.to_string())
+        };
         assert!(carry("/postgres-module.json", Some(MANIFEST)).is_ok());
         assert!(carry("/accepting-superuser", None).is_ok());
         // Bytes may not pose as a secret delivery, nor a secret as the manifest.
@@ -408,7 +397,7 @@ mod tests {
     fn reads_only_what_is_granted_and_says_how_to_grant() {
         let p = postgres();
         assert!(p.allow(Export::Adopt, Call::Credential { name: "store-superuser" }).is_ok());
-        let denied = p.allow(Export::Adopt, Call::Credential { name: "bus-admin" }).unwrap_err();
+        let denied = p.allow(Export::Adopt, Call::Credential { name: "bus-admin" }).unwrap_err().to_string();
         assert!(denied.contains("adopt.grants.credentials"), "{denied}");
         assert!(p.allow(Export::Adopt, Call::Inspect { container: "mesh-control" }).is_err());
         assert!(p.allow(Export::Adopt, Call::Fetch { url: "http://127.0.0.1:8222/healthz" }).is_ok());
@@ -418,7 +407,7 @@ mod tests {
     #[test]
     fn check_may_read_but_not_act() {
         let p = postgres();
-        let denied = p.allow(Export::Check, Call::Tell { command: &command("push node-1") }).unwrap_err();
+        let denied = p.allow(Export::Check, Call::Tell { command: &command("push node-1") }).unwrap_err().to_string();
         assert!(denied.contains("`tell push node-1`") && denied.contains("may only read"), "{denied}");
         assert!(
             p.allow(

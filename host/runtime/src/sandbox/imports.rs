@@ -8,13 +8,14 @@ use std::time::{Duration, Instant};
 
 use wasmtime::component::Resource;
 
-use crate::error::{StopKind, StopReason};
 use crate::events::{
     ArgsCut, CallError, CallValue, ContainerValue, ErrorKind, Op, Payload as CarriedRecord, Request, ResponseValue,
 };
 use crate::mesh::{ContainerState, MeshError, Payload, Response, SecretValue};
+use crate::model::stop::{StopKind, StopReason};
 use crate::model::{Export, PluginCommand};
 use crate::record::transcript::Entry;
+use crate::sandbox::denial::{Cap, Denial};
 use crate::sandbox::grants::{Call, quoted};
 use crate::sandbox::limits::cut_to;
 use crate::sandbox::state::RunState;
@@ -24,8 +25,8 @@ use mesh_adopt_manifest::command::Command;
 /// `host-error`.
 pub(crate) type HostError = CallError;
 
-fn denied(message: impl Into<String>) -> HostError {
-    CallError { kind: ErrorKind::Denied, message: message.into() }
+fn denied(denial: Denial) -> HostError {
+    CallError { kind: ErrorKind::Denied, message: denial.to_string() }
 }
 
 fn unavailable(message: impl Into<String>) -> HostError {
@@ -145,7 +146,7 @@ impl RunState {
         &mut self,
         grant: Call<'_>,
         request: Request,
-        oversized: Option<String>,
+        oversized: Option<Denial>,
         call: impl AsyncFnOnce(&mut RunState) -> Result<T, HostError>,
     ) -> Result<T, HostError>
     where
@@ -160,21 +161,18 @@ impl RunState {
         let timeout = self.pending_timeout.take();
         // Once a cap is reached, further calls are denied without being kept: the cap bounds
         // what the host holds until the sandbox stops the plugin at its next step.
-        if let Some(cap) = self.cap_reached.clone() {
-            return Err(denied(cap));
+        if let Some(cap) = self.cap_reached {
+            return Err(denied(Denial::Cap(cap)));
         }
         let kind = request.op;
         let (request, leaked) = self.scrub_request(request);
         let detail = request.words();
         let outcome = if let Some(cap) = self.reach_caps() {
-            Err(denied(cap))
+            Err(denied(Denial::Cap(cap)))
         } else if let Some(why) = oversized {
             Err(denied(why))
         } else if leaked {
-            Err(denied(
-                "its arguments carry a secret's value (redacted); secrets travel only by `carry` of a secret handle"
-                    .to_string(),
-            ))
+            Err(denied(Denial::CarriesSecret))
         } else {
             let allowed = self.env.permissions.allow(self.phase, grant);
             let cleared =
@@ -185,7 +183,9 @@ impl RunState {
                 Err(why) => Err(why),
             };
             match cleared {
-                Err(why) => Err(denied(self.env.credentials.redact(why).0)),
+                Err(why) => {
+                    Err(CallError { kind: ErrorKind::Denied, message: self.env.credentials.redact(why.to_string()).0 })
+                }
                 Ok(()) => {
                     self.deadline.in_call(Some(format!("`{} {detail}`", kind.as_str())));
                     if self.env.transcript.is_observed() {
@@ -242,51 +242,41 @@ impl RunState {
 impl RunState {
     /// Counts a host call against the caps and says which one is reached, if any: from then
     /// on every call is denied and the sandbox stops the plugin at its next step.
-    fn reach_caps(&mut self) -> Option<String> {
+    fn reach_caps(&mut self) -> Option<Cap> {
         self.calls += 1;
         if self.cap_reached.is_none() {
             let limits = &self.limits;
             if self.calls > limits.host_calls {
-                self.cap_reached = Some(format!(
-                    "it made more than {} host calls in one export call (limits.host_calls)",
-                    limits.host_calls
-                ));
+                self.cap_reached = Some(Cap::HostCalls(limits.host_calls));
             } else if self.env.transcript.text_bytes() > limits.record_bytes {
-                self.cap_reached = Some(format!(
-                    "its run recorded more than {} bytes of calls and lines (limits.record_bytes)",
-                    limits.record_bytes
-                ));
+                self.cap_reached = Some(Cap::RecordBytes(limits.record_bytes));
             }
         }
-        self.cap_reached.clone()
+        self.cap_reached
     }
 
     /// A module accepts only a secret it carried itself, and registers only the manifest it
     /// carried itself, in this call: the control plane's paths are shared by every module and
     /// outlive a run, so without this one module could hand its credential to another that was
     /// never granted it, or register what an earlier run left there.
-    fn uses_its_own_carries(&self, grant: Call<'_>) -> Result<(), String> {
+    fn uses_its_own_carries(&self, grant: Call<'_>) -> Result<(), Denial> {
         let Call::Tell { command: told } = grant else { return Ok(()) };
         match told.known() {
-            Some(Command::SecretAccept { from, .. }) if !self.carried_secrets.contains(from) => Err(format!(
-                "`tell {}` accepts `{from}`, and this plugin carried no secret there: a module accepts only a \
-                 secret it carried itself",
-                quoted(told)
-            )),
+            Some(Command::SecretAccept { from, .. }) if !self.carried_secrets.contains(from) => {
+                Err(Denial::AcceptsUncarried { told: quoted(told), from: from.clone() })
+            }
             // Likewise a registration: what the control plane holds at that path may be what an
             // earlier run left, which this run never checked.
-            Some(Command::ModuleAdd { remote }) if !self.carried_manifests.contains(remote) => Err(format!(
-                "`tell {}` registers `{remote}`, and this plugin carried nothing there in this call: a module \
-                 registers only the manifest it carried itself",
-                quoted(told)
-            )),
+            Some(Command::ModuleAdd { remote }) if !self.carried_manifests.contains(remote) => {
+                Err(Denial::RegistersUncarried { told: quoted(told), remote: remote.clone() })
+            }
             _ => Ok(()),
         }
     }
 
     /// During `adopt`, just before a `tell push` goes out, whatever the run does then (it reads
     /// the mesh again and holds it to the prediction): its `Err` keeps the push from the mesh.
-    async fn before_push(&mut self, grant: Call<'_>) -> Result<(), String> {
+    async fn before_push(&mut self, grant: Call<'_>) -> Result<(), Denial> {
         let (Export::Adopt, Call::Tell { command }) = (self.phase, grant) else { return Ok(()) };
         if !matches!(command.known(), Some(Command::Push { .. })) {
             return Ok(());
@@ -297,13 +287,13 @@ impl RunState {
         self.deadline.in_call(Some("reading the mesh again before `tell push`".into()));
         let gate = guard.before_push(&self.env.module, told.saturating_sub(1)).await;
         self.deadline.in_call(None);
-        gate
+        gate.map_err(|found| Denial::MeshMoved { found })
     }
 
     /// During `adopt`, a tell must be the plan's next command: the plan an operator reviewed
     /// is the sequence that runs. The command is counted as told once it may go through,
     /// whatever the mesh answers, so a failure the rules allow (no account) moves on.
-    fn follow_plan(&mut self, grant: Call<'_>) -> Result<(), String> {
+    fn follow_plan(&mut self, grant: Call<'_>) -> Result<(), Denial> {
         if let (Export::Adopt, Call::Carry { remote, .. }, Some(plan)) = (self.phase, grant, self.plan.as_ref()) {
             return carry_in_plan(remote, &plan.commands);
         }
@@ -315,20 +305,13 @@ impl RunState {
                 plan.told += 1;
                 Ok(())
             }
-            Some(next) => Err(format!(
-                "`tell {}` is not the plan's next command: the plan `check` made says `tell {}` next \
-                 (command {} of {}); `adopt` tells only its plan, in order",
-                quoted(command),
-                quoted(next),
-                plan.told + 1,
-                plan.commands.len()
-            )),
-            None => Err(format!(
-                "`tell {}` is beyond the plan: the plan `check` made has {} commands, all told; \
-                 `adopt` tells only its plan",
-                quoted(command),
-                plan.commands.len()
-            )),
+            Some(next) => Err(Denial::NotNext {
+                told: quoted(command),
+                next: quoted(next),
+                number: plan.told + 1,
+                of: plan.commands.len(),
+            }),
+            None => Err(Denial::BeyondPlan { told: quoted(command), of: plan.commands.len() }),
         }
     }
 }
@@ -336,7 +319,7 @@ impl RunState {
 /// During `adopt`, a carry must be one the plan's commands use: to the path a `module add`
 /// registers or a `secret accept` takes from. Anything else would put in the control plane
 /// what no reviewed command accounts for.
-fn carry_in_plan(remote: &str, commands: &[PluginCommand]) -> Result<(), String> {
+fn carry_in_plan(remote: &str, commands: &[PluginCommand]) -> Result<(), Denial> {
     let used = commands.iter().any(|planned| match planned.known() {
         Some(Command::ModuleAdd { remote: to }) | Some(Command::SecretAccept { from: to, .. }) => to == remote,
         _ => false,
@@ -344,10 +327,7 @@ fn carry_in_plan(remote: &str, commands: &[PluginCommand]) -> Result<(), String>
     if used {
         return Ok(());
     }
-    Err(format!(
-        "a carry to `{remote}` is used by no command of the plan `check` made (only its `module add` and \
-         `secret accept` commands take what was carried); `adopt` carries only what its plan uses"
-    ))
+    Err(Denial::CarryNotInPlan { remote: remote.to_string() })
 }
 
 /// How a host call's returned value is kept in the transcript and recordings, and scrubbed
@@ -427,7 +407,7 @@ impl RunState {
     /// `credential`: a handle to a genesis credential the grants allow.
     pub(crate) async fn serve_credential(&mut self, name: String) -> Result<Resource<SecretValue>, HostError> {
         self.serve(Call::Credential { name: &name }, one(Op::Credential, &name), None, async |state| {
-            let value = state.env.credentials.read(&name).map_err(unavailable)?;
+            let value = state.env.credentials.read(&name).map_err(|e| unavailable(e.to_string()))?;
             state.table().push(value).map_err(|e| unavailable(format!("no room for the credential: {e}")))
         })
         .await
@@ -448,7 +428,7 @@ impl RunState {
             Carried::Secret(handle) => {
                 let secret = self.table().get(&handle).cloned();
                 let payload =
-                    secret.map(Payload::Secret).map_err(|e| denied(format!("not a secret this plugin holds: {e}")));
+                    secret.map(Payload::Secret).map_err(|e| denied(Denial::NotASecret { table: e.to_string() }));
                 (payload, CarriedRecord::Secret)
             }
         };
@@ -482,9 +462,9 @@ impl RunState {
         let (count, size) = told.size();
         let (limit, most) = (self.limits.tell_args_bytes, self.limits.tell_args_count);
         let oversized = if size > limit {
-            Some(format!("the arguments are {size} bytes; a tell may carry at most {limit} (limits.tell_args_bytes)"))
+            Some(Denial::TellBytes { size, most: limit })
         } else if count > most {
-            Some(format!("the tell has {count} arguments; a tell may have at most {most} (limits.tell_args_count)"))
+            Some(Denial::TellCount { count, most })
         } else {
             None
         };
@@ -505,7 +485,14 @@ impl RunState {
         self.serve(Call::Tell { command: &told }, request, oversized, async |state| match &told {
             PluginCommand::Known(command) => Ok(state.env.mesh.tell(command, timeout).await?),
             // The grants deny every tell that is no command before it gets here.
-            PluginCommand::Unknown { why, .. } => Err(denied(format!("`tell {}` is no command: {why}", quoted(&told)))),
+            PluginCommand::Unknown { why, .. } => Err(denied(Denial::BeyondSequence {
+                told: quoted(&told),
+                why: crate::sandbox::denial::Beyond::NotACommand(why.clone()),
+                module: state.env.module.clone(),
+                node: state.env.permissions.node.clone(),
+                reference: String::new(),
+                repository: None,
+            })),
         })
         .await
     }

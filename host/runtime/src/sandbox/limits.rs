@@ -103,63 +103,91 @@ pub fn cut_to(text: &mut String, bytes: usize) -> bool {
     true
 }
 
+/// One of the sandbox's limits a plugin ran into, as the engine said it: which, what this host
+/// allows, and the engine's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{engine} (this host allows {allowed}; raise limits.{limit})")]
+pub struct LimitHit {
+    /// The limit, as [`Limits`] names its field.
+    pub limit: &'static str,
+    /// What this host allows, in words (`2 core instances per plugin`).
+    pub allowed: String,
+    /// What the engine said.
+    pub engine: crate::model::faults::EngineWords,
+}
+
+impl LimitHit {
+    /// What mends it: the limit raised.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        crate::remedy::Remedy::SetLimit { limit: self.limit.to_string(), must: format!("more than {}", self.allowed) }
+    }
+}
+
 impl Limits {
-    /// `error` with the limit it hit named, and how to raise it, when it is one of the
-    /// sandbox's: a component too big for the pool is refused at load, a store that grows
-    /// past its limits at instantiation.
-    pub(crate) fn name_the_limit(&self, error: anyhow::Error) -> anyhow::Error {
-        let text = format!("{error:#}");
-        match self.limit_hint(&text) {
-            Some(hint) => anyhow::anyhow!("{text} ({hint})"),
-            None => error,
-        }
+    /// The limit the engine's error says was hit, if it is one of the sandbox's: a component
+    /// too big for the pool is refused at load, a store that grows past its limits at
+    /// instantiation. The engine says which only in its words, so they are what is read.
+    pub(crate) fn limit_hit(&self, error: &wasmtime::Error) -> Option<LimitHit> {
+        let engine = crate::model::faults::EngineWords::of(error);
+        let (limit, allowed) = self.limit_named(engine.text())?;
+        Some(LimitHit { limit, allowed, engine })
     }
 
     /// A plugin's instantiation refused by one of the sandbox's limits, as a stop of kind
-    /// [`StopKind::Limit`](crate::error::StopKind::Limit) naming the limit and how to raise
+    /// [`StopKind::Limit`](crate::model::stop::StopKind::Limit) naming the limit and how to raise
     /// it; any other error as it is.
-    pub(crate) fn limit_stop(&self, error: anyhow::Error) -> anyhow::Error {
-        let text = format!("{error:#}");
-        match self.limit_hint(&text) {
-            Some(hint) => {
-                crate::error::StopReason::error(crate::error::StopKind::Limit, format!("{text} ({hint})")).into()
-            }
+    pub(crate) fn limit_stop(&self, error: wasmtime::Error) -> wasmtime::Error {
+        match self.limit_hit(&error) {
+            Some(hit) => crate::model::stop::StopReason::error(crate::model::stop::StopKind::Limit, hit.to_string()),
             None => error,
         }
     }
 
     /// Which of the sandbox's limits `text` says was hit, and how to raise it.
     pub(crate) fn limit_hint(&self, text: &str) -> Option<String> {
+        self.limit_named(text).map(|(limit, allowed)| format!("this host allows {allowed}; raise limits.{limit}"))
+    }
+
+    /// The field of the limit `text` says was hit, and what this host allows of it.
+    fn limit_named(&self, text: &str) -> Option<(&'static str, String)> {
         let l = self;
         if text.contains("core module instances") || text.contains("instance count too high") {
-            Some(format!(
-                "this host allows {} core instances per plugin; raise limits.core_instances_per_plugin",
-                l.core_instances_per_plugin
-            ))
+            Some(("core_instances_per_plugin", format!("{} core instances per plugin", l.core_instances_per_plugin)))
         } else if text.contains("linear memories")
             || text.contains("memory count too high")
             || text.contains("defined memories count")
         {
-            Some(format!(
-                "this host allows {} memories per plugin; raise limits.memories_per_plugin",
-                l.memories_per_plugin
-            ))
+            Some(("memories_per_plugin", format!("{} memories per plugin", l.memories_per_plugin)))
         } else if text.contains("tables, which exceeds")
             || text.contains("table count too high")
             || text.contains("defined tables count")
         {
-            Some(format!("this host allows {} tables per plugin; raise limits.tables_per_plugin", l.tables_per_plugin))
+            Some(("tables_per_plugin", format!("{} tables per plugin", l.tables_per_plugin)))
         } else if text.contains("minimum element size") {
-            Some(format!("this host allows {} elements per table; raise limits.table_elements", l.table_elements))
+            Some(("table_elements", format!("{} elements per table", l.table_elements)))
         } else if text.contains("memory does not fit") || text.contains("growing memory") {
-            Some(format!("this host allows each memory {} MiB; raise limits.memory_bytes", l.memory_bytes >> 20))
+            Some(("memory_bytes", format!("each memory {} MiB", l.memory_bytes >> 20)))
         } else if text.contains("concurrent") && text.contains("limit") {
-            Some(format!(
-                "this host runs at most {} plugins at once; raise limits.concurrent_instances",
-                l.concurrent_instances
-            ))
+            Some(("concurrent_instances", format!("{} plugins at once", l.concurrent_instances)))
         } else {
             None
+        }
+    }
+}
+
+/// A limit of the sandbox's, named so a caller can say how its user sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LimitName {
+    /// `limits.wall_time`: how long an export call may take, waits included.
+    WallTime,
+}
+
+impl LimitName {
+    /// The field of [`Limits`] it is.
+    pub fn field(self) -> &'static str {
+        match self {
+            LimitName::WallTime => "wall_time",
         }
     }
 }

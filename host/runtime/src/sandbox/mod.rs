@@ -8,6 +8,7 @@ pub(crate) mod call;
 pub mod captured;
 pub mod clocks;
 pub(crate) mod deadline;
+pub(crate) mod denial;
 pub mod grants;
 pub(crate) mod imports;
 pub mod limits;

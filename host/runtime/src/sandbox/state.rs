@@ -104,7 +104,7 @@ pub struct RunState {
     pub(crate) carried_manifests: std::collections::BTreeSet<String>,
     /// A cap the plugin reached: every call from then on is denied, and the sandbox stops
     /// it at its next step.
-    pub(crate) cap_reached: Option<String>,
+    pub(crate) cap_reached: Option<crate::sandbox::denial::Cap>,
 }
 
 /// A plan's commands and how many of them `adopt` has told so far.
@@ -119,9 +119,10 @@ pub(crate) struct PlanCursor {
 /// moment the host can still keep a push from a mesh that moved since preflight.
 #[async_trait::async_trait]
 pub(crate) trait BeforePush: Send + Sync {
-    /// `Err(why)`: the push is not told, and the plugin's tell is denied with `why`. `command`
-    /// is the push's place in `module`'s plan.
-    async fn before_push(&self, module: &str, command: usize) -> Result<(), String>;
+    /// `Err(found)`: the mesh read again was not as predicted (or could not be read), the push
+    /// is not told, and the plugin's tell is denied saying so. `command` is the push's place in
+    /// `module`'s plan.
+    async fn before_push(&self, module: &str, command: usize) -> Result<(), crate::effect::Reread>;
 }
 
 impl PlanCursor {

@@ -18,13 +18,13 @@
 //! Anything else a component imports is refused at load, naming each such import and
 //! listing what is offered.
 
-use anyhow::{Result, anyhow, bail};
 use wasmtime::component::types::{ComponentFunc, ComponentItem};
 use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceAny, ResourceType, Val};
 use wasmtime::{Engine, StoreContextMut};
+use wasmtime::{Result, format_err};
 use wasmtime_wasi::p2::bindings::clocks::monotonic_clock;
 
-use crate::error::{StopKind, StopReason};
+use crate::model::stop::{StopKind, StopReason};
 use crate::sandbox::state::RunState;
 
 /// The WASI interfaces a plugin may import (any `0.2.x` version), with what each gives.
@@ -127,7 +127,10 @@ pub fn offered_in_words() -> String {
 
 /// The imports of `component` to link as stubs, or an error naming every import that does
 /// not fit and what is offered instead.
-fn fit(engine: &Engine, component: &Component) -> Result<Vec<(String, &'static str)>> {
+fn fit(
+    engine: &Engine,
+    component: &Component,
+) -> std::result::Result<Vec<(String, &'static str)>, crate::model::faults::WorldFault> {
     let ty = component.component_type();
     let mut stubs = Vec::new();
     let mut refused = Vec::new();
@@ -139,7 +142,10 @@ fn fit(engine: &Engine, component: &Component) -> Result<Vec<(String, &'static s
         }
     }
     if !refused.is_empty() {
-        bail!("it imports what this sandbox does not offer: {}. {}", refused.join(", "), offered_in_words());
+        return Err(crate::model::faults::WorldFault::NotOffered {
+            refused: refused.join(", "),
+            offered: offered_in_words(),
+        });
     }
     Ok(stubs)
 }
@@ -187,11 +193,23 @@ pub(crate) fn linker_for(
     base: &Linker<RunState>,
     engine: &Engine,
     component: &Component,
-) -> Result<Option<Linker<RunState>>> {
+) -> std::result::Result<Option<Linker<RunState>>, crate::model::faults::WorldFault> {
     let stubs = fit(engine, component)?;
     if stubs.is_empty() {
         return Ok(None);
     }
+    stubbed(base, engine, component, &stubs)
+        .map(Some)
+        .map_err(|e| crate::model::faults::WorldFault::Unread(crate::model::faults::EngineWords::of(&e)))
+}
+
+/// `base` with a stub of every interface of `stubs` the component imports.
+fn stubbed(
+    base: &Linker<RunState>,
+    engine: &Engine,
+    component: &Component,
+    stubs: &[(String, &'static str)],
+) -> Result<Linker<RunState>> {
     let mut linker = base.clone();
     // A resource an interface only uses (`wasi:io/poll.pollable` in `wasi:sockets/tcp`) was
     // introduced by an import before it and must not be defined again.
@@ -208,7 +226,7 @@ pub(crate) fn linker_for(
             continue;
         };
         let (base_name, _) = split_version(name);
-        let mut stub = linker.instance(name).map_err(|e| anyhow!("cannot stub `{name}`: {e}"))?;
+        let mut stub = linker.instance(name).map_err(|e| format_err!("cannot stub `{name}`: {e}"))?;
         for (export, e) in instance.exports(engine) {
             match e.ty {
                 ComponentItem::ComponentFunc(func) => {
@@ -222,7 +240,7 @@ pub(crate) fn linker_for(
             }
         }
     }
-    Ok(Some(linker))
+    Ok(linker)
 }
 
 fn define_stub_func(

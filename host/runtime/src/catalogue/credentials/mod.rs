@@ -47,6 +47,114 @@ pub const CREDENTIAL_BYTES: usize = 64 << 10;
 /// What messages name as the directory of a run given no credentials.
 const NO_DIRECTORY: &str = "(no credentials)";
 
+/// Why a credential cannot be used, naming it and where it was looked for.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum CredentialError {
+    /// A name that is not a plain file name.
+    #[error("`{name}` is not a credential name: names are plain file names")]
+    NotAName {
+        /// The name.
+        name: String,
+    },
+    /// A table that names something that is not a credential's name.
+    #[error("`{key}` names `{}`, which is not a credential name: names are plain file names", name.escape_debug())]
+    GivenName {
+        /// The table's key.
+        key: String,
+        /// The name.
+        name: String,
+    },
+    /// The run was given no credentials.
+    #[error("this run was given no credentials directory")]
+    NoneGiven,
+    /// The directory cannot be opened.
+    #[error("the credentials directory `{}` cannot be opened: {error}", path.display())]
+    NoDirectory {
+        /// The directory.
+        path: PathBuf,
+        /// What the system said.
+        error: Arc<std::io::Error>,
+    },
+    /// The directory cannot be listed.
+    #[error("the credentials directory `{}` cannot be read: {error}", path.display())]
+    Unlisted {
+        /// The directory.
+        path: PathBuf,
+        /// What the system said.
+        error: Arc<std::io::Error>,
+    },
+    /// No such credential.
+    #[error("no credential `{name}` in {within}{}", error.as_ref().map_or(String::new(), |e| format!(" ({e})")))]
+    Missing {
+        /// The credential.
+        name: String,
+        /// Where it was looked for, as a message names it.
+        within: String,
+        /// What the system said, when it said anything.
+        error: Option<Arc<std::io::Error>>,
+    },
+    /// Not a regular file.
+    #[error("the credential {at} is not a regular file")]
+    NotRegular {
+        /// The credential, as a message names it.
+        at: String,
+    },
+    /// Its file could not be read.
+    #[error("failed to read {at}: {error}")]
+    Unreadable {
+        /// The credential, as a message names it.
+        at: String,
+        /// What the system said.
+        error: Arc<std::io::Error>,
+    },
+    /// Larger than a credential may be.
+    #[error("the credential {at} is larger than the {CREDENTIAL_BYTES} bytes allowed")]
+    TooLarge {
+        /// The credential, as a message names it.
+        at: String,
+    },
+    /// Empty: an empty password would be delivered as a server's superuser.
+    #[error("the credential {at} is empty or only whitespace")]
+    Empty {
+        /// The credential, as a message names it.
+        at: String,
+    },
+}
+
+/// A credential a manifest grants that cannot be used: which, and why.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("credential `{name}`, which cannot be used: {error}")]
+pub struct GrantedCredentialError {
+    /// The credential's name.
+    pub name: String,
+    /// Why it cannot be used.
+    pub error: CredentialError,
+}
+
+impl CredentialError {
+    /// What mends it: the credential, or its directory, put right where it is.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        let path = match self {
+            CredentialError::NoneGiven => {
+                return crate::remedy::Remedy::SetOption {
+                    option: "--credentials".into(),
+                    must: "the genesis credentials the catalogue's grants name".into(),
+                };
+            }
+            CredentialError::NoDirectory { path, .. } | CredentialError::Unlisted { path, .. } => path.clone(),
+            CredentialError::Missing { name, within, .. } => PathBuf::from(within.trim_matches('`')).join(name),
+            CredentialError::NotRegular { at }
+            | CredentialError::Unreadable { at, .. }
+            | CredentialError::TooLarge { at }
+            | CredentialError::Empty { at } => PathBuf::from(at.trim_matches('`')),
+            CredentialError::NotAName { name } => PathBuf::from(name),
+            CredentialError::GivenName { key, .. } => PathBuf::from(key),
+        };
+        crate::remedy::Remedy::EditFile { path, at: None }
+    }
+}
+
 /// The credentials of a run: a directory, or values already in memory (a scenario's), and
 /// every value handed out so far.
 pub struct Credentials {
@@ -57,7 +165,7 @@ pub struct Credentials {
     /// values that are text are kept: text can only contain those.
     handed_out: Mutex<BTreeSet<(String, String)>>,
     /// What the last [`Credentials::learn_all`] could not read; see [`Credentials::unreadable`].
-    unreadable: Mutex<Vec<(String, String)>>,
+    unreadable: Mutex<Vec<(String, CredentialError)>>,
     /// Every usable credential's value as [`Credentials::learn_all`] last read it, by name:
     /// what reads are served from until it reads again. A name not in it (not learnt yet, or
     /// not usable when it was) is read from the source.
@@ -67,7 +175,7 @@ pub struct Credentials {
 /// Where a run's credentials are read from.
 enum Source {
     /// A directory, opened once as a capability, or why it could not be.
-    Directory { path: PathBuf, dir: Result<Dir, String> },
+    Directory { path: PathBuf, dir: Result<Dir, CredentialError> },
     /// Values read earlier or given, checked as a file's would be when asked for.
     Memory(CredentialValues),
 }
@@ -78,11 +186,11 @@ enum Source {
 #[derive(Debug, Clone)]
 pub struct CredentialValues {
     origin: Origin,
-    values: Arc<Result<BTreeMap<String, Stored>, String>>,
+    values: Arc<Result<BTreeMap<String, Stored>, CredentialError>>,
 }
 
 /// One credential held in memory: the bytes its file held, or why it could not be read.
-type Stored = Result<Vec<u8>, String>;
+type Stored = Result<Vec<u8>, CredentialError>;
 
 /// Where credentials held in memory came from, as messages name them.
 #[derive(Debug, Clone)]
@@ -108,17 +216,27 @@ impl CredentialValues {
 
     /// Credentials given as text by the table `key` of `file` (a scenario's `mesh.credentials`),
     /// refusing a name that could not be a file in a credentials directory.
-    pub fn given(file: &Path, key: &str, values: &BTreeMap<String, String>) -> Result<CredentialValues, String> {
+    pub fn given(
+        file: &Path,
+        key: &str,
+        values: &BTreeMap<String, String>,
+    ) -> Result<CredentialValues, CredentialError> {
         if let Some(bad) = values.keys().find(|name| !plain_name(name)) {
-            return Err(format!(
-                "`{key}` names `{}`, which is not a credential name: names are plain file names",
-                bad.escape_debug()
-            ));
+            return Err(CredentialError::GivenName { key: key.to_string(), name: bad.clone() });
         }
         Ok(CredentialValues {
             origin: Origin::Table { file: file.to_path_buf(), key: key.to_string() },
             values: Arc::new(Ok(values.iter().map(|(n, v)| (n.clone(), Ok(v.as_bytes().to_vec()))).collect())),
         })
+    }
+}
+
+/// No credential `name` in the directory at `path`, as the system said.
+fn missing(name: &str, path: &Path, error: std::io::Error) -> CredentialError {
+    CredentialError::Missing {
+        name: name.to_string(),
+        within: format!("`{}`", path.display()),
+        error: Some(Arc::new(error)),
     }
 }
 
@@ -132,7 +250,7 @@ impl Credentials {
     /// since plugins that need none should still run.
     pub fn open(path: &Path) -> Credentials {
         let dir = Dir::open_ambient_dir(path, ambient_authority())
-            .map_err(|e| format!("the credentials directory `{}` cannot be opened: {e}", path.display()));
+            .map_err(|e| CredentialError::NoDirectory { path: path.to_path_buf(), error: Arc::new(e) });
         Credentials::from_source(Source::Directory { path: path.to_path_buf(), dir })
     }
 
@@ -141,7 +259,7 @@ impl Credentials {
     pub fn none() -> Credentials {
         Credentials::from_source(Source::Directory {
             path: PathBuf::from(NO_DIRECTORY),
-            dir: Err("this run was given no credentials directory".into()),
+            dir: Err(CredentialError::NoneGiven),
         })
     }
 
@@ -171,14 +289,14 @@ impl Credentials {
 
     /// Reads credential `name`: as the run's [`Credentials::learn_all`] read it, or from the
     /// source. Names are plain file names inside the directory.
-    pub fn read(&self, name: &str) -> Result<SecretValue, String> {
+    pub fn read(&self, name: &str) -> Result<SecretValue, CredentialError> {
         let trimmed = self.value(name)?;
         self.remember(name, &trimmed);
         Ok(SecretValue { name: name.to_string(), bytes: trimmed })
     }
 
     /// The value of credential `name` as last learnt, else read from the source.
-    fn value(&self, name: &str) -> Result<Vec<u8>, String> {
+    fn value(&self, name: &str) -> Result<Vec<u8>, CredentialError> {
         let learnt = self.learnt.lock().unwrap_or_else(|p| p.into_inner()).get(name).cloned();
         match learnt {
             Some(value) => Ok(value),
@@ -211,7 +329,7 @@ impl Credentials {
                 }
                 // A directory or an empty file holds no value to keep from being shown.
                 Err(_) if self.is_directory(&name) => {}
-                Err(why) if why.contains("empty or only whitespace") => {}
+                Err(CredentialError::Empty { .. }) => {}
                 Err(why) => unreadable.push((name, why)),
             }
         }
@@ -222,7 +340,7 @@ impl Credentials {
     /// The entries [`Credentials::learn_all`] found but could not read as credentials (a FIFO,
     /// a link leading out of the directory, a file too large), with why: whatever value they
     /// hold cannot be kept from being shown, so a program refuses to run beside them.
-    pub fn unreadable(&self) -> Vec<(String, String)> {
+    pub fn unreadable(&self) -> Vec<(String, CredentialError)> {
         self.unreadable.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
@@ -247,14 +365,14 @@ impl Credentials {
     }
 
     /// The name of every entry there is, credential or not, or why they cannot be listed.
-    fn names(&self) -> Result<Vec<String>, String> {
+    fn names(&self) -> Result<Vec<String>, CredentialError> {
         match &self.source {
             Source::Directory { path, dir } => {
                 let entries = dir
                     .as_ref()
                     .map_err(Clone::clone)?
                     .entries()
-                    .map_err(|e| format!("the credentials directory `{}` cannot be read: {e}", path.display()))?;
+                    .map_err(|e| CredentialError::Unlisted { path: path.clone(), error: Arc::new(e) })?;
                 Ok(entries.flatten().filter_map(|entry| entry.file_name().to_str().map(String::from)).collect())
             }
             Source::Memory(given) => {
@@ -268,7 +386,7 @@ impl Credentials {
     /// a saved plan keeps to see that a credential changed, without keeping the credential or
     /// anything a guess could be checked against. The error names the first credential that
     /// cannot be used, and why.
-    pub fn verify_all(&self, names: &[String], key: &PlanKey) -> Result<String, (String, String)> {
+    pub fn verify_all(&self, names: &[String], key: &PlanKey) -> Result<String, GrantedCredentialError> {
         if names.is_empty() {
             return Ok(String::new());
         }
@@ -276,7 +394,7 @@ impl Credentials {
         sorted.sort();
         let mut bytes = Vec::new();
         for name in sorted {
-            let value = self.value(name).map_err(|why| (name.clone(), why))?;
+            let value = self.value(name).map_err(|error| GrantedCredentialError { name: name.clone(), error })?;
             bytes.extend((name.len() as u64).to_le_bytes());
             bytes.extend(name.as_bytes());
             bytes.extend((value.len() as u64).to_le_bytes());
@@ -287,33 +405,30 @@ impl Credentials {
 
     /// Checks that credential `name` can be handed over, without handing it out: what a
     /// run's preflight asks of every credential a manifest grants.
-    pub fn verify(&self, name: &str) -> Result<(), String> {
+    pub fn verify(&self, name: &str) -> Result<(), CredentialError> {
         self.value(name).map(drop)
     }
 
     /// The credential's bytes without a trailing newline, refusing one that is missing, too
     /// large, or empty (an empty password would be delivered as the server's superuser).
-    fn read_value(&self, name: &str) -> Result<Vec<u8>, String> {
+    fn read_value(&self, name: &str) -> Result<Vec<u8>, CredentialError> {
         let bytes = self.read_raw(name)?;
         if bytes.len() > CREDENTIAL_BYTES {
-            return Err(format!(
-                "the credential {} is larger than the {CREDENTIAL_BYTES} bytes allowed",
-                self.at(name)
-            ));
+            return Err(CredentialError::TooLarge { at: self.at(name) });
         }
         let trimmed = bytes.strip_suffix(b"\n").map(<[u8]>::to_vec).unwrap_or(bytes);
         if trimmed.iter().all(u8::is_ascii_whitespace) {
-            return Err(format!("the credential {} is empty or only whitespace", self.at(name)));
+            return Err(CredentialError::Empty { at: self.at(name) });
         }
         Ok(trimmed)
     }
 
     /// The credential's bytes as stored, at most one more than [`CREDENTIAL_BYTES`], refusing
     /// a name that is not a plain file name and, in a directory, anything but a regular file.
-    fn read_raw(&self, name: &str) -> Result<Vec<u8>, String> {
+    fn read_raw(&self, name: &str) -> Result<Vec<u8>, CredentialError> {
         use std::io::Read;
         if !plain_name(name) {
-            return Err(format!("`{name}` is not a credential name: names are plain file names"));
+            return Err(CredentialError::NotAName { name: name.to_string() });
         }
         let (path, dir) = match &self.source {
             Source::Directory { path, dir } => (path, dir.as_ref().map_err(Clone::clone)?),
@@ -321,21 +436,23 @@ impl Credentials {
                 let values = given.values.as_ref().as_ref().map_err(Clone::clone)?;
                 return match values.get(name) {
                     Some(value) => value.clone(),
-                    None => Err(format!("no credential `{name}` in {}", self.within())),
+                    None => {
+                        Err(CredentialError::Missing { name: name.to_string(), within: self.within(), error: None })
+                    }
                 };
             }
         };
         // Only a regular file is a credential: opening a FIFO would wait for a writer forever.
         match dir.metadata(name) {
             Ok(meta) if meta.is_file() => {}
-            Ok(_) => return Err(format!("the credential {} is not a regular file", self.at(name))),
-            Err(e) => return Err(format!("no credential `{name}` in `{}` ({e})", path.display())),
+            Ok(_) => return Err(CredentialError::NotRegular { at: self.at(name) }),
+            Err(e) => return Err(missing(name, path, e)),
         }
-        let file = dir.open(name).map_err(|e| format!("no credential `{name}` in `{}` ({e})", path.display()))?;
+        let file = dir.open(name).map_err(|e| missing(name, path, e))?;
         let mut bytes = Vec::new();
         file.take(CREDENTIAL_BYTES as u64 + 1)
             .read_to_end(&mut bytes)
-            .map_err(|e| format!("failed to read {}: {e}", self.at(name)))?;
+            .map_err(|e| CredentialError::Unreadable { at: self.at(name), error: Arc::new(e) })?;
         Ok(bytes)
     }
 
@@ -382,7 +499,7 @@ mod tests {
         // A plain name reads, without the trailing newline.
         assert_eq!(credentials.read("store-superuser").unwrap().bytes, b"pw");
         // Traversal and paths are refused by name.
-        assert!(credentials.read("../secret").unwrap_err().contains("not a credential name"));
+        assert!(credentials.read("../secret").unwrap_err().to_string().contains("not a credential name"));
         // A symlink out of the directory is refused by the capability.
         assert!(credentials.read("link").is_err());
     }
@@ -395,9 +512,9 @@ mod tests {
         std::fs::write(dir.path().join("huge"), vec![b'x'; CREDENTIAL_BYTES + 1]).unwrap();
         let credentials = Credentials::open(dir.path());
         for name in ["empty", "blank"] {
-            assert!(credentials.verify(name).unwrap_err().contains("empty or only whitespace"), "{name}");
+            assert!(credentials.verify(name).unwrap_err().to_string().contains("empty or only whitespace"), "{name}");
         }
-        assert!(credentials.read("huge").unwrap_err().contains("larger than"));
+        assert!(credentials.read("huge").unwrap_err().to_string().contains("larger than"));
     }
 
     #[test]
@@ -416,7 +533,7 @@ mod tests {
         let fifo = dir.path().join("pipe");
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
         let credentials = Credentials::open(dir.path());
-        assert!(credentials.verify("pipe").unwrap_err().contains("not a regular file"));
+        assert!(credentials.verify("pipe").unwrap_err().to_string().contains("not a regular file"));
     }
 
     #[test]
@@ -434,14 +551,14 @@ mod tests {
         let on_disk = Credentials::open(dir.path());
         let in_memory = Credentials::in_memory(CredentialValues::read_dir(dir.path()));
         for name in ["good", "empty", "blank", "huge", "subdir", "link", "pipe", "../secret"] {
-            let disk = on_disk.read(name).map(|v| v.bytes);
-            let memory = in_memory.read(name).map(|v| v.bytes);
+            let disk = on_disk.read(name).map(|v| v.bytes).map_err(|e| e.to_string());
+            let memory = in_memory.read(name).map(|v| v.bytes).map_err(|e| e.to_string());
             assert_eq!(disk, memory, "{name}");
         }
         assert_eq!(in_memory.read("good").unwrap().bytes, b"a-good-value");
-        let absent = in_memory.verify("absent").unwrap_err();
+        let absent = in_memory.verify("absent").unwrap_err().to_string();
         assert_eq!(absent, format!("no credential `absent` in `{}`", dir.path().display()));
-        assert!(in_memory.verify("huge").unwrap_err().contains("larger than"));
+        assert!(in_memory.verify("huge").unwrap_err().to_string().contains("larger than"));
         // Every credential is learnt for redaction, as from the directory.
         in_memory.learn_all();
         assert_eq!(in_memory.redact("a-good-value".into()).1.as_deref(), Some("good"));
@@ -450,7 +567,7 @@ mod tests {
     #[test]
     fn a_directory_that_cannot_be_opened_is_named_from_memory_too() {
         let values = CredentialValues::read_dir(Path::new("/nonexistent/credentials"));
-        let err = Credentials::in_memory(values).read("x").unwrap_err();
+        let err = Credentials::in_memory(values).read("x").unwrap_err().to_string();
         assert!(err.contains("the credentials directory `/nonexistent/credentials` cannot be opened"), "{err}");
     }
 
@@ -460,23 +577,23 @@ mod tests {
         let given = BTreeMap::from([("pw".to_string(), "a-given-value\n".to_string()), ("blank".into(), " ".into())]);
         let credentials = Credentials::in_memory(CredentialValues::given(file, "mesh.credentials", &given).unwrap());
         assert_eq!(credentials.read("pw").unwrap().bytes, b"a-given-value");
-        let blank = credentials.verify("blank").unwrap_err();
+        let blank = credentials.verify("blank").unwrap_err().to_string();
         assert_eq!(
             blank,
             "the credential `blank` (`mesh.credentials` of `plugins/postgres/scenarios/given.toml`) is empty or only \
              whitespace"
         );
-        let absent = credentials.verify("absent").unwrap_err();
+        let absent = credentials.verify("absent").unwrap_err().to_string();
         assert_eq!(absent, "no credential `absent` in `mesh.credentials` of `plugins/postgres/scenarios/given.toml`");
         let escaping = BTreeMap::from([("../pw".to_string(), "value".to_string())]);
-        let refused = CredentialValues::given(file, "mesh.credentials", &escaping).unwrap_err();
+        let refused = CredentialValues::given(file, "mesh.credentials", &escaping).unwrap_err().to_string();
         assert!(refused.contains("`../pw`, which is not a credential name"), "{refused}");
     }
 
     #[test]
     fn a_missing_directory_is_named() {
         let credentials = Credentials::open(Path::new("/nonexistent/credentials"));
-        assert!(credentials.read("x").unwrap_err().contains("/nonexistent/credentials"));
+        assert!(credentials.read("x").unwrap_err().to_string().contains("/nonexistent/credentials"));
     }
 
     #[test]
@@ -497,6 +614,6 @@ mod tests {
         assert_ne!(credentials.verify_all(&["pw".into()], &key).unwrap(), digest);
         std::fs::remove_file(dir.path().join("pw")).unwrap();
         credentials.learn_all();
-        assert!(credentials.read("pw").unwrap_err().contains("no credential `pw`"));
+        assert!(credentials.read("pw").unwrap_err().to_string().contains("no credential `pw`"));
     }
 }

@@ -14,7 +14,7 @@ use async_trait::async_trait;
 use super::{Command, ContainerState, Mesh, MeshError, Payload, Response};
 use crate::events::{self, CallEvent, CallResult, CallValue, Divergence, ErrorKind, Op, ReplayInterruption, Request};
 use recording::shape;
-pub use recording::{Interruption, RECORDING_BYTES, Recording, read_recording};
+pub use recording::{CallFault, Interruption, LineFault, RECORDING_BYTES, Recording, RecordingError, read_recording};
 
 /// A recorded call as a divergence names it.
 fn shown(call: &CallEvent) -> String {
