@@ -106,7 +106,8 @@ def load_state(name, default):
     except FileNotFoundError:
         return default
     except ValueError as e:
-        fail("the control plane's state `%s` is not JSON (%s): run node/setup and node/genesis to start a new mesh" % (path, e))
+        fail("the control plane's state `%s` is not JSON (%s): mend it, or put back a copy; the node's containers, "
+             "volumes and secrets do not depend on it and are untouched" % (path, e))
 
 
 def save_state(name, value):

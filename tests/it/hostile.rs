@@ -445,3 +445,28 @@ fn a_plugin_that_swallows_its_denials_is_not_adopted_and_the_summary_says_why_wi
         "{summary}"
     );
 }
+
+/// A refusal over several lines keeps its line breaks on the terminal, each line indented
+/// under the module's outcome, so it reads as written and none of it can pass for a line of
+/// the host's own.
+#[test]
+fn a_refusals_own_line_breaks_are_kept_and_indented_never_escaped() {
+    let dir = crate::support::catalogue();
+    let path = dir.path().join("modules/nats/manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["bus-users"] = "/etc/other/accounts.conf".into();
+    manifest["accesses"][0]["path"] = "/var/lib/mesh/other".into();
+    std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let out = crate::support::mesh_adopt()
+        .args(["check", "nats", "--catalog-source", "https://git.mesh.test/c.git"])
+        .catalogue(dir.path())
+        .output();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(!stdout.contains("\\n"), "an escaped line break: {stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let at = lines.iter().position(|l| l.contains("bus-layout-differs")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(lines[at].ends_with("is not where the `nats` module keeps it:"), "{stdout}");
+    assert!(lines[at + 1].starts_with("                          - its streams (/data)"), "{stdout}");
+    assert!(lines[at + 2].starts_with("                          - its user list"), "{stdout}");
+}

@@ -139,8 +139,9 @@ fetch_timeout_seconds = 2
         path
     }
 
-    /// The configuration with the live protocol's `state` command, and `{node}` in `inspect`:
-    /// a prediction that reads what the control plane holds on the run's node.
+    /// The configuration with the live protocol's read-only `state` and `images` commands, and
+    /// `{node}` in `inspect`: a prediction that reads what the control plane holds on the run's
+    /// node, and asks the node whether it has the modules' images.
     pub(crate) fn config_with_state(&self, monitor: Option<u16>) -> PathBuf {
         let env = format!("STANDIN_STATE={}", self.path().display());
         let control = root().join("tests/live/control-plane").display().to_string();
@@ -149,7 +150,8 @@ fetch_timeout_seconds = 2
             &format!(r#"inspect = ["env", "{env}", "{engine}", "inspect", "{{container}}"]"#),
             &format!(
                 r#"inspect = ["env", "{env}", "{engine}", "inspect", "{{container}}", "--node", "{{node}}"]
-state = ["env", "{env}", "{control}", "state", "{{node}}"]"#
+state = ["env", "{env}", "{control}", "state", "{{node}}"]
+images = ["env", "{env}", "{control}", "images", "{{node}}"]"#
             ),
         );
         assert!(text.contains("state = "), "{text}");
@@ -729,7 +731,7 @@ async fn a_replay_of_a_live_run_says_where_a_random_draw_made_it_differ() {
 }
 
 /// `mesh-adopt ARGS --mesh live --config CONFIG` on `catalogue` (written already).
-fn live_with(config: &Path, catalogue: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn live_with(config: &Path, catalogue: &Path, args: &[&str]) -> std::process::Output {
     mesh_adopt()
         .args(args)
         .args(["--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git", "--config"])
@@ -739,7 +741,7 @@ fn live_with(config: &Path, catalogue: &Path, args: &[&str]) -> std::process::Ou
 }
 
 /// The `effect` event of a `--json` stream.
-fn effect_event(stdout: &[u8]) -> serde_json::Value {
+pub(crate) fn effect_event(stdout: &[u8]) -> serde_json::Value {
     String::from_utf8_lossy(stdout)
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
@@ -908,7 +910,10 @@ fn adopting_a_genesis_container_on_a_node_genesis_did_not_raise_it_on_is_refused
     }
     assert!(!said.contains("kept in place"), "{said}");
     let argv = standin.read("argv.log");
-    assert!(argv.lines().all(|l| l.starts_with("state ")), "nothing was told or carried: {argv}");
+    assert!(
+        argv.lines().all(|l| l.starts_with("state ") || l.starts_with("images ")),
+        "nothing was told or carried: {argv}"
+    );
     assert!(!standin.path().join("nodes/node-2/images/mesh-store").exists());
     // On node-1, where genesis raised it, the same catalogue is adopted as before.
     let checked = live_with(&config, catalogue.path(), &["check", "--json"]);
@@ -1120,6 +1125,29 @@ fn a_credentials_value_in_any_text_of_the_configuration_is_refused_naming_the_ke
             assert!(standin.read("argv.log").is_empty(), "{key} {command}: told {}", standin.read("argv.log"));
         }
     }
+}
+
+/// A configuration's relative program is looked for from the directory the run started in: a
+/// run started elsewhere is told which file it looked for, and from where.
+#[tokio::test]
+async fn a_program_not_found_is_named_as_the_file_looked_for() {
+    let config = LiveConfig::from_toml(
+        "control = [\"node/no-such-control\"]\ninspect = [\"no-such-engine\", \"{container}\"]\n",
+        Path::new("m.toml"),
+    )
+    .unwrap();
+    let mesh = LiveMesh::new(config);
+    let push = mesh_adopt_runtime::mesh::Command::Push { node: "node-1".into() };
+    let MeshError::Unavailable(said) = mesh.tell(&push, Duration::from_secs(5)).await.unwrap_err() else {
+        panic!("not unavailable")
+    };
+    let looked = std::env::current_dir().unwrap().join("node/no-such-control");
+    assert!(said.contains(&format!("there is no file `{}`", looked.display())), "{said}");
+    assert!(said.contains("looked for from the directory the run started in"), "{said}");
+    let MeshError::Unavailable(said) = mesh.inspect("node-1", "mesh-bus").await.unwrap_err() else {
+        panic!("not unavailable")
+    };
+    assert!(said.contains("there is no program `no-such-engine` on the PATH"), "{said}");
 }
 
 /// The host and the stand-ins' node digest a spec alike (RFC 8785) where their JSON readers take

@@ -36,6 +36,7 @@ mod lock;
 mod native_baseline;
 mod nats;
 mod node;
+mod node_word;
 mod preflight;
 mod provider;
 mod readme;

@@ -545,3 +545,170 @@ fn a_run_killed_mid_push_leaves_a_node_a_rerun_converges_on_losing_nothing() {
     assert_eq!(messages(), written.messages);
     assert_eq!(inspect("mesh-bus")["Config"]["Image"], "localhost/mesh-node/bus:2.9-mesh.1");
 }
+
+/// `control/secrets.json` with `edit` made to it: the control plane's record of the secrets
+/// the node holds.
+fn edit_secrets_record(edit: impl FnOnce(&mut Value)) {
+    let path = Path::new(NODE_ROOT).join("control/secrets.json");
+    let mut record: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut record);
+    std::fs::write(&path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+}
+
+/// The text of a run's events, and how many of its calls changed the mesh.
+fn said_and_effects(out: &std::process::Output) -> (String, usize) {
+    let events = events(&out.stdout);
+    (format!("{}\n{}", shown(&events), String::from_utf8_lossy(&out.stderr)), effects(&events))
+}
+
+#[test]
+fn a_control_plane_that_forgot_the_vaults_key_while_the_vault_holds_it_is_refused_and_the_key_kept() {
+    let node = node();
+    node.genesis();
+    let written = write_data();
+    let catalogue = root().join("node/catalogue");
+    let (status, events) = node.run(&catalogue);
+    assert_eq!(status, Some(0), "{}", shown(&events));
+    let (key, seals, adopted, started) = (vault_key(), seals_log(), ids(), sql("select pg_postmaster_start_time()"));
+
+    // The control plane loses its record of the key it sealed; the file, and the vault
+    // running with it mounted, stay.
+    let mut record = Value::Null;
+    edit_secrets_record(|secrets| {
+        record = secrets["mesh-vault"].as_object_mut().unwrap().remove("unseal-key").unwrap()
+    });
+    let source = format!("{NODE_ROOT}/state/secrets/mesh-vault/unseal-key");
+    for command in ["check", "run"] {
+        let out = node.mesh_adopt(command, &catalogue).output();
+        let (said, effects) = said_and_effects(&out);
+        assert_eq!((out.status.code(), effects), (Some(1), 0), "{command}: {said}");
+        for fragment in [
+            format!(
+                "the engine shows `mesh-vault` (running) holding `mesh-vault`'s secret `unseal-key`, mounted at \
+                 `/run/secrets/unseal-key` from `{source}`"
+            ),
+            "the control plane's `state` says the node holds no secret `unseal-key` of `mesh-vault`".to_string(),
+        ] {
+            assert!(said.contains(&fragment), "{command}: expected {fragment:?} in {said}");
+        }
+    }
+    assert_eq!(vault_key(), key, "the vault's key was sealed over");
+    assert_eq!((seals_log(), ids()), (seals.clone(), adopted.clone()));
+
+    // The remedy the refusal names, the record put back: the run goes through, the key kept.
+    edit_secrets_record(|secrets| secrets["mesh-vault"]["unseal-key"] = record);
+    let (status, events) = node.run(&catalogue);
+    assert_eq!(status, Some(0), "{}", shown(&events));
+    assert_eq!((vault_key(), seals_log(), ids()), (key, seals, adopted));
+    assert_eq!((rows(), sql("select pg_postmaster_start_time()")), (written.rows, started));
+}
+
+/// The image only the tests run (`node/setup`'s `bus-test`): taken away, it takes no image a
+/// mesh runs with it.
+const TEST_IMAGE: &str = "localhost/mesh-node/bus:2.9-test";
+
+#[test]
+fn a_node_without_a_modules_image_refuses_check_and_run_before_any_effect_and_its_remedy_keeps_the_data() {
+    let node = node();
+    node.genesis();
+    let written = write_data();
+    // The bus module runs the test-only image, which the node no longer has.
+    let catalogue = edited_catalogue(|dir| {
+        edit_json(dir.join("modules/nats/manifest.json"), |m| m["resources"][0]["image"] = TEST_IMAGE.into())
+    });
+    tool(&["node/podman", "rmi", TEST_IMAGE]);
+    let (before, store, started) = (ids(), id("mesh-store"), sql("select pg_postmaster_start_time()"));
+    for command in ["check", "run"] {
+        let out = node.mesh_adopt(command, catalogue.path()).output();
+        let (said, effects) = said_and_effects(&out);
+        assert_eq!((out.status.code(), effects), (Some(1), 0), "{command}: {said}");
+        let named = format!("node `node-1` has no image `{TEST_IMAGE}`, which `nats` runs in `mesh-bus`");
+        assert!(said.contains(&named), "{command}: {said}");
+        assert_eq!(ids(), before, "{command}: a container changed");
+    }
+    assert_eq!((id("mesh-store"), sql("select pg_postmaster_start_time()")), (store.clone(), started.clone()));
+    // A person is told the remedy too.
+    let out = mesh_adopt()
+        .args(["check", "--mesh", "live", "--config", "node/mesh-adopt.toml", "--catalogue"])
+        .arg(catalogue.path())
+        .args(["--catalog-source", &format!("{NODE_ROOT}/catalogue.git@{CATALOGUE_REF}")])
+        .env("XDG_CACHE_HOME", shared_compile_cache())
+        .env("XDG_STATE_HOME", node.state.path())
+        .current_dir(root())
+        .output();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("remedy       put the image `{TEST_IMAGE}` on node `node-1`")), "{said}");
+
+    // node/README.md's remedy for a missing image brings it back, touching nothing else.
+    let began = Instant::now();
+    tool(&["node/setup", "--image", TEST_IMAGE]);
+    assert!(began.elapsed() < Duration::from_secs(60), "bringing one image back took {:?}", began.elapsed());
+    assert!(run_tool(&["node/podman", "image", "exists", TEST_IMAGE]).is_ok(), "the image is not back");
+    assert_eq!(ids(), before, "bringing the image back changed a container");
+    assert_eq!((id("mesh-store"), sql("select pg_postmaster_start_time()")), (store, started));
+    assert_eq!(rows(), written.rows, "the store's rows");
+    assert_eq!(messages(), written.messages);
+    let checked = node.mesh_adopt("check", catalogue.path()).output();
+    assert_eq!(checked.status.code(), Some(0), "{}", said_and_effects(&checked).0);
+}
+
+#[test]
+fn the_readmes_live_line_runs_as_written_after_node_demo_up_and_demo_read_shows_kept_and_recreated() {
+    let node = node();
+    let binary = env!("CARGO_BIN_EXE_mesh-adopt");
+    let demo = |step: &str| {
+        Command::new("node/demo")
+            .arg(step)
+            .env("MESH_ADOPT", binary)
+            .env("XDG_CACHE_HOME", shared_compile_cache())
+            .env("XDG_STATE_HOME", node.state.path())
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let up = demo("up");
+    assert!(up.status.success(), "{}{}", String::from_utf8_lossy(&up.stdout), String::from_utf8_lossy(&up.stderr));
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("mesh-adopt run --mesh live "))
+        .unwrap_or_else(|| panic!("the README shows no live line"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let run_line = || {
+        Command::new(binary)
+            .args(&words[1..])
+            .env("XDG_CACHE_HOME", shared_compile_cache())
+            .env("XDG_STATE_HOME", node.state.path())
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run_line();
+    assert_eq!(out.status.code(), Some(0), "`{line}`: {}", String::from_utf8_lossy(&out.stdout));
+    let read = demo("read");
+    let said = String::from_utf8_lossy(&read.stdout);
+    assert!(read.status.success(), "{said}{}", String::from_utf8_lossy(&read.stderr));
+    for fragment in ["rows: 1000, as written", "never restarted", "recreated from the one genesis raised", "kept"] {
+        assert!(said.contains(fragment), "expected {fragment:?} in {said}");
+    }
+
+    // The bus gone, as a push killed between removing and raising it leaves it: the next check
+    // says so, and the README's line raises it again, its messages kept.
+    tool(&["node/podman", "rm", "--force", "--time", "1", "mesh-bus"]);
+    let read = demo("read");
+    assert!(!read.status.success(), "a bus gone read as kept");
+    assert!(String::from_utf8_lossy(&read.stdout).contains("mesh-bus: no container: gone"));
+    let checked = node.mesh_adopt("check", &root().join("node/catalogue")).output();
+    let (said, _) = said_and_effects(&checked);
+    assert_eq!(checked.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(r#""warning":"container-gone","container":"mesh-bus","module":"nats","genesis":true"#),
+        "{said}"
+    );
+    let out = run_line();
+    assert_eq!(out.status.code(), Some(0), "`{line}`: {}", String::from_utf8_lossy(&out.stdout));
+    let read = demo("read");
+    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stdout));
+}

@@ -358,3 +358,25 @@ fn the_mesh_lock_answers_at_once_while_a_command_holds_the_node() {
     drop(node_lock);
     assert!(plane.state().is_empty());
 }
+
+/// `images`, read-only, answers the images asked on its standard input as the live protocol's
+/// `images` contract says, read by the host's own reader: the node's engine has some and not
+/// others, each asked once.
+#[test]
+fn images_answers_whether_the_node_has_each_image_asked_as_the_host_reads_it() {
+    let plane = Plane::new("node-1");
+    std::fs::write(plane.root.path().join("images"), "localhost/mesh-node/store:15\n").unwrap();
+    let asked = vec!["localhost/mesh-node/store:15".to_string(), "localhost/mesh-node/bus:2.9-test".to_string()];
+    let answer = plane.ok(&["images", "node-1"], asked.join("\n").as_bytes());
+    let lacks =
+        mesh_adopt_live::images::read_answer(&answer, "node-1", &asked).unwrap_or_else(|e| panic!("{e}: {answer}"));
+    assert_eq!(lacks, ["localhost/mesh-node/bus:2.9-test"]);
+    assert_eq!(
+        plane.engine_calls(),
+        asked.iter().map(|image| format!("image exists {image}")).collect::<Vec<_>>(),
+        "each image asked of the engine once, nothing else"
+    );
+    let elsewhere = plane.control(&["images", "node-2"], b"");
+    assert_eq!(elsewhere.status.code(), Some(2), "{}", said(&elsewhere));
+    assert!(said(&elsewhere).contains("no node `node-2` on this control plane"), "{}", said(&elsewhere));
+}

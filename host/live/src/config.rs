@@ -3,7 +3,8 @@
 //! a command that would ask the engine about no container or carry to no destination, an
 //! `inspect_absent` that would read an engine in trouble as an empty mesh, a bound that would
 //! cut every answer to nothing, lock commands a run could not use, a node that is no node's
-//! name.
+//! name. The optional read-only commands (`state`, `images`, `lock_holder`) are what the host
+//! asks the control plane and the node before any effect.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ pub const INSPECT_FORMAT: &str =
 /// The configuration as the file writes it: every command a list of words, run without a
 /// shell. The placeholders each may hold are [`TemplateKey::given`]'s: `{remote}` (needed) and
 /// `{name}` in `carry` and `carry_secret`, `{container}` (needed) and `{node}` in `inspect`,
-/// `{node}` in `state`, `{id}` (needed) in `unlock`, none elsewhere.
+/// `{node}` in `state` and `images`, `{id}` (needed) in `unlock`, none elsewhere.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct ConfigFile {
@@ -39,6 +40,8 @@ struct ConfigFile {
     inspect: Vec<String>,
     state: Option<Vec<String>>,
     state_timeout_seconds: u64,
+    images: Option<Vec<String>>,
+    images_timeout_seconds: u64,
     node: String,
     inspect_absent: String,
     inspect_timeout_seconds: u64,
@@ -63,6 +66,8 @@ impl Default for ConfigFile {
             inspect: words(&["docker", "container", "inspect", "{container}"]),
             state: None,
             state_timeout_seconds: 10,
+            images: None,
+            images_timeout_seconds: 30,
             node: mesh_adopt_runtime::options::DEFAULT_NODE.to_string(),
             inspect_absent: engine::ABSENT_BY_DEFAULT.into(),
             inspect_timeout_seconds: 10,
@@ -97,6 +102,12 @@ pub struct LiveConfig {
     pub(crate) state: Option<Template>,
     /// How long a `state` command may take.
     pub(crate) state_timeout: Duration,
+    /// Says whether `{node}` has each image asked on its standard input ([`crate::images`]
+    /// gives the contract). None: the node is not asked, and the run warns that an image it
+    /// lacks is found only when the module that runs it is built.
+    pub(crate) images: Option<Template>,
+    /// How long an `images` command may take.
+    pub(crate) images_timeout: Duration,
     /// The node `inspect` and `state` answer for when they have no `{node}` word: they see
     /// that node alone, and a run on another node through them is refused before any effect.
     pub(crate) node: String,
@@ -254,6 +265,7 @@ impl LiveConfig {
             carry_secret: template(TemplateKey::CarrySecret, file.carry_secret)?,
             inspect: template(TemplateKey::Inspect, file.inspect)?,
             state: optional(TemplateKey::State, file.state)?,
+            images: optional(TemplateKey::Images, file.images)?,
             lock: optional(TemplateKey::Lock, file.lock)?,
             unlock: optional(TemplateKey::Unlock, file.unlock)?,
             lock_holder: optional(TemplateKey::LockHolder, file.lock_holder)?,
@@ -263,6 +275,7 @@ impl LiveConfig {
             output_bytes: within(path, "output_bytes", file.output_bytes as u64, 64 << 20)? as usize,
             lock_command_timeout: seconds("lock_command_timeout_seconds", file.lock_command_timeout_seconds)?,
             state_timeout: seconds("state_timeout_seconds", file.state_timeout_seconds)?,
+            images_timeout: seconds("images_timeout_seconds", file.images_timeout_seconds)?,
             node: file.node,
             inspect_absent: file.inspect_absent,
             fetch_rewrite: file.fetch_rewrite,
@@ -285,7 +298,7 @@ impl LiveConfig {
     pub(crate) fn templates(&self) -> impl Iterator<Item = &Template> {
         [&self.control, &self.carry, &self.carry_secret, &self.inspect]
             .into_iter()
-            .chain([&self.state, &self.lock, &self.unlock, &self.lock_holder].into_iter().flatten())
+            .chain([&self.state, &self.images, &self.lock, &self.unlock, &self.lock_holder].into_iter().flatten())
     }
 
     /// Every text of the configuration a process or a request is given, with its key: each
@@ -301,15 +314,15 @@ impl LiveConfig {
         texts
     }
 
-    /// The node `inspect` and `state` answer for when they have no `{node}` word.
+    /// The node `inspect`, `state` and `images` answer for when they have no `{node}` word.
     pub fn node(&self) -> &str {
         &self.node
     }
 
-    /// The commands that answer for one node only, the configuration's `node`: `inspect` and
-    /// `state` (when there is one) that have no `{node}` word.
+    /// The commands that answer for one node only, the configuration's `node`: `inspect`,
+    /// `state` and `images` (when there are) that have no `{node}` word.
     pub fn one_node_only(&self) -> Vec<&'static str> {
-        [Some(&self.inspect), self.state.as_ref()]
+        [Some(&self.inspect), self.state.as_ref(), self.images.as_ref()]
             .into_iter()
             .flatten()
             .filter(|t| !t.takes(Placeholder::Node))
@@ -366,9 +379,12 @@ mod tests {
             ("lock_command_timeout_seconds = 0\n", "it must be from 1 to 3600"),
             ("control = []\n", "`control` in `dir/mesh-adopt.toml` names no command"),
             ("state = []\n", "`state` in `dir/mesh-adopt.toml` names no command"),
+            ("images = []\n", "`images` in `dir/mesh-adopt.toml` names no command"),
+            ("images = [\"i\", \"{container}\"]\n", "which is no placeholder of `images`"),
+            ("images_timeout_seconds = 0\n", "it must be from 1 to 3600"),
             ("output_bytes = 0\n", "`output_bytes` in `dir/mesh-adopt.toml` is 0; it must be from 1 to 67108864"),
             ("node = \"Node_1\"\n", "`node` in `dir/mesh-adopt.toml` cannot be used: `node` `Node_1` cannot be used"),
-            ("control = [\"mesh\", \"--on\", \"{node}\"]\n", "only `inspect` and `state` are given it"),
+            ("control = [\"mesh\", \"--on\", \"{node}\"]\n", "only `inspect`, `state` and `images` are given it"),
             ("inspect_absent = \"e\"\n", "holds no word of 4 letters or more"),
             ("inspect = [\"e\", \"{contaner}\"]\n", "`inspect` in `dir/mesh-adopt.toml` has `{contaner}` in its word"),
             ("nonsense = 1\n", "is malformed"),
@@ -380,8 +396,8 @@ mod tests {
 
     #[test]
     fn a_template_without_its_node_word_answers_for_the_configured_node_alone() {
-        let config = load("state = [\"mesh\", \"state\"]\n").unwrap();
-        assert_eq!(config.one_node_only(), ["inspect", "state"]);
+        let config = load("state = [\"mesh\", \"state\"]\nimages = [\"mesh\", \"images\"]\n").unwrap();
+        assert_eq!(config.one_node_only(), ["inspect", "state", "images"]);
         let told =
             load("inspect = [\"engine\", \"{container}\", \"--host\", \"{node}\"]\nstate = [\"s\", \"{node}\"]\n")
                 .unwrap();

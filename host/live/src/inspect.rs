@@ -2,13 +2,16 @@
 //! (`docker container inspect`, `podman container inspect`), or the one-line word forms an
 //! inspect template with `--format` prints.
 
+use std::collections::BTreeMap;
+
 use mesh_adopt_runtime::effect::{ContainerSpec, OWNER_LABEL, SPEC_LABEL, SpecDigest};
 use mesh_adopt_runtime::mesh::ContainerState;
 use serde_json::Value;
 
 /// Where a node mounts the secrets it holds into a container: the node's bookkeeping, outside
-/// the container's spec (docs/push-rule.md), so not among the mounts compared.
-pub const SECRETS_INSIDE: &str = "/run/secrets/";
+/// the container's spec (docs/push-rule.md), so not among the mounts compared, but read as
+/// the secrets the container holds.
+pub use mesh_adopt_runtime::effect::SECRETS_INSIDE;
 
 /// One container as the engine answered for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +21,9 @@ pub struct Inspected {
     /// Its mounts, `host:inside[:ro]`, the node's secret files left out; `None` when the answer
     /// does not carry them (the two-word form).
     pub volumes: Option<Vec<String>>,
+    /// The secrets the node mounted into it under [`SECRETS_INSIDE`], by name, each with the
+    /// host file it comes from; `None` when the answer carries no mounts.
+    pub secrets: Option<BTreeMap<String, String>>,
     /// The digest of the spec the node created it from, from its `org.mesh-adopt.spec` label.
     pub digest: Option<SpecDigest>,
     /// The module owning it, from its `org.mesh-adopt.owner` label.
@@ -31,7 +37,39 @@ impl Inspected {
             .with_digest(self.digest.clone())
             .with_owner(self.owner.clone())
             .with_running(Some(self.state.running))
+            .with_secrets(self.secrets.clone())
     }
+}
+
+/// One mount of a container: a volume of its spec, or a secret file the node mounted.
+enum Mount {
+    Volume(String),
+    Secret { name: String, source: String },
+}
+
+impl Mount {
+    /// `source` mounted at `inside`, read-only or not.
+    fn of(source: &str, inside: &str, read_only: bool) -> Mount {
+        match inside.strip_prefix(SECRETS_INSIDE).filter(|name| !name.is_empty()) {
+            Some(name) => Mount::Secret { name: name.to_string(), source: source.to_string() },
+            None if read_only => Mount::Volume(format!("{source}:{inside}:ro")),
+            None => Mount::Volume(format!("{source}:{inside}")),
+        }
+    }
+}
+
+/// The volumes and the secrets among `mounts`.
+fn split(mounts: Vec<Mount>) -> (Vec<String>, BTreeMap<String, String>) {
+    let (mut volumes, mut secrets) = (Vec::new(), BTreeMap::new());
+    for mount in mounts {
+        match mount {
+            Mount::Volume(volume) => volumes.push(volume),
+            Mount::Secret { name, source } => {
+                secrets.insert(name, source);
+            }
+        }
+    }
+    (volumes, secrets)
 }
 
 /// Reads an inspect answer: the engine's JSON (an array of one object, or the object), or
@@ -65,13 +103,12 @@ fn read_json(answer: &str) -> Result<Inspected, String> {
         .pointer("/State/Running")
         .and_then(Value::as_bool)
         .ok_or("it does not say whether the container runs (`.State.Running`)")?;
-    let volumes = match container.get("Mounts") {
+    let mounts = match container.get("Mounts") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(mounts)) => {
-            mounts.iter().map(mount).collect::<Result<Vec<_>, _>>()?.into_iter().flatten().collect()
-        }
+        Some(Value::Array(mounts)) => mounts.iter().map(mount).collect::<Result<Vec<_>, _>>()?,
         Some(_) => return Err("its `.Mounts` is not a list".into()),
     };
+    let (volumes, secrets) = split(mounts);
     let label =
         |name: &str| container.pointer("/Config/Labels").and_then(|labels| labels.get(name)).and_then(Value::as_str);
     let digest = match label(SPEC_LABEL) {
@@ -84,22 +121,19 @@ fn read_json(answer: &str) -> Result<Inspected, String> {
     Ok(Inspected {
         state: ContainerState { image, running },
         volumes: Some(volumes),
+        secrets: Some(secrets),
         digest,
         owner: label(OWNER_LABEL).map(str::to_string),
     })
 }
 
-/// One `.Mounts` entry as `host:inside[:ro]`; `None` for a secret file the node mounted.
-fn mount(entry: &Value) -> Result<Option<String>, String> {
+/// One `.Mounts` entry.
+fn mount(entry: &Value) -> Result<Mount, String> {
     let field = |name: &str| entry.get(name).and_then(Value::as_str).filter(|s| !s.is_empty());
     let (Some(source), Some(inside)) = (field("Source"), field("Destination")) else {
         return Err(format!("a mount in `.Mounts` has no `Source` or `Destination`: {entry}"));
     };
-    if inside.starts_with(SECRETS_INSIDE) {
-        return Ok(None);
-    }
-    let read_only = entry.get("RW").and_then(Value::as_bool) == Some(false);
-    Ok(Some(if read_only { format!("{source}:{inside}:ro") } else { format!("{source}:{inside}") }))
+    Ok(Mount::of(source, inside, entry.get("RW").and_then(Value::as_bool) == Some(false)))
 }
 
 /// The word forms: the image, `true` or `false`, then `mounts` and each mount (the older form
@@ -116,12 +150,24 @@ fn read_words(answer: &str) -> Result<Inspected, &'static str> {
         Some("false") => false,
         _ => return Err("its second word is to be `true` or `false`"),
     };
-    let volumes = match words.next() {
-        None => None,
-        Some("mounts") => Some(words.map(String::from).collect()),
+    let (volumes, secrets) = match words.next() {
+        None => (None, None),
+        Some("mounts") => {
+            let (volumes, secrets) = split(words.map(word_mount).collect());
+            (Some(volumes), Some(secrets))
+        }
         Some(_) => return Err("its third word, when there is one, is to be `mounts`"),
     };
-    Ok(Inspected { state: ContainerState { image, running }, volumes, digest: None, owner: None })
+    Ok(Inspected { state: ContainerState { image, running }, volumes, secrets, digest: None, owner: None })
+}
+
+/// One `HOST:INSIDE[:OPTIONS]` word of the word form.
+fn word_mount(word: &str) -> Mount {
+    let mut parts = word.splitn(3, ':');
+    match (parts.next(), parts.next()) {
+        (Some(source), Some(inside)) if inside.starts_with(SECRETS_INSIDE) => Mount::of(source, inside, true),
+        _ => Mount::Volume(word.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -177,6 +223,23 @@ mod tests {
             Some("sha256:2b4c1a7b0ac6f0f0e6b9c1d2b7d8a0e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0")
         );
         assert_eq!(found.owner.as_deref(), Some("genesis"));
+        let held: Vec<(&str, &str)> =
+            found.secrets.iter().flatten().map(|(name, source)| (name.as_str(), source.as_str())).collect();
+        assert_eq!(
+            held,
+            [("store-superuser", "/var/lib/mesh-adopt-node/state/genesis/credentials/store-superuser")],
+            "the secret file the node mounted is what the container holds"
+        );
+    }
+
+    #[test]
+    fn the_word_form_with_mounts_says_the_secrets_held_and_the_older_one_does_not() {
+        let found =
+            read_answer("vault:1 true mounts /v:/var/lib/vault /s/unseal-key:/run/secrets/unseal-key:ro").unwrap();
+        assert_eq!(found.volumes, Some(vec!["/v:/var/lib/vault".to_string()]));
+        assert_eq!(found.secrets, Some([("unseal-key".to_string(), "/s/unseal-key".to_string())].into()));
+        assert_eq!(read_answer("vault:1 true mounts").unwrap().secrets, Some(BTreeMap::new()));
+        assert_eq!(read_answer("vault:1 true").unwrap().secrets, None, "no mounts shown: nothing said of secrets");
     }
 
     #[test]

@@ -13,6 +13,7 @@
 mod config;
 mod driver;
 pub mod engine;
+pub mod images;
 pub mod inspect;
 pub mod lock;
 mod node;
@@ -32,7 +33,7 @@ use tokio::io::AsyncWriteExt;
 
 use mesh_adopt_runtime::effect::MeshView;
 use mesh_adopt_runtime::mesh::lock::{LockHolder, Locking, Unlocked};
-use mesh_adopt_runtime::mesh::{Command, ContainerState, Mesh, MeshError, Payload, Response};
+use mesh_adopt_runtime::mesh::{Command, ContainerState, Mesh, MeshError, NodeImages, Payload, Response};
 
 use templates::Placeholder;
 
@@ -148,7 +149,7 @@ async fn run_process(
         .kill_on_drop(true);
     driver::dies_with_us(&mut command);
     let mut child =
-        command.spawn().map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be started: {e}")))?;
+        command.spawn().map_err(|e| MeshError::Unavailable(Unstartable::of(&shown, &argv[0], e).to_string()))?;
     group.started(child.id());
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let (out, err) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
@@ -194,6 +195,82 @@ async fn run_process(
         }
     }
 }
+
+/// Why a configured command could not be started, naming the file that was looked for: a
+/// relative program is looked for from the directory the run started in, so a configuration
+/// whose paths are written from elsewhere (the repository's top) fails from a subdirectory.
+#[derive(Debug)]
+enum Unstartable {
+    /// A program named by a path, not there.
+    NoSuchFile {
+        /// The command, as written.
+        shown: String,
+        /// Where it was looked for.
+        path: std::path::PathBuf,
+        /// The directory a relative program was looked for from; `None` for an absolute one.
+        cwd: Option<std::path::PathBuf>,
+    },
+    /// A program named by its name alone, on no directory of the PATH.
+    NotOnPath {
+        /// The command, as written.
+        shown: String,
+        /// The program.
+        program: String,
+    },
+    /// Any other reason the system gave.
+    Other {
+        /// The command, as written.
+        shown: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+}
+
+impl Unstartable {
+    /// Why `program`, the first word of the command `shown`, could not be started.
+    fn of(shown: &str, program: &str, error: std::io::Error) -> Unstartable {
+        let shown = shown.to_string();
+        let named = std::path::Path::new(program);
+        if error.kind() != std::io::ErrorKind::NotFound {
+            return Unstartable::Other { shown, source: error };
+        }
+        if !program.contains('/') {
+            return Unstartable::NotOnPath { shown, program: program.to_string() };
+        }
+        let cwd = std::env::current_dir().ok().filter(|_| named.is_relative());
+        let path = cwd.as_ref().map_or_else(|| named.to_path_buf(), |cwd| cwd.join(named));
+        // There, yet not found: what it names to run it by (its `#!` line) is not.
+        if path.exists() {
+            return Unstartable::Other { shown, source: error };
+        }
+        Unstartable::NoSuchFile { shown, path, cwd }
+    }
+}
+
+impl std::fmt::Display for Unstartable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unstartable::NoSuchFile { shown, path, cwd } => {
+                write!(f, "`{shown}` could not be started: there is no file `{}`", path.display())?;
+                if let Some(cwd) = cwd {
+                    write!(
+                        f,
+                        " (a relative program is looked for from the directory the run started in, `{}`: run from \
+                         the directory the configuration's paths are written from, or write them absolute)",
+                        cwd.display()
+                    )?;
+                }
+                Ok(())
+            }
+            Unstartable::NotOnPath { shown, program } => {
+                write!(f, "`{shown}` could not be started: there is no program `{program}` on the PATH")
+            }
+            Unstartable::Other { shown, source } => write!(f, "`{shown}` could not be started: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for Unstartable {}
 
 /// How long a command's pipes are read after it exited: what it wrote is there at once; a
 /// pipe still open after this is held by something it left running.
@@ -315,6 +392,10 @@ impl Mesh for LiveMesh {
 
     fn serves(&self, node: &str) -> Result<(), String> {
         self.serves_node(node)
+    }
+
+    async fn images(&self, node: &str, images: &[String]) -> Result<NodeImages, MeshError> {
+        self.node_images(node, images).await
     }
 
     /// Each container asked about, inspected on `node`: its image and, where the engine's

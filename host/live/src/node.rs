@@ -1,16 +1,16 @@
 //! Which node a live mesh reads. A run acts on one node (its options' `node`, `--node`), and
-//! every read of the node is told it: `inspect` and `state` as their `{node}` word, so the
-//! prediction starts from the node the pushes change. A template without `{node}` answers for
+//! every read of the node is told it: `inspect`, `state` and `images` as their `{node}` word,
+//! so the prediction starts from the node the pushes change. A template without `{node}` answers for
 //! one node only, the configuration's `node`, and a run on another node through it is refused
 //! before anything moves.
 
 use crate::LiveMesh;
 
 impl LiveMesh {
-    /// Whether a run on `node` can read that node through this mesh: refused when `inspect`
-    /// or `state` has no `{node}` word and `node` is not the configuration's `node`, since
-    /// such a command answers for that node alone, and a prediction read there would not be of
-    /// the node the pushes change.
+    /// Whether a run on `node` can read that node through this mesh: refused when `inspect`,
+    /// `state` or `images` has no `{node}` word and `node` is not the configuration's `node`,
+    /// since such a command answers for that node alone, and a prediction read there would not
+    /// be of the node the pushes change.
     pub(crate) fn serves_node(&self, node: &str) -> Result<(), String> {
         let blind = self.config.one_node_only();
         if node == self.config.node() || blind.is_empty() {
@@ -21,7 +21,7 @@ impl LiveMesh {
             "the run is on node `{node}`, and the live mesh's {} no `{{node}}` word, so {} for node `{}` alone (its \
              `node`): a prediction read there would not be of the node the pushes change. Give {} a `{{node}}` word, \
              or set `node = \"{node}\"` in the configuration if that is the node it sees",
-            blind.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(" and ")
+            crate::templates::listed(&blind.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>())
                 + if one { " has" } else { " have" },
             if one { "it answers" } else { "they answer" },
             self.config.node(),

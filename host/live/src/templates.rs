@@ -65,6 +65,8 @@ pub enum TemplateKey {
     Inspect,
     /// `state`: without `{node}` it answers for the configuration's `node` alone.
     State,
+    /// `images`: without `{node}` it answers for the configuration's `node` alone.
+    Images,
     /// `lock`.
     Lock,
     /// `unlock`.
@@ -75,12 +77,13 @@ pub enum TemplateKey {
 
 impl TemplateKey {
     /// Every key, in the configuration's order.
-    pub const ALL: [TemplateKey; 8] = [
+    pub const ALL: [TemplateKey; 9] = [
         TemplateKey::Control,
         TemplateKey::Carry,
         TemplateKey::CarrySecret,
         TemplateKey::Inspect,
         TemplateKey::State,
+        TemplateKey::Images,
         TemplateKey::Lock,
         TemplateKey::Unlock,
         TemplateKey::LockHolder,
@@ -94,6 +97,7 @@ impl TemplateKey {
             TemplateKey::CarrySecret => "carry_secret",
             TemplateKey::Inspect => "inspect",
             TemplateKey::State => "state",
+            TemplateKey::Images => "images",
             TemplateKey::Lock => "lock",
             TemplateKey::Unlock => "unlock",
             TemplateKey::LockHolder => "lock_holder",
@@ -106,7 +110,7 @@ impl TemplateKey {
         match self {
             TemplateKey::Carry | TemplateKey::CarrySecret => &[Remote, Name],
             TemplateKey::Inspect => &[Container, Node],
-            TemplateKey::State => &[Node],
+            TemplateKey::State | TemplateKey::Images => &[Node],
             TemplateKey::Unlock => &[Id],
             TemplateKey::Control | TemplateKey::Lock | TemplateKey::LockHolder => &[],
         }
@@ -181,7 +185,7 @@ impl TemplateError {
                     TemplateKey::given_in(*placeholder).iter().map(|k| format!("`{}`", k.key())).collect();
                 format!(
                     "has `{{{written}}}` in its word `{word}`, which is no placeholder of `{k}`: only {} {} given it{}",
-                    keys.join(" and "),
+                    listed(&keys),
                     if keys.len() == 1 { "is" } else { "are" },
                     if *placeholder == Placeholder::Node {
                         "; the control plane's commands name the node in their own words"
@@ -200,6 +204,15 @@ impl TemplateError {
             }
             TemplateFault::Missing { placeholder, why } => format!("has no `{placeholder}` word: {why}"),
         }
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(crate) fn listed(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -367,8 +380,8 @@ mod tests {
         let node = template(TemplateKey::Control, &["mesh", "--on", "{node}"]).unwrap_err();
         assert_eq!(
             node.to_string(),
-            "`control` has `{node}` in its word `{node}`, which is no placeholder of `control`: only `inspect` and \
-             `state` are given it; the control plane's commands name the node in their own words"
+            "`control` has `{node}` in its word `{node}`, which is no placeholder of `control`: only `inspect`, \
+             `state` and `images` are given it; the control plane's commands name the node in their own words"
         );
         assert_eq!(template(TemplateKey::Lock, &[]).unwrap_err().to_string(), "`lock` names no command");
         let missing = template(TemplateKey::Carry, &["put"]).unwrap_err();

@@ -880,6 +880,38 @@ pub struct EffectEvent {
     /// again. Absent from records written before it was added.
     #[serde(default)]
     pub held: Vec<HeldRecord>,
+    /// What preflight found on the node, or could not ask it, that a person should know beside
+    /// the effect: each a warning, none of which stops the run. Absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<EffectWarning>,
+}
+
+/// What preflight found on the node, or could not ask it, beside the effect it predicts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "warning", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum EffectWarning {
+    /// A container of a module the control plane has prepared on the node is not there: a push
+    /// that did not finish (one killed part-way) leaves it gone until the next push raises it
+    /// again, as this run's would.
+    ContainerGone {
+        /// The container.
+        container: String,
+        /// The module that runs it, prepared on the node.
+        module: String,
+        /// Whether genesis raised it (the foundation bundle declares it).
+        genesis: bool,
+    },
+    /// The engine's inspect showed no mounts of these containers (an `inspect` answering in the
+    /// older word form): the secrets they hold were not read from the node, so only the control
+    /// plane's `state` (or, without one, nothing) says what the node holds.
+    MountsUnshown {
+        /// The containers.
+        containers: Vec<String>,
+    },
+    /// The mesh cannot ask its node which images it has (a live mesh without an `images`
+    /// command): an image the node lacks is found only when the control plane builds the
+    /// module that runs it, after the modules before it have had their effect.
+    ImagesUnasked,
 }
 
 /// A module secret the node held before the run.

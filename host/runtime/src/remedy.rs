@@ -67,6 +67,14 @@ pub enum Remedy {
         /// What to look at, in words.
         what: String,
     },
+    /// Put images on a node that lacks them (from the registry they come from, or built there
+    /// as that node builds its images): no container, volume or secret of the mesh is touched.
+    ProvideImages {
+        /// The node.
+        node: String,
+        /// The images, as the modules' manifests name them.
+        images: Vec<String>,
+    },
     /// Mend what each of these modules' outcomes names, then run again.
     MendModules {
         /// The modules.
@@ -109,6 +117,13 @@ impl fmt::Display for Remedy {
             Remedy::EditFile { path, at: None } => write!(f, "mend `{}`", path.display()),
             Remedy::MakePlanAgain => f.write_str("make the plan again with `mesh-adopt check --out PLAN`"),
             Remedy::InspectMesh { what } => write!(f, "look at the mesh before running again: {what}"),
+            Remedy::ProvideImages { node, images } => write!(
+                f,
+                "put the image{} {} on node `{node}` (from where that node's images come), then run again: no \
+                 container or data is touched",
+                if images.len() == 1 { "" } else { "s" },
+                images.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+            ),
             Remedy::MendModules { modules } => {
                 write!(f, "mend what the outcome of {} names, then run again", modules.join(", "))
             }
@@ -132,5 +147,12 @@ mod tests {
         assert_eq!(serde_json::to_value(Remedy::RetryLater).unwrap(), serde_json::json!({"action": "retry-later"}));
         assert!(Remedy::RetryLater.retry() && !unlock.retry());
         assert_eq!(unlock.to_string(), "break the lock with `mesh-adopt unlock abc`");
+        let image = Remedy::ProvideImages { node: "node-1".into(), images: vec!["nats:2".into()] };
+        assert_eq!(
+            serde_json::to_value(&image).unwrap(),
+            serde_json::json!({"action": "provide-images", "node": "node-1", "images": ["nats:2"]})
+        );
+        assert_eq!(serde_json::from_value::<Remedy>(serde_json::to_value(&image).unwrap()).unwrap(), image);
+        assert!(image.to_string().starts_with("put the image `nats:2` on node `node-1`"), "{image}");
     }
 }

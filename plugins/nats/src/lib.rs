@@ -185,16 +185,29 @@ fn wait_for_adopted_bus(ctx: &Context, bus: &Container) -> Result<(), Refusal> {
     Err(refuse(code, message))
 }
 
+/// What the bus's push does, in the plan's words: recreated once from the bundle's image onto
+/// the module's, or kept where it already runs the module's (a re-run). Said of both, not read
+/// from the node: a plan is checked again just before its module adopts, after the pushes of
+/// the modules before it, and one of those may apply this module (left prepared by a run that
+/// stopped short) and move the bus; words read from the node would then differ from the ones
+/// reviewed, and the run would refuse a change its own prediction showed. The effect under the
+/// plan says which, from the node.
+fn restart_line(ctx: &Context, bus: &Container) -> String {
+    let module_image = ctx.manifest.containers.first().map_or("", |c| c.image.as_str());
+    format!(
+        "recreate `{}` once, from `{}` onto the module's image `{module_image}` (kept as it is where it already runs \
+         that: a re-run), then wait up to {}s for it to answer",
+        bus.name, bus.image, ctx.options.wait_seconds
+    )
+}
+
 impl Plugin for Nats {
     fn check(ctx: &Context) -> Result<Plan, Refusal> {
         let bus = adoptable_bus(ctx)?;
         Ok(Plan {
             summary: vec![
                 format!("adopt `{}` in place: its streams, configuration, certificate and user list kept", bus.name),
-                format!(
-                    "recreate `{}` once, from `{}` onto the module's image, then wait up to {}s for it to answer",
-                    bus.name, bus.image, ctx.options.wait_seconds
-                ),
+                restart_line(ctx, bus),
             ],
             commands: Provider::new(ctx, BUILD_NOTE).commands(Vec::new())?,
         })

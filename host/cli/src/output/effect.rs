@@ -2,6 +2,7 @@
 //! each container will become, and with `-v` why, push by push.
 
 use mesh_adopt_runtime::effect::{ContainerEffect, Prediction, SecretEffect, Touch};
+use mesh_adopt_runtime::events::EffectWarning;
 use mesh_adopt_runtime::record::screen::visible;
 
 /// The predicted effect under the plans: one line a container (and a secret), or with `-v`
@@ -81,6 +82,7 @@ pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> S
                 .to_string(),
         });
     }
+    lines.extend(prediction.warnings.iter().map(warning_line));
     if !complete {
         lines.push(
             "                 │ effect: (this mesh does not show the control plane's modules: predicted from its containers alone)"
@@ -91,6 +93,31 @@ pub fn effect_lines(prediction: &Prediction, complete: bool, verbose: bool) -> S
         lines.push("                 │ effect: no push".to_string());
     }
     lines.join("\n")
+}
+
+/// A warning preflight gives beside the effect, in words.
+fn warning_line(warning: &EffectWarning) -> String {
+    match warning {
+        EffectWarning::ContainerGone { container, module, genesis } => format!(
+            "      {module:>10} │ effect: warning: {} is not on the node, though `{module}`, which runs it, is prepared \
+             there{}: a push that did not finish (one killed part-way) leaves a container gone until the next push \
+             raises it again, as this run's would",
+            visible(container),
+            if *genesis { " (genesis raised it)" } else { "" }
+        ),
+        EffectWarning::MountsUnshown { containers } => format!(
+            "                 │ effect: warning: the engine showed no mounts of {}: the secrets they hold were not \
+             read from the node, only from what the control plane says (an `inspect` answering the engine's JSON \
+             shows them)",
+            visible(&containers.join(", "))
+        ),
+        EffectWarning::ImagesUnasked => {
+            "                 │ effect: warning: this mesh has no `images` command, so the \
+             node was not asked whether it has the modules' images: one it lacks is found only when its module is \
+             built, after the modules before it have moved"
+                .to_string()
+        }
+    }
 }
 
 /// Why the node does what it does to a container: its push rule, in words.

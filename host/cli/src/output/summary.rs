@@ -7,7 +7,7 @@ use mesh_adopt_runtime::mesh::ContainerChange;
 use mesh_adopt_runtime::record::screen::visible;
 use mesh_adopt_runtime::report::Input;
 use mesh_adopt_runtime::report::RulesChecked;
-use mesh_adopt_runtime::{ModuleOutcome, RunReport};
+use mesh_adopt_runtime::{Held, ModuleOutcome, RunReport};
 
 /// An outcome's word and its text for a person, plugin text made visible.
 fn outcome_words(module: &str, outcome: &ModuleOutcome) -> (&'static str, String) {
@@ -46,12 +46,24 @@ fn limit_flag(kind: StopKind) -> Option<&'static str> {
     }
 }
 
+/// What mends a hold the node's own word made (an image it lacks, a secret its control plane
+/// does not know it holds): what the operator does next.
+fn held_remedies(report: &RunReport) -> Vec<mesh_adopt_runtime::Remedy> {
+    match &report.held {
+        Some(held @ (Held::ImagesMissing { .. } | Held::SecretsDisagree { .. })) => vec![held.remedy()],
+        _ => Vec::new(),
+    }
+}
+
 /// Prints the summary that ends a run's text: the operator's answer to what happened.
 pub fn print_summary(report: &RunReport) {
     crate::outln!("\nsummary");
     for (module, outcome) in &report.modules {
         let (word, text) = outcome_words(module, outcome);
         crate::outln!("  {module:<12} {word:<9} {}", text.replace('\n', "\n                         "));
+    }
+    for remedy in held_remedies(report) {
+        crate::outln!("  remedy       {}", visible(&super::remedy::words(&remedy)));
     }
     let mut kept = Vec::new();
     let mut recreated = Vec::new();

@@ -12,6 +12,7 @@
 //! run's record and report hold; the working-out itself stays inside the runtime.
 
 mod declared;
+mod node_word;
 mod predict;
 mod pushed_specs;
 mod reread;
@@ -24,10 +25,12 @@ use std::fmt;
 
 use mesh_adopt_manifest::ModuleManifest;
 
-pub use crate::model::spec::{ContainerSpec, OWNER_LABEL, SPEC_LABEL, Spec, SpecDigest};
+pub use crate::model::spec::{ContainerSpec, OWNER_LABEL, SECRETS_INSIDE, SPEC_LABEL, Spec, SpecDigest};
 pub(crate) use declared::Declarations;
 pub(crate) use declared::check as check_declared;
 pub use declared::{DeclarationError, DeclarationFault};
+pub use node_word::{MissingImage, SecretDisagreement, StateSays};
+pub(crate) use node_word::{images_run, missing_images, secrets_disagreeing, warnings};
 pub(crate) use predict::{Planned, predict_ahead};
 pub use predict::{Prediction, PushEffect};
 pub(crate) use pushed_specs::{PushedContainer, pushed_containers};
@@ -257,6 +260,7 @@ pub(crate) fn record(prediction: &Prediction, complete: bool) -> crate::events::
                 }
             })
             .collect(),
+        warnings: prediction.warnings.clone(),
     }
 }
 /// A rule the mesh must keep whatever a plugin does, found broken.

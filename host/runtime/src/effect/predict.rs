@@ -45,6 +45,9 @@ pub struct Prediction {
     /// takes the value carried in over the one it held, so what it holds from then on is the
     /// genesis credential's value now (`credential`, where the module declares one).
     pub accepted_again: Vec<SecretEffect>,
+    /// What preflight found on the node, or could not ask it, that a person should know
+    /// beside the effect (a container gone, mounts or images the node was not asked about).
+    pub warnings: Vec<crate::events::EffectWarning>,
 }
 
 impl Prediction {

@@ -157,6 +157,10 @@ impl<L: Layer> Mesh for Layered<L> {
         self.layer.view(self, &*self.inner, node, containers).await
     }
 
+    async fn images(&self, node: &str, images: &[String]) -> Result<super::NodeImages, MeshError> {
+        self.inner.images(node, images).await
+    }
+
     async fn reread(&self, ahead: &crate::effect::AheadOfPush) -> crate::effect::Reread {
         self.layer.reread(self, &*self.inner, ahead).await
     }

@@ -55,6 +55,20 @@ impl fmt::Display for MeshError {
     }
 }
 
+/// What a node says of the images a run's modules run ([`Mesh::images`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NodeImages {
+    /// The node has every image asked about (the simulator's node runs any image).
+    Present,
+    /// The node lacks these images, each once, in the order asked.
+    Missing(Vec<String>),
+    /// The mesh has no way to ask its node (a live mesh without an `images` command): the run
+    /// goes on, and says that an image the node lacks is found only when the control plane
+    /// builds the module that runs it, after the modules before it have had their effect.
+    Unasked,
+}
+
 /// What a container on the node runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContainerState {
@@ -213,6 +227,14 @@ pub trait Mesh: Send + Sync {
     /// container that is not there), and the run stops before any effect.
     async fn view(&self, node: &str, containers: &[String]) -> crate::effect::MeshView {
         inspected_view(self, node, containers).await
+    }
+
+    /// Whether `node` has each of `images`, asked in preflight for every image the run's
+    /// modules run, so that a node that cannot run one refuses the run before any effect
+    /// instead of at that module's build, after the modules before it were adopted. Read-only.
+    /// By default the mesh cannot ask ([`NodeImages::Unasked`]), and the run says so.
+    async fn images(&self, _node: &str, _images: &[String]) -> Result<NodeImages, MeshError> {
+        Ok(NodeImages::Unasked)
     }
 
     /// Reads the mesh again just before a push, the same reads [`Mesh::view`] made for the

@@ -795,6 +795,11 @@ impl Mesh for SimulatedMesh {
         }
     }
 
+    /// The simulated node runs any image.
+    async fn images(&self, _node: &str, _images: &[String]) -> Result<super::NodeImages, MeshError> {
+        Ok(super::NodeImages::Present)
+    }
+
     async fn view(&self, node: &str, _containers: &[String]) -> MeshView {
         let mut world = self.world();
         if let Err(error) = world.node_is(node) {

@@ -23,6 +23,10 @@ pub const SPEC_LABEL: &str = "org.mesh-adopt.spec";
 /// raised).
 pub const OWNER_LABEL: &str = "org.mesh-adopt.owner";
 
+/// Where a node mounts the secrets it holds into a container (`/run/secrets/NAME`, read-only):
+/// the node's bookkeeping, outside the container's spec, and what the container holds.
+pub const SECRETS_INSIDE: &str = "/run/secrets/";
+
 /// A resource's fields that are its identity or the node's bookkeeping, not its spec.
 const NOT_SPEC: [&str; 4] = ["id", "type", "kind", "credentials"];
 
@@ -158,13 +162,25 @@ pub struct ContainerSpec {
     /// Whether it runs, where the backend said: what a re-read before a push holds a
     /// container to, besides its spec (a push compares specs only).
     pub running: Option<bool>,
+    /// The secrets the node mounted into it (their names, as the files under `/run/secrets/`,
+    /// each with the host file it is mounted from), where the engine's answer shows its mounts:
+    /// what it holds, in the node's own word, whatever the control plane remembers. `None`
+    /// when the backend does not say.
+    pub secrets: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl ContainerSpec {
     /// A container running `image` on `volumes` (unknown: `None`), its spec digest and owner
     /// not known.
     pub fn new(image: impl Into<String>, volumes: Option<Vec<String>>) -> ContainerSpec {
-        ContainerSpec { image: image.into(), volumes, digest: None, owner: None, running: None }
+        ContainerSpec { image: image.into(), volumes, digest: None, owner: None, running: None, secrets: None }
+    }
+
+    /// The same, holding the secrets the node mounted into it (name → host file), as the
+    /// engine shows them.
+    pub fn with_secrets(mut self, secrets: Option<std::collections::BTreeMap<String, String>>) -> ContainerSpec {
+        self.secrets = secrets;
+        self
     }
 
     /// The same, running or not as the backend says.

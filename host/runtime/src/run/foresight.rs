@@ -6,9 +6,12 @@ use std::time::Duration;
 
 use crate::catalogue::FoundationResource;
 use crate::effect::{
-    AheadOfPush, Declarations, MeshView, Planned, Prediction, PushEffect, SecretEffect, Seen, Violation,
+    AheadOfPush, Declarations, MeshView, MissingImage, Planned, Prediction, PushEffect, SecretDisagreement,
+    SecretEffect, Seen, Violation,
 };
 use crate::effect::{predict_ahead, rules};
+use crate::events::EffectWarning;
+use crate::mesh::NodeImages;
 use crate::record::transcript::Entry;
 use crate::run::preflight::Loaded;
 use crate::run::{ModuleOutcome, RulesChecked, Run};
@@ -31,6 +34,10 @@ pub(super) struct Foreseen {
     /// How many container effects and seals the mesh had reported before the run: what the
     /// node does after is this run's.
     pub(super) baseline: (usize, usize),
+    /// The secrets containers on the node hold that the control plane does not say it holds.
+    pub(super) disagreeing: Vec<SecretDisagreement>,
+    /// The images the run's modules run that the node lacks.
+    pub(super) missing: Vec<MissingImage>,
 }
 
 impl Run<'_> {
@@ -90,6 +97,7 @@ impl Run<'_> {
                 }
             }
         }
+        let missing = self.images_missing(&mut view, loaded).await;
         let first = handing_over_first(&view, outcomes, loaded);
         let planned: Vec<Planned<'_>> = outcomes
             .iter()
@@ -111,6 +119,14 @@ impl Run<'_> {
             push.names = names.clone();
         }
         prediction.first = first;
+        let (mut warnings, images_unasked) = (crate::effect::warnings(&view, &declarations), missing.is_none());
+        if images_unasked && view.unseen.is_none() {
+            warnings.push(EffectWarning::ImagesUnasked);
+        }
+        prediction.warnings = warnings;
+        let run: Vec<(&str, &crate::catalogue::ModuleManifest)> =
+            planned.iter().map(|p| (p.module, &**p.manifest)).collect();
+        let disagreeing = crate::effect::secrets_disagreeing(&view, &run, &declarations);
         // A mesh that could not be seen stops the run before any effect: what would be
         // predicted from the rest of it is no prediction, and no rule is held to it.
         let seen = view.unseen.is_none();
@@ -122,7 +138,41 @@ impl Run<'_> {
             self.transcript.record(Entry::Predicted { prediction: prediction.clone(), complete: view.complete });
         }
         let audit = self.mesh.audit();
-        Foreseen { baseline: (audit.touches.len(), audit.sealed.len()), view, declarations, prediction, broken, ahead }
+        Foreseen {
+            baseline: (audit.touches.len(), audit.sealed.len()),
+            view,
+            declarations,
+            prediction,
+            broken,
+            ahead,
+            disagreeing,
+            missing: missing.unwrap_or_default(),
+        }
+    }
+
+    /// Asks the node whether it has every image the run's modules run: the images it lacks,
+    /// each with its module and container, or `None` when the mesh cannot ask. A node that
+    /// could not answer leaves `view` unseen, as an engine that errs does: the run stops
+    /// before any effect.
+    async fn images_missing(&self, view: &mut MeshView, loaded: &[Option<Loaded>]) -> Option<Vec<MissingImage>> {
+        if view.unseen.is_some() {
+            return Some(Vec::new());
+        }
+        let (run, asked) =
+            crate::effect::images_run(loaded.iter().flatten().map(|l| (l.env.module.as_str(), &l.manifest)));
+        if asked.is_empty() {
+            return Some(Vec::new());
+        }
+        let node = &self.options.node;
+        match self.mesh.images(node, &asked).await {
+            Ok(NodeImages::Present) => Some(Vec::new()),
+            Ok(NodeImages::Missing(lacks)) => Some(crate::effect::missing_images(node, &run, &lacks)),
+            Ok(NodeImages::Unasked) => None,
+            Err(error) => {
+                view.unseen = Some(format!("node `{node}` could not say which images it has: {error}"));
+                Some(Vec::new())
+            }
+        }
     }
 
     /// Checks the node against what `module`'s push was predicted to leave, asking the mesh

@@ -26,6 +26,13 @@ impl Run<'_> {
             let because = format!("preflight could not look at the mesh: {why}; nothing was adopted");
             return Some((Held::MeshUnseen { why }, because));
         }
+        // What the node says of itself stops a check as it stops a run: no plan is ready on a
+        // node that cannot run its image, or whose control plane would seal over what it holds.
+        if let Some(foreseen) = foreseen
+            && let Some(held) = node_disagrees(foreseen)
+        {
+            return Some(held);
+        }
         if mode == Mode::Check {
             return None;
         }
@@ -106,4 +113,26 @@ impl Run<'_> {
             contracts: Default::default(),
         }
     }
+}
+
+/// The hold of a run whose node says otherwise than the run would need: images it lacks, then
+/// secrets its containers hold that the control plane does not say it holds; each named with
+/// both sides.
+fn node_disagrees(foreseen: &Foreseen) -> Option<(Held, String)> {
+    let said = |items: Vec<String>| items.join("; ");
+    if !foreseen.missing.is_empty() {
+        let because = format!(
+            "preflight found that {}; nothing was adopted",
+            said(foreseen.missing.iter().map(ToString::to_string).collect())
+        );
+        return Some((Held::ImagesMissing { images: foreseen.missing.clone() }, because));
+    }
+    if !foreseen.disagreeing.is_empty() {
+        let because = format!(
+            "preflight found the node and its control plane disagreeing: {}; nothing was adopted",
+            said(foreseen.disagreeing.iter().map(ToString::to_string).collect())
+        );
+        return Some((Held::SecretsDisagree { secrets: foreseen.disagreeing.clone() }, because));
+    }
+    None
 }

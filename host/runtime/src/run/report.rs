@@ -108,9 +108,12 @@ impl ModuleOutcome {
                 lines.join("\n")
             }
             ModuleOutcome::Adopted(summary) => visible(summary),
+            // A refusal's own line breaks are kept, each line's other control characters made
+            // visible: whoever shows it indents its lines under the module's, where none can
+            // pass for a line of the host's.
             ModuleOutcome::Refused { during, code, message } => match code {
-                Some(code) => format!("(in {during}, {code}) {}", visible(message)),
-                None => format!("(in {during}) {}", visible(message)),
+                Some(code) => format!("(in {during}, {code}) {}", visible_lines(message)),
+                None => format!("(in {during}) {}", visible_lines(message)),
             },
             ModuleOutcome::Incomplete { summary, left } => {
                 let mut lines = vec![format!(
@@ -167,6 +170,21 @@ pub enum Held {
     MeshUnseen {
         /// What went wrong, in words.
         why: String,
+    },
+    /// A container on the node holds a secret, as the engine shows it mounted, that the
+    /// control plane's `state` does not say the node holds: the node's word and the control
+    /// plane's disagree, and a push would seal over what the container holds. Each says its
+    /// remedy ([`crate::effect::SecretDisagreement::remedy`]); the hold's says all of theirs.
+    SecretsDisagree {
+        /// Each secret, with both sides.
+        secrets: Vec<crate::effect::SecretDisagreement>,
+    },
+    /// The node lacks an image a module of the run runs: the control plane would refuse that
+    /// module's build after the modules before it were adopted. Each says its remedy
+    /// ([`crate::effect::MissingImage::remedy`]); the hold's names every image.
+    ImagesMissing {
+        /// Each image, with the module and container that run it.
+        images: Vec<crate::effect::MissingImage>,
     },
     /// A module could not be used or refused (its outcome says which and why).
     Problems {
@@ -225,6 +243,19 @@ impl Held {
             Held::Locked { holder } if holder.process_gone() => Remedy::Unlock { id: holder.id.clone(), force: false },
             Held::Locked { .. } | Held::LockFailed { .. } => Remedy::RetryLater,
             Held::Options { error } => error.remedy(),
+            Held::SecretsDisagree { secrets } => Remedy::InspectMesh {
+                what: secrets.iter().map(crate::effect::SecretDisagreement::to_look_at).collect::<Vec<_>>().join("; "),
+            },
+            Held::ImagesMissing { images } => {
+                let mut wanted: Vec<String> = Vec::new();
+                for missing in images {
+                    if !wanted.contains(&missing.image) {
+                        wanted.push(missing.image.clone());
+                    }
+                }
+                let node = images.first().map(|m| m.node.clone()).unwrap_or_default();
+                Remedy::ProvideImages { node, images: wanted }
+            }
         }
     }
 }

@@ -258,6 +258,12 @@ impl Mesh for ReplayMesh {
         crate::effect::MeshView::default()
     }
 
+    /// Nor is the recorded run's node asked about its images: the plugins' calls answer as
+    /// they were recorded, whatever images that node had.
+    async fn images(&self, _node: &str, _images: &[String]) -> Result<super::NodeImages, MeshError> {
+        Ok(super::NodeImages::Present)
+    }
+
     /// The recorded run's re-read before this push, as it found the mesh: a recording made
     /// before re-reads were recorded, or one with no re-read here, reads nothing.
     async fn reread(&self, ahead: &crate::effect::AheadOfPush) -> crate::effect::Reread {
