@@ -179,7 +179,6 @@ impl Command {
             Command::ModuleAdd { remote } => all(&["module", "add", remote]),
             Command::Build { repository, module, reference } => {
                 all(&["build", repository, "--path", "modules/"]);
-                drop(all);
                 word(module, true);
                 ["--ref", reference, "--wait", BUILD_WAIT].iter().for_each(|w| word(w, false));
             }
