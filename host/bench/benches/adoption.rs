@@ -315,8 +315,43 @@ fn sweep(c: &mut Criterion) {
     group.finish();
 }
 
+/// How soon a run cancelled while its plugins compile cold ends: each sample a host with no
+/// cache (so every plugin compiles), a run of phase three's check on a current-thread runtime,
+/// cancelled 20 ms in, timed from when the cancel fell due to when the run's future was gone.
+/// A compile holding the executor's thread would hold the cancel until it ended.
+fn cancel_during_compile(c: &mut Criterion) {
+    let fixture = Fixture::new();
+    let modules: Vec<String> = PHASE_THREE.iter().map(|m| m.to_string()).collect();
+    let mut group = c.benchmark_group("cancel");
+    group.sample_size(20).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(20));
+    group.bench_function("during_cold_compile", |b| {
+        b.iter_custom(|iterations| {
+            let mut late = Duration::ZERO;
+            for _ in 0..iterations {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                let cold = PluginHost::new(Limits::default()).unwrap();
+                late += rt.block_on(async {
+                    let run = Run::builder(&cold, &fixture.catalogue, &fixture.foundation, fixture.mesh())
+                        .credentials(fixture.credentials.clone())
+                        .options(fixture.options.clone())
+                        .build();
+                    let due = tokio::time::Instant::now() + Duration::from_millis(20);
+                    tokio::select! {
+                        _ = run.run(&modules, Mode::Check) => panic!("three cold compiles ended within 20 ms"),
+                        () = tokio::time::sleep_until(due) => {}
+                    }
+                    due.elapsed()
+                });
+            }
+            late
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    cancel_during_compile,
     cold_compile,
     cache_hit_load,
     load_and_instantiate,
