@@ -374,10 +374,10 @@ fn replay_refuses_a_recording_of_another_schema_or_none() {
     let dir = example_catalogue(&plugin("adopt_postgres"));
     let (_, _, record) = streamed(dir.path(), &["run", "--catalog-source", DEMO_SOURCE]);
 
-    let future = edited_recording(&record, "future.jsonl", |lines| lines[0]["schema"] = json!(6));
+    let future = edited_recording(&record, "future.jsonl", |lines| lines[0]["schema"] = json!(7));
     let stderr = replay_error(dir.path(), &future);
     assert!(stderr.contains(&format!("line 1 of the recording `{}`", future.display())), "{stderr}");
-    assert!(stderr.contains("is in schema 6: this mesh-adopt reads only schema 5"), "{stderr}");
+    assert!(stderr.contains("is in schema 7: this mesh-adopt reads only schema 6"), "{stderr}");
 
     let older = edited_recording(&record, "older.jsonl", |lines| {
         lines[0].as_object_mut().unwrap().remove("schema");

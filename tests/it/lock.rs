@@ -14,13 +14,13 @@ use crate::support::{Cli, TestMesh, mesh_adopt, root};
 
 /// The stand-ins' configuration with the mesh's own lock: the control plane's `lock`,
 /// `unlock` and `lock-holder` verbs.
-fn locked_config(standin: &StandIn) -> PathBuf {
+pub(crate) fn locked_config(standin: &StandIn) -> PathBuf {
     let config = standin.config(None);
     let control = std::fs::read_to_string(&config).unwrap();
     let words = control.lines().find(|l| l.starts_with("control = ")).unwrap().trim_start_matches("control = ");
     let with = |verb: &str| format!("{}, {verb}]", words.trim_end_matches(']'));
     let text = format!(
-        "lock = {}\nunlock = {}\nlock_holder = {}\n{control}",
+        "lock = {}\nunlock = {}\nlock_holder = {}\nlock_fences = true\n{control}",
         with("\"lock\""),
         with("\"unlock\", \"{id}\""),
         with("\"lock-holder\"")
@@ -33,7 +33,7 @@ fn locked_config(standin: &StandIn) -> PathBuf {
 /// A catalogue of phase three with its foundation, in a directory of its own (its own
 /// compile cache and state: this machine's locks are kept apart, so only the mesh's lock
 /// stands between two runs in two such directories).
-fn catalogue() -> tempfile::TempDir {
+pub(crate) fn catalogue() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     TestMesh::new().write_catalogue(dir.path());
     std::fs::copy(root().join("catalogue/foundation.json"), dir.path().join("foundation.json")).unwrap();
@@ -41,7 +41,7 @@ fn catalogue() -> tempfile::TempDir {
 }
 
 /// `mesh-adopt run postgres --mesh live ARGS`, recorded to `catalogue/run-N.jsonl`.
-fn run(config: &Path, catalogue: &Path, record: &str, args: &[&str]) -> Cli {
+pub(crate) fn run(config: &Path, catalogue: &Path, record: &str, args: &[&str]) -> Cli {
     mesh_adopt()
         .args(["run", "postgres", "--mesh", "live", "--catalog-source", "https://git.mesh.test/c.git"])
         .args(args)
@@ -53,18 +53,18 @@ fn run(config: &Path, catalogue: &Path, record: &str, args: &[&str]) -> Cli {
 }
 
 /// The events of a record.
-fn events(path: &Path) -> Vec<Value> {
+pub(crate) fn events(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// What a finished child said, and how it ended.
-struct Ended {
-    status: Option<i32>,
-    said: String,
-    pid: u32,
+pub(crate) struct Ended {
+    pub(crate) status: Option<i32>,
+    pub(crate) said: String,
+    pub(crate) pid: u32,
 }
 
-fn ended(child: Child) -> Ended {
+pub(crate) fn ended(child: Child) -> Ended {
     let pid = child.id();
     let Output { status, stdout, stderr } = child.wait_with_output().unwrap();
     let said = format!("{}{}", String::from_utf8_lossy(&stdout), String::from_utf8_lossy(&stderr));
@@ -181,8 +181,8 @@ fn a_run_killed_outright_leaves_its_lock_named_as_such_until_unlock_breaks_it() 
     assert_eq!(held["process_gone"], true, "{held}");
     let id = held["holder"]["id"].as_str().unwrap().to_string();
     assert!(said.contains(&format!("process {} on host", killed.id())), "{said}");
-    assert!(said.contains("its process is gone: a run killed outright left the lock"), "{said}");
-    assert!(said.contains(&format!("break it with `mesh-adopt unlock {id}`")), "{said}");
+    assert!(said.contains("its process is gone, and left the lock behind"), "{said}");
+    assert!(said.contains(&format!("break the lock with `mesh-adopt unlock {id}`")), "{said}");
     // The operator breaks it, with the same state directory as the runs.
     let unlock = |id: &str| {
         mesh_adopt()
@@ -205,7 +205,7 @@ fn a_run_killed_outright_leaves_its_lock_named_as_such_until_unlock_breaks_it() 
 }
 
 /// A holder on another machine, placed in the stand-in control plane's lock.
-fn held_elsewhere(standin: &StandIn) -> Value {
+pub(crate) fn held_elsewhere(standin: &StandIn) -> Value {
     let holder = serde_json::json!({
         "id": "5ca1ab1e00000000", "host": "ops-2.mesh.local", "pid": 4242,
         "command": "mesh-adopt run --mesh live", "since": "2025-01-01T00:00:00Z", "node": "node-1"
@@ -238,13 +238,25 @@ fn check_takes_no_lock_and_says_who_holds_it() {
     let refused = run(&config, dir.path(), "run.jsonl", &[]).output();
     assert_eq!(refused.status.code(), Some(1));
     assert!(!standin.read("argv.log").contains("module add"));
-    // Another machine's lock is not this machine's to judge: unlock breaks it when asked.
-    let broken = mesh_adopt()
-        .args(["unlock", "5ca1ab1e00000000", "--config"])
-        .arg(&config)
-        .env("XDG_STATE_HOME", dir.path().join("state"))
-        .output();
+    // Another machine's run may still be running: unlock says so, and breaks it only with
+    // `--force`, saying what becomes of that run.
+    let unlock = |force: bool| {
+        mesh_adopt()
+            .args(["unlock", "5ca1ab1e00000000", "--config"])
+            .arg(&config)
+            .args(force.then_some("--force"))
+            .env("XDG_STATE_HOME", dir.path().join("state"))
+            .output()
+    };
+    let asked = unlock(false);
+    let said = String::from_utf8_lossy(&asked.stderr);
+    assert_eq!(asked.status.code(), Some(1), "{said}");
+    assert!(said.contains("on another machine, which this one cannot see: its run may still be running"), "{said}");
+    assert!(said.contains("`mesh-adopt unlock 5ca1ab1e00000000 --force`"), "{said}");
+    assert!(standin.path().join("lock.json").exists(), "the lock was broken without --force");
+    let broken = unlock(true);
     assert_eq!(broken.status.code(), Some(0), "{}", String::from_utf8_lossy(&broken.stderr));
+    assert!(!standin.path().join("lock.json").exists());
 }
 
 #[test]
@@ -436,7 +448,7 @@ fn a_replay_takes_and_releases_the_recordings_lock_without_a_warning() {
 }
 
 /// A holder on this machine whose process is `pid`, taken at `since`, under `id`.
-fn held_here_by(pid: u32, since: &str, id: &str) -> Value {
+pub(crate) fn held_here_by(pid: u32, since: &str, id: &str) -> Value {
     serde_json::json!({
         "id": id, "host": mesh_adopt_runtime::mesh::lock::this_host(), "pid": pid,
         "command": "mesh-adopt run postgres --mesh live", "since": since, "node": "node-1"

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::support::{mesh_adopt, root, shared_compile_cache};
 
 /// The node's state root, as `node/setup` and the node's catalogue have it.
-const NODE_ROOT: &str = "/var/lib/mesh-adopt-node";
+pub(crate) const NODE_ROOT: &str = "/var/lib/mesh-adopt-node";
 
 /// The ref the catalogue repository is tagged with (`node/demo repository`).
 const CATALOGUE_REF: &str = "v3.2.0";
@@ -30,13 +30,13 @@ fn superuser() -> String {
 
 /// The node, held for one test: set up once per suite (images built, plugins placed, the
 /// catalogue repository made), then reset and raised by genesis for each test.
-struct Node {
+pub(crate) struct Node {
     _turn: MutexGuard<'static, ()>,
     /// The operator's state directory for the test's runs (plan key, local lock).
     state: tempfile::TempDir,
 }
 
-fn node() -> Node {
+pub(crate) fn node() -> Node {
     static TURN: Mutex<()> = Mutex::new(());
     static READY: OnceLock<Result<(), String>> = OnceLock::new();
     let turn = TURN.lock().unwrap_or_else(|p| p.into_inner());
@@ -92,14 +92,14 @@ fn tool(argv: &[&str]) -> String {
 
 impl Node {
     /// An empty node, then genesis: the store, the bus and the control plane's container.
-    fn genesis(&self) {
+    pub(crate) fn genesis(&self) {
         tool(&["node/setup", "--reset"]);
         tool(&["node/genesis", "node/catalogue/foundation.json", "node/catalogue/genesis/credentials"]);
     }
 
     /// `mesh-adopt COMMAND --mesh live` on `catalogue` with the node's configuration, as the
     /// README gives it, its events as JSON lines.
-    fn mesh_adopt(&self, command: &str, catalogue: &Path) -> crate::support::Cli {
+    pub(crate) fn mesh_adopt(&self, command: &str, catalogue: &Path) -> crate::support::Cli {
         mesh_adopt()
             .args([command, "--mesh", "live", "--json", "--config", "node/mesh-adopt.toml", "--catalog-source"])
             .arg(format!("{NODE_ROOT}/catalogue.git@{CATALOGUE_REF}"))
@@ -126,7 +126,7 @@ impl Drop for Node {
     }
 }
 
-fn events(stdout: &[u8]) -> Vec<Value> {
+pub(crate) fn events(stdout: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(stdout)
         .lines()
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not an event: {line}: {e}")))
@@ -138,7 +138,7 @@ fn effects(events: &[Value]) -> usize {
     events.iter().filter(|e| e["event"] == "call" && (e["op"] == "carry" || e["op"] == "tell")).count()
 }
 
-fn shown(events: &[Value]) -> String {
+pub(crate) fn shown(events: &[Value]) -> String {
     events.iter().map(Value::to_string).collect::<Vec<_>>().join("\n")
 }
 
@@ -162,7 +162,7 @@ fn effect_of(events: &[Value]) -> &Value {
 }
 
 /// `node/podman container inspect NAME`, the one object.
-fn inspect(name: &str) -> Value {
+pub(crate) fn inspect(name: &str) -> Value {
     let answer: Value = serde_json::from_str(&tool(&["node/podman", "container", "inspect", name])).unwrap();
     answer[0].clone()
 }
@@ -262,7 +262,7 @@ fn http_get(url_path: &str, port: u16) -> String {
     answer
 }
 
-fn node_log() -> String {
+pub(crate) fn node_log() -> String {
     std::fs::read_to_string(Path::new(NODE_ROOT).join("control/node.log")).unwrap_or_default()
 }
 

@@ -199,6 +199,7 @@ fn holder(id: &str, command: &str) -> LockHolder {
     LockHolder {
         id: id.to_string(),
         host: "installer-7".to_string(),
+        machine: "m-installer-7".to_string(),
         pid: 4242,
         command: command.to_string(),
         since: "2025-06-01T12:00:00Z".to_string(),

@@ -249,7 +249,7 @@ fn replay_refuses_a_recording_whose_run_options_are_malformed() {
     std::fs::write(
         &record,
         concat!(
-            r#"{"event":"run","schema":5,"mesh_adopt":"0.2.0","command":"run","modules":["postgres"],"#,
+            r#"{"event":"run","schema":6,"mesh_adopt":"0.2.0","command":"run","modules":["postgres"],"#,
             r#""options":{"node":"node-1","catalog_source":null},"mesh":"simulated","seed":null}"#,
             "\n",
             r#"{"event":"call","module":"postgres","phase":"adopt","op":"tell","args":["push","node-1"],"#,
@@ -262,6 +262,6 @@ fn replay_refuses_a_recording_whose_run_options_are_malformed() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("line 1 of the recording"), "{stderr}");
-    assert!(stderr.contains("is not an event of schema 5"), "{stderr}");
+    assert!(stderr.contains("is not an event of schema 6"), "{stderr}");
     assert!(stderr.contains("missing field `wait_s`"), "{stderr}");
 }

@@ -70,7 +70,8 @@ enum Command {
     /// Answer a plugin's calls from a `--record` file and report the first call where it
     /// no longer does what the recorded run did.
     Replay(ReplayArgs),
-    /// Break the live mesh's lock a run killed outright left, by the id a refused run named.
+    /// Break the live mesh's lock a run killed outright left, by the id a refused run named;
+    /// or clear a damaged lock file of this machine's (`--damaged FILE`).
     Unlock(UnlockArgs),
     /// Print the completion script for a shell: bash, zsh, fish, elvish or powershell.
     Completions(CompletionsArgs),

@@ -145,8 +145,9 @@ impl Interrupts {
             tokio::time::sleep(INTERRUPT_GRACE).await;
             // Still here: the run did not get to stop itself. What it started goes first.
             mesh_adopt_live::end_every_command();
-            mesh_adopt_live::lock::release_every_lock();
+            let left = mesh_adopt_live::lock::release_every_lock();
             if let Some((output, transcript)) = slot.get() {
+                transcript.locks_left_at_exit(&left);
                 output.interrupted(signal, transcript);
             } else {
                 // A command with no record (`test`, `build`, `cache optimise`): what it did is

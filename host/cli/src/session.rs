@@ -80,6 +80,8 @@ impl Session {
     pub fn guard(site: &SiteArgs) -> Result<Guarded> {
         let interrupts = Interrupts::take_over();
         let credentials = guard_credentials(site)?;
+        let arguments: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
+        refuse_values_in(&arguments, &credentials)?;
         Ok(Guarded { interrupts, credentials })
     }
 
@@ -189,4 +191,73 @@ fn guard_credentials(site: &SiteArgs) -> Result<Arc<Credentials>> {
         );
     }
     Ok(credentials)
+}
+
+/// Refuses a command line any argument of which holds a credential's value whole (by the
+/// redactor's own rule), before any lock is taken or command run: the command line names a
+/// run's holder in this machine's lock, the mesh's lock and every other operator's `check`,
+/// and what an option names (a record's, a plan's or a cache's path) is shown in lines and
+/// errors. The error names the option and the credential, never the value.
+fn refuse_values_in(arguments: &[String], credentials: &Credentials) -> Result<()> {
+    for (at, argument) in arguments.iter().enumerate() {
+        // An option's own name is the program's word, not a value an operator gave.
+        let value = match argument.strip_prefix("--") {
+            Some(option) => option.split_once('=').map_or("", |(_, value)| value),
+            None => argument,
+        };
+        if let (_, Some(name)) = credentials.redact(value.to_string()) {
+            let option = option_at(arguments, at);
+            bail!(
+                "{option} holds the value of the genesis credential `{name}`, which is never shown: a command line \
+                 names a run wherever its lock does (this machine's lock, the mesh's, every operator's `check`), \
+                 and what an option names is shown in its lines and errors. Take the value out of {option}; if the \
+                 credential's value is a word the run uses anyway, it is no secret: give the credential a value of \
+                 its own"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The option the argument at `at` gives, as the command line names it: `--record` for
+/// `--record=FILE` or for the `FILE` after `--record` (an option the parser says takes a
+/// value); else the argument's place.
+fn option_at(arguments: &[String], at: usize) -> String {
+    let argument = &arguments[at];
+    if let Some(option) = argument.strip_prefix("--") {
+        return format!("--{}", option.split('=').next().unwrap_or(option));
+    }
+    match at.checked_sub(1).and_then(|before| arguments[before].strip_prefix("--")) {
+        Some(option) if takes_a_value(option) => format!("--{option}"),
+        _ => format!("argument {} of the command line", at + 1),
+    }
+}
+
+/// Whether the long option `--{long}` of any command takes a value, as the parser declares it.
+fn takes_a_value(long: &str) -> bool {
+    use clap::CommandFactory as _;
+    let command = crate::cli::Cli::command();
+    let arguments: Vec<clap::Arg> = command
+        .get_arguments()
+        .chain(command.get_subcommands().flat_map(clap::Command::get_arguments))
+        .cloned()
+        .collect();
+    arguments.iter().any(|arg| arg.get_long() == Some(long) && arg.get_action().takes_values())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_is_named_by_the_option_that_gives_it() {
+        let args: Vec<String> = ["run", "--record", "r/x.rec", "--out=p", "postgres", "--json", "nats"]
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        assert_eq!(option_at(&args, 2), "--record");
+        assert_eq!(option_at(&args, 3), "--out");
+        assert_eq!(option_at(&args, 4), "argument 5 of the command line");
+        assert_eq!(option_at(&args, 6), "argument 7 of the command line", "`--json` takes no value");
+    }
 }

@@ -53,6 +53,7 @@ struct ConfigFile {
     unlock: Option<Vec<String>>,
     lock_holder: Option<Vec<String>>,
     lock_command_timeout_seconds: u64,
+    lock_fences: bool,
 }
 
 impl Default for ConfigFile {
@@ -79,6 +80,7 @@ impl Default for ConfigFile {
             unlock: None,
             lock_holder: None,
             lock_command_timeout_seconds: 10,
+            lock_fences: false,
         }
     }
 }
@@ -133,6 +135,10 @@ pub struct LiveConfig {
     pub(crate) lock_holder: Option<Template>,
     /// How long a `lock`, `unlock` or `lock_holder` command may take.
     pub(crate) lock_command_timeout: Duration,
+    /// Whether the control plane fences, as the configuration declares: it refuses a changing
+    /// command whose lock ([`crate::fence::LOCK_ID_VAR`]) is not the one it holds, and lets a
+    /// lock go only once nothing sent under it runs. With `lock`.
+    pub(crate) lock_fences: bool,
 }
 
 /// Why the live mesh's configuration cannot be used, naming the file (or the built-in
@@ -185,6 +191,12 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
     },
+    /// `lock_fences` without `lock`.
+    #[error("`lock_fences` in `{}` says the control plane fences the lock `lock` takes, and there is no `lock`", path.display())]
+    FencesWithoutLock {
+        /// The file.
+        path: PathBuf,
+    },
     /// `lock_holder` without `lock`.
     #[error("`lock_holder` in `{}` says who holds the lock `lock` takes, and there is no `lock`", path.display())]
     HolderWithoutLock {
@@ -218,7 +230,7 @@ impl ConfigError {
             ConfigError::Template { path, error } => (path, Some(error.key().key())),
             ConfigError::OutOfRange { path, key, .. } => (path, Some(*key)),
             ConfigError::LockWithoutUnlock { path } => (path, Some("unlock")),
-            ConfigError::HolderWithoutLock { path } => (path, Some("lock")),
+            ConfigError::HolderWithoutLock { path } | ConfigError::FencesWithoutLock { path } => (path, Some("lock")),
             ConfigError::Node { path, .. } => (path, Some("node")),
             ConfigError::Absent { path, .. } => (path, Some("inspect_absent")),
         };
@@ -250,7 +262,7 @@ impl LiveConfig {
     }
 
     /// Every check, in the order a refusal is said: the commands' templates, the bounds, the
-    /// lock's commands together, the node, `inspect_absent`.
+    /// lock's commands together (and its fence with them), the node, `inspect_absent`.
     fn read(file: ConfigFile, path: &Path) -> Result<LiveConfig, ConfigError> {
         let at = || path.to_path_buf();
         let template =
@@ -276,6 +288,7 @@ impl LiveConfig {
             lock_command_timeout: seconds("lock_command_timeout_seconds", file.lock_command_timeout_seconds)?,
             state_timeout: seconds("state_timeout_seconds", file.state_timeout_seconds)?,
             images_timeout: seconds("images_timeout_seconds", file.images_timeout_seconds)?,
+            lock_fences: file.lock_fences,
             node: file.node,
             inspect_absent: file.inspect_absent,
             fetch_rewrite: file.fetch_rewrite,
@@ -285,6 +298,9 @@ impl LiveConfig {
         }
         if config.lock_holder.is_some() && config.lock.is_none() {
             return Err(ConfigError::HolderWithoutLock { path: at() });
+        }
+        if config.lock_fences && config.lock.is_none() {
+            return Err(ConfigError::FencesWithoutLock { path: at() });
         }
         mesh_adopt_runtime::options::check_node_name("`node`", &config.node)
             .map_err(|source| ConfigError::Node { path: at(), source })?;
@@ -367,6 +383,8 @@ mod tests {
     #[test]
     fn what_a_run_could_not_use_is_refused_naming_the_file_and_the_key() {
         assert!(load("lock = [\"mesh\", \"lock\"]\nunlock = [\"mesh\", \"unlock\", \"{id}\"]\n").is_ok());
+        let fenced = "lock = [\"mesh\", \"lock\"]\nunlock = [\"mesh\", \"unlock\", \"{id}\"]\nlock_fences = true\n";
+        assert!(load(fenced).unwrap().lock_fences);
         for (text, why) in [
             ("lock = [\"mesh\", \"lock\"]\n", "`lock` and `unlock` go together"),
             ("unlock = [\"mesh\", \"unlock\", \"{id}\"]\n", "`lock` and `unlock` go together"),
@@ -376,6 +394,7 @@ mod tests {
             ),
             ("lock = []\nunlock = [\"u\", \"{id}\"]\n", "`lock` in `dir/mesh-adopt.toml` names no command"),
             ("lock_holder = [\"h\"]\n", "there is no `lock`"),
+            ("lock_fences = true\n", "says the control plane fences the lock `lock` takes, and there is no `lock`"),
             ("lock_command_timeout_seconds = 0\n", "it must be from 1 to 3600"),
             ("control = []\n", "`control` in `dir/mesh-adopt.toml` names no command"),
             ("state = []\n", "`state` in `dir/mesh-adopt.toml` names no command"),

@@ -13,9 +13,11 @@
 mod config;
 mod driver;
 pub mod engine;
+pub mod fence;
 pub mod images;
 pub mod inspect;
 pub mod lock;
+pub mod machine_lock;
 mod node;
 pub mod state;
 pub mod templates;
@@ -32,7 +34,7 @@ use async_trait::async_trait;
 use tokio::io::AsyncWriteExt;
 
 use mesh_adopt_runtime::effect::MeshView;
-use mesh_adopt_runtime::mesh::lock::{LockHolder, Locking, Unlocked};
+use mesh_adopt_runtime::mesh::lock::{LockBroken, LockHolder, Locking, Unlocked};
 use mesh_adopt_runtime::mesh::{Command, ContainerState, Mesh, MeshError, NodeImages, Payload, Response};
 
 use templates::Placeholder;
@@ -45,7 +47,9 @@ pub struct LiveMesh {
     opened: Instant,
     opened_at: SystemTime,
     /// Where this machine's locks are kept; `None` when there is no state directory.
-    locks: Option<lock::MachineLocks>,
+    locks: Option<machine_lock::MachineLocks>,
+    /// The mesh's lock as every command carries it, and whether it was found broken.
+    fence: fence::Fence,
 }
 
 impl LiveMesh {
@@ -53,14 +57,14 @@ impl LiveMesh {
     /// the system's randomness: a nonce or a password a plugin draws there is not recorded
     /// and cannot be drawn again from anything its record holds.
     pub fn new(config: LiveConfig) -> LiveMesh {
-        let locks = lock::MachineLocks::default_dir().map(lock::MachineLocks::in_dir);
-        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), locks }
+        let locks = machine_lock::MachineLocks::default_dir().map(machine_lock::MachineLocks::in_dir);
+        LiveMesh { config, opened: Instant::now(), opened_at: SystemTime::now(), locks, fence: Default::default() }
     }
 
     /// This mesh with this machine's locks kept in `dir` instead of the user's state
-    /// directory ([`lock::MachineLocks::default_dir`]).
+    /// directory ([`machine_lock::MachineLocks::default_dir`]).
     pub fn with_locks_in(mut self, dir: impl Into<std::path::PathBuf>) -> LiveMesh {
-        self.locks = Some(lock::MachineLocks::in_dir(dir));
+        self.locks = Some(machine_lock::MachineLocks::in_dir(dir));
         self
     }
 }
@@ -134,12 +138,19 @@ impl Drop for GroupKiller {
 async fn run_process(
     argv: Vec<String>,
     stdin: Option<Vec<u8>>,
+    lock_id: Option<String>,
     timeout: Duration,
     output_bytes: usize,
     group: Group,
 ) -> Result<Finished, MeshError> {
     let shown = argv.join(" ");
     let mut command = tokio::process::Command::new(&argv[0]);
+    // The run's lock, while it holds the mesh's; none otherwise, whatever this program's
+    // environment says.
+    match lock_id {
+        Some(id) => command.env(fence::LOCK_ID_VAR, id),
+        None => command.env_remove(fence::LOCK_ID_VAR),
+    };
     command
         .args(&argv[1..])
         .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
@@ -303,29 +314,56 @@ struct Finished {
 impl LiveMesh {
     /// Runs `argv` with `stdin` fed to it, from the live mesh's own thread ([`driver`]) so
     /// that it dies with the program, and in its own process group so that a timeout, or the
-    /// call being dropped, stops it and everything it started.
+    /// call being dropped, stops it and everything it started. While the run holds the mesh's
+    /// lock, the command carries its id ([`fence::LOCK_ID_VAR`]).
     async fn run(&self, argv: &[String], stdin: Option<&[u8]>, timeout: Duration) -> Result<Finished, MeshError> {
         let shown = argv.join(" ");
         let group = Group::default();
         let _killer = GroupKiller(group.clone());
-        let work = run_process(argv.to_vec(), stdin.map(<[u8]>::to_vec), timeout, self.config.output_bytes, group);
+        let (stdin, lock_id) = (stdin.map(<[u8]>::to_vec), self.fence.id());
+        let work = run_process(argv.to_vec(), stdin, lock_id, timeout, self.config.output_bytes, group);
         driver::on_driver(work)
             .await
             .map_err(|e| MeshError::Unavailable(format!("`{shown}` could not be watched to its end: {e}")))?
     }
 
+    /// Runs the changing command `argv` (`what`, in the words it is told by) and insists on a
+    /// zero exit status; nothing is run once the run's lock was found broken, and a refusal
+    /// by the control plane's fence ([`fence::FENCED`]) finds it so.
+    async fn run_changing(
+        &self,
+        what: &str,
+        argv: &[String],
+        stdin: Option<&[u8]>,
+        timeout: Duration,
+    ) -> Result<String, MeshError> {
+        self.fence.before(what)?;
+        let done = self.run(argv, stdin, timeout).await?;
+        if done.code == Some(fence::FENCED)
+            && let Some(refused) = self.fence.refused(what, &done.stdout)
+        {
+            return Err(refused);
+        }
+        zero(argv, done)
+    }
+
     /// Runs `argv` and insists on a zero exit status.
     async fn run_ok(&self, argv: &[String], stdin: Option<&[u8]>, timeout: Duration) -> Result<String, MeshError> {
-        let done = self.run(argv, stdin, timeout).await?;
-        match done.code {
-            Some(0) => Ok(done.stdout),
-            code => Err(MeshError::Failed(format!(
-                "`{}` exited with {}: {}",
-                argv.join(" "),
-                code.map_or("a signal".to_string(), |c| format!("status {c}")),
-                first_lines(&done.stderr)
-            ))),
-        }
+        zero(argv, self.run(argv, stdin, timeout).await?)
+    }
+}
+
+/// What `argv` printed, when it exited 0; else the error naming it, its status and its first
+/// lines of error output.
+fn zero(argv: &[String], done: Finished) -> Result<String, MeshError> {
+    match done.code {
+        Some(0) => Ok(done.stdout),
+        code => Err(MeshError::Failed(format!(
+            "`{}` exited with {}: {}",
+            argv.join(" "),
+            code.map_or("a signal".to_string(), |c| format!("status {c}")),
+            first_lines(&done.stderr)
+        ))),
     }
 }
 
@@ -375,15 +413,16 @@ impl Mesh for LiveMesh {
             Placeholder::Name => name.to_string(),
             _ => remote.to_string(),
         });
-        self.run_ok(&argv, Some(bytes), Duration::from_secs(60)).await.map(|_| ())
+        self.run_changing(&format!("carry {remote}"), &argv, Some(bytes), Duration::from_secs(60)).await.map(|_| ())
     }
 
     /// The control plane's CLI with the command's words appended: the one place a command
     /// becomes words a process is given.
     async fn tell(&self, command: &Command, timeout: Duration) -> Result<String, MeshError> {
         let mut argv = self.config.control.fill(|_| String::new());
-        argv.extend(command.words());
-        self.run_ok(&argv, None, timeout).await
+        let words = command.words();
+        argv.extend(words.iter().cloned());
+        self.run_changing(&words.join(" "), &argv, None, timeout).await
     }
 
     async fn inspect(&self, node: &str, container: &str) -> Result<Option<ContainerState>, MeshError> {
@@ -485,5 +524,9 @@ impl Mesh for LiveMesh {
 
     async fn lock_holder(&self) -> Result<Option<LockHolder>, MeshError> {
         self.holder_of_lock().await
+    }
+
+    fn lock_broken(&self) -> Option<LockBroken> {
+        self.fence.broken()
     }
 }

@@ -1,29 +1,33 @@
-//! The live mesh's lock, in two parts. This machine's: a file a run places under the user's
-//! state directory, keyed on how the mesh is reached and the node, holding the holder; it
-//! keeps out a second run from this machine whatever the mesh can do. The mesh's own: the
-//! `lock` and `unlock` commands of the configuration, whose contract is below; it keeps out a
-//! run from any machine. Neither is ever broken by a run: a lock a killed run left stays until
-//! the operator breaks it (`mesh-adopt unlock ID`).
+//! The live mesh's lock, in two parts. This machine's ([`crate::machine_lock`]): a file a run
+//! places under the user's state directory, keyed on how the mesh is reached and the node,
+//! holding the holder; it keeps out a second run from this machine whatever the mesh can do.
+//! The mesh's own: the `lock` and `unlock` commands of the configuration, whose contract is
+//! below; it keeps out a run from any machine, and, where the control plane fences
+//! ([`crate::fence`]), refuses every command of a run whose lock was broken under it. Neither
+//! is ever broken by a run: a lock a killed run left stays until the operator breaks it
+//! (`mesh-adopt unlock ID`).
 //!
 //! The commands' contract (docs/operating.md's "One run at a time" says it for an operator):
 //!
 //! - `lock` reads the holder, one JSON line, on its standard input. It exits 0 when it took
 //!   the lock for that holder; [`HELD`] when another holds it, printing that holder's line
-//!   (as its `lock` was given it) on its standard output; anything else is an error.
+//!   (as its `lock` was given it) on its standard output; [`RELEASING`] when another holds it
+//!   and its release is under way (printing its line likewise); anything else is an error.
 //! - `unlock` is given the lock's id as its `{id}` word. It exits 0 when it released the lock
 //!   held under that id; [`NOT_HELD`] when no lock is held; [`HELD`] when the lock is held
-//!   under another id, printing that holder's line, and leaving it be; anything else is an
-//!   error.
+//!   under another id, printing that holder's line, and leaving it be; [`RELEASING`] when a
+//!   changing command sent under that lock still runs: the release is recorded, the lock is
+//!   let go once that command ends, and what runs is named on its standard output; anything
+//!   else is an error.
 //! - `lock_holder` prints the holder's line when the lock is held, nothing when it is free,
 //!   and exits 0; anything else is an error.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mesh_adopt_runtime::mesh::MeshError;
 use mesh_adopt_runtime::mesh::lock::{LockHolder, LockScope, Locking, Unlocked};
 
+use crate::machine_lock::{LockFile, MachineLocks, Placement};
 use crate::templates::{Placeholder, Template};
 use crate::{LiveMesh, first_lines};
 
@@ -34,122 +38,10 @@ pub const HELD: i32 = 75;
 /// The exit status of an `unlock` command when no lock is held.
 pub const NOT_HELD: i32 = 76;
 
-/// The most of a lock file read: a holder is a few hundred bytes.
-const LOCK_FILE_BYTES: u64 = 64 << 10;
-
-/// This machine's locks: a file a held lock, in a directory of this user's.
-#[derive(Debug, Clone)]
-pub struct MachineLocks {
-    dir: PathBuf,
-}
-
-/// A machine lock just placed, removed when dropped unless kept: a run dropped while it asks
-/// the mesh for its own lock leaves no file behind.
-pub(crate) struct Placed<'a> {
-    locks: &'a MachineLocks,
-    id: String,
-    kept: bool,
-}
-
-impl Placed<'_> {
-    /// Keeps the file: the run holds the lock from here on.
-    pub(crate) fn keep(mut self) {
-        self.kept = true;
-    }
-}
-
-impl Drop for Placed<'_> {
-    fn drop(&mut self) {
-        if !self.kept {
-            let _ = self.locks.release(&self.id);
-        }
-    }
-}
-
-impl MachineLocks {
-    /// The locks kept in `dir`.
-    pub fn in_dir(dir: impl Into<PathBuf>) -> MachineLocks {
-        MachineLocks { dir: dir.into() }
-    }
-
-    /// The locks kept with this user's state: `$XDG_STATE_HOME/mesh-adopt/locks`, else
-    /// `~/.local/state/mesh-adopt/locks`; `None` when neither variable is set.
-    pub fn default_dir() -> Option<PathBuf> {
-        mesh_adopt_runtime::plan::PlanKey::default_dir().map(|dir| dir.join("locks"))
-    }
-
-    /// The directory the lock files are in.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Places the lock file `name` for `holder`, or, when it is there already, says who holds
-    /// it. The file is whole from the moment it is there: it is written aside and linked into
-    /// place, which fails when another has placed it first.
-    pub(crate) fn place(&self, name: &str, holder: &LockHolder) -> Result<Result<Placed<'_>, LockHolder>, String> {
-        use std::os::unix::fs::DirBuilderExt as _;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.dir)
-            .map_err(|e| format!("this machine's lock directory `{}` could not be made: {e}", self.dir.display()))?;
-        let path = self.dir.join(name);
-        // Aside under the holder's own id, which no other holder has.
-        let aside = self.dir.join(format!(".placing-{}", holder.id));
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&aside)
-            .and_then(|mut file| writeln!(file, "{}", holder.to_line()).and_then(|()| file.sync_all()));
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&aside);
-            return Err(format!("no lock could be written in `{}`: {e}", self.dir.display()));
-        }
-        let linked = std::fs::hard_link(&aside, &path);
-        let _ = std::fs::remove_file(&aside);
-        match linked {
-            Ok(()) => Ok(Ok(Placed { locks: self, id: holder.id.clone(), kept: false })),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => read_holder(&path).map(Err),
-            Err(e) => Err(format!("the lock `{}` could not be placed: {e}", path.display())),
-        }
-    }
-
-    /// Every lock held on this machine, with its file, in the order of their files' names;
-    /// a file that cannot be read as a lock is left out.
-    pub fn held(&self) -> Vec<(PathBuf, LockHolder)> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return Vec::new() };
-        let mut held: Vec<(PathBuf, LockHolder)> = entries
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|e| e == "lock"))
-            .filter_map(|path| read_holder(&path).ok().map(|holder| (path, holder)))
-            .collect();
-        held.sort_by(|a, b| a.0.cmp(&b.0));
-        held
-    }
-
-    /// Who holds a lock whose file name starts with `prefix`, if anyone does.
-    pub(crate) fn held_under(&self, prefix: &str) -> Option<LockHolder> {
-        self.held()
-            .into_iter()
-            .find(|(path, _)| path.file_name().is_some_and(|n| n.to_string_lossy().starts_with(prefix)))
-            .map(|(_, holder)| holder)
-    }
-
-    /// Removes the lock held under `id`, whatever mesh it is for; who held it, when one was.
-    pub fn release(&self, id: &str) -> Option<LockHolder> {
-        let (path, holder) = self.held().into_iter().find(|(_, holder)| holder.id == id)?;
-        std::fs::remove_file(&path).ok().map(|()| holder)
-    }
-}
-
-/// The holder a lock file names; an error names the file and what is wrong with it.
-fn read_holder(path: &Path) -> Result<LockHolder, String> {
-    let bytes = mesh_adopt_runtime::files::read_bounded(path, LOCK_FILE_BYTES)
-        .map_err(|e| format!("the lock `{}` is held, and cannot be read: {e}", path.display()))?;
-    LockHolder::from_line(&String::from_utf8_lossy(&bytes))
-        .map_err(|why| format!("the lock `{}` is held, and names no holder: {why}", path.display()))
-}
+/// The exit status of an `unlock` whose lock still has a changing command running under it
+/// (its release is recorded and made once that ends), and of a `lock` refused because the
+/// lock's release is under way.
+pub const RELEASING: i32 = 78;
 
 /// The name of this machine's lock file for a mesh reached by `commands`, on `node`: the
 /// first half is the mesh's (a check looks for any node's), the second the node's.
@@ -193,21 +85,25 @@ const RELEASE_AT_EXIT: Duration = Duration::from_secs(1);
 /// Releases every lock this program's live meshes hold, for a program about to exit without
 /// unwinding its runs (the command line ending itself on an interrupt its run did not get to
 /// answer in time): each mesh's `unlock`, given a second, then this machine's lock once the
-/// mesh's is released. What is not released is left, for `mesh-adopt unlock`.
-pub fn release_every_lock() {
+/// mesh's is released (or its release recorded). What is not released is left, for
+/// `mesh-adopt unlock`: the ids of those, returned.
+pub fn release_every_lock() -> Vec<String> {
+    let mut left = Vec::new();
     for held in std::mem::take(&mut *held_here()) {
         let released = match &held.unlock {
             None => true,
             Some(argv) => unlock_now(argv),
         };
-        if released {
-            held.machine.release(&held.id);
+        match released {
+            true => drop(held.machine.release(&held.id)),
+            false => left.push(held.id),
         }
     }
+    left
 }
 
 /// Runs an `unlock` at once, from the calling thread, for at most [`RELEASE_AT_EXIT`]:
-/// whether the lock is no longer held under its id.
+/// whether the lock is no longer held under its id, or its release is recorded.
 fn unlock_now(argv: &[String]) -> bool {
     let Some((program, args)) = argv.split_first() else { return false };
     let started = std::process::Command::new(program)
@@ -220,7 +116,7 @@ fn unlock_now(argv: &[String]) -> bool {
     let deadline = std::time::Instant::now() + RELEASE_AT_EXIT;
     loop {
         match child.try_wait() {
-            Ok(Some(status)) => return matches!(status.code(), Some(0) | Some(NOT_HELD)),
+            Ok(Some(status)) => return matches!(status.code(), Some(0) | Some(NOT_HELD) | Some(RELEASING)),
             Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
             _ => {
                 let _ = child.kill();
@@ -255,6 +151,13 @@ fn printed_holder(argv: &[String], stdout: &str) -> Result<LockHolder, MeshError
         .map_err(|why| MeshError::Failed(format!("`{}` said another holds the lock, but {why}", argv.join(" "))))
 }
 
+/// What an `unlock` that answered [`RELEASING`] said still runs: its first line, as the
+/// control plane wrote it, kept to a line's length.
+fn still_running(stdout: &str) -> String {
+    let line = stdout.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("a command sent under the lock");
+    line.chars().take(200).collect()
+}
+
 impl LiveMesh {
     /// How long a lock command may take.
     fn lock_command_timeout(&self) -> Duration {
@@ -269,16 +172,20 @@ impl LiveMesh {
     }
 
     /// This machine's lock first, then the mesh's own (when `lock` is configured); the first
-    /// that another holds names that holder, and a machine lock placed for a mesh lock that
-    /// was refused or failed is removed again.
+    /// that another holds names that holder, a damaged lock file is named as such, and a
+    /// machine lock placed for a mesh lock that was refused or failed is removed again. From
+    /// the moment the mesh's lock is taken, every command carries its id ([`crate::fence`]).
     pub(crate) async fn take_lock(&self, holder: &LockHolder) -> Result<Locking, MeshError> {
         let machine = self.locks.as_ref().ok_or_else(|| {
-            MeshError::Unavailable("there is no place for this machine's lock: set XDG_STATE_HOME or HOME".into())
+            MeshError::Unavailable(
+                "there is no place for this machine's lock: set XDG_STATE_HOME (an absolute path) or HOME".into(),
+            )
         })?;
         let placed = match machine.place(&lock_file_name(&self.reaching(), &holder.node), holder) {
-            Ok(Ok(placed)) => placed,
-            Ok(Err(other)) => return Ok(Locking::Held(other)),
-            Err(why) => return Err(MeshError::Failed(why)),
+            Ok(Placement::Placed(placed)) => placed,
+            Ok(Placement::Held(other)) => return Ok(Locking::Held(other)),
+            Ok(Placement::Damaged(damaged)) => return Ok(Locking::Damaged(damaged)),
+            Err(error) => return Err(MeshError::Failed(chain(&error))),
         };
         let Some(command) = &self.config.lock else {
             placed.keep();
@@ -290,21 +197,26 @@ impl LiveMesh {
         match done.code {
             Some(0) => {
                 placed.keep();
+                self.fence.hold(&holder.id);
                 held_here().push(HeldHere {
                     id: holder.id.clone(),
                     machine: machine.clone(),
                     unlock: self.config.unlock.as_ref().map(|command| unlock_argv(command, &holder.id)),
                 });
-                Ok(Locking::Taken { scope: LockScope::Mesh })
+                let scope = if self.config.lock_fences { LockScope::Mesh } else { LockScope::Advisory };
+                Ok(Locking::Taken { scope })
             }
             Some(HELD) => printed_holder(&argv, &done.stdout).map(Locking::Held),
+            Some(RELEASING) => printed_holder(&argv, &done.stdout).map(Locking::Releasing),
             code => Err(exited(&argv, code, &done.stderr)),
         }
     }
 
     /// Releases the mesh's lock held under `id` (when `unlock` is configured), then this
-    /// machine's; released when either was. A mesh that errs keeps this machine's lock too,
-    /// so the next run is told the lock was left.
+    /// machine's; released when either was. A release the control plane defers until what
+    /// still runs under the lock ends is recorded there, and this machine's lock goes: the
+    /// mesh's own keeps every run out until then. A mesh that errs keeps this machine's lock
+    /// too, so the next run is told the lock was left.
     pub(crate) async fn release_lock(&self, id: &str) -> Result<Unlocked, MeshError> {
         let mesh = match &self.config.unlock {
             Some(command) => {
@@ -314,6 +226,7 @@ impl LiveMesh {
                     Some(0) => Unlocked::Released,
                     Some(NOT_HELD) => Unlocked::NotHeld,
                     Some(HELD) => Unlocked::HeldByAnother(printed_holder(&argv, &done.stdout)?),
+                    Some(RELEASING) => Unlocked::Releasing { running: still_running(&done.stdout) },
                     code => return Err(exited(&argv, code, &done.stderr)),
                 }
             }
@@ -321,15 +234,18 @@ impl LiveMesh {
         };
         let machine = self.locks.as_ref().and_then(|locks| locks.release(id));
         held_here().retain(|held| held.id != id);
+        self.fence.let_go(id);
         Ok(match (mesh, machine) {
             (Unlocked::HeldByAnother(other), _) => Unlocked::HeldByAnother(other),
+            (Unlocked::Releasing { running }, _) => Unlocked::Releasing { running },
             (Unlocked::Released, _) | (_, Some(_)) => Unlocked::Released,
             (Unlocked::NotHeld, None) => Unlocked::NotHeld,
         })
     }
 
     /// Who holds the lock: the mesh's holder when `lock_holder` is configured and says one,
-    /// else this machine's holder of a lock on this mesh, whatever its node.
+    /// else this machine's holder of a lock on this mesh, whatever its node. A damaged lock
+    /// file of this machine's is an error naming it and how it is cleared.
     pub(crate) async fn holder_of_lock(&self) -> Result<Option<LockHolder>, MeshError> {
         if let Some(command) = &self.config.lock_holder {
             let argv = command.fill(|_| String::new());
@@ -341,66 +257,49 @@ impl LiveMesh {
                 return printed_holder(&argv, &done.stdout).map(Some);
             }
         }
-        Ok(self.locks.as_ref().and_then(|locks| locks.held_under(&mesh_prefix(&self.reaching()))))
+        let here = self.locks.as_ref().and_then(|locks| locks.held_under(&mesh_prefix(&self.reaching())));
+        match here {
+            None => Ok(None),
+            Some((_, LockFile::Held(holder))) => Ok(Some(holder)),
+            Some((file, LockFile::Damaged(damage))) => {
+                let damaged = mesh_adopt_runtime::mesh::lock::DamagedLock { file, damage };
+                Err(MeshError::Failed(format!(
+                    "this machine's lock `{}` is damaged: {}; {}",
+                    damaged.file.display(),
+                    damaged.damage,
+                    damaged.remedy()
+                )))
+            }
+        }
     }
 
     /// This machine's locks, where this mesh keeps them.
     pub fn machine_locks(&self) -> Option<&MachineLocks> {
         self.locks.as_ref()
     }
+
+    /// Whether the configuration declares that its control plane fences: it refuses a changing
+    /// command whose lock is not the one it holds, and lets a lock go only once nothing sent
+    /// under it runs (`lock_fences`).
+    pub fn fences(&self) -> bool {
+        self.config.lock_fences
+    }
+}
+
+/// An error and its causes, on one line.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A directory of this test's own, emptied first.
-    fn test_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("mesh-adopt-live-lock-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
-    fn holder(pid: u32) -> LockHolder {
-        LockHolder { pid, ..LockHolder::this_process("mesh-adopt run --mesh live", "node-1") }
-    }
-
-    #[test]
-    fn a_second_lock_is_refused_naming_the_first_and_released_by_its_id_only() {
-        let locks = MachineLocks::in_dir(test_dir("second").join("locks"));
-        let (first, second) = (holder(1), holder(2));
-        locks.place("mesh-node.lock", &first).unwrap().unwrap().keep();
-        let Ok(Err(found)) = locks.place("mesh-node.lock", &second) else { panic!("a second lock was placed") };
-        assert_eq!(found, first);
-        assert_eq!(locks.held_under("mesh-").map(|h| h.id), Some(first.id.clone()));
-        assert_eq!(locks.release(&second.id), None, "another's id releases nothing");
-        assert_eq!(locks.release(&first.id), Some(first));
-        assert!(locks.held().is_empty());
-        // Free again: the second run takes it. Nothing placed aside is left behind.
-        locks.place("mesh-node.lock", &second).unwrap().unwrap().keep();
-        let names: Vec<String> = std::fs::read_dir(locks.dir())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, ["mesh-node.lock"]);
-    }
-
-    #[test]
-    fn a_lock_placed_and_not_kept_is_removed() {
-        let locks = MachineLocks::in_dir(test_dir("not-kept"));
-        drop(locks.place("m-n.lock", &holder(1)).unwrap().unwrap());
-        assert!(locks.held().is_empty());
-    }
-
-    #[test]
-    fn a_lock_file_that_names_no_holder_is_an_error_naming_the_file() {
-        let dir = test_dir("garbled");
-        std::fs::create_dir_all(&dir).unwrap();
-        let locks = MachineLocks::in_dir(&dir);
-        std::fs::write(dir.join("m-n.lock"), "garbage\n").unwrap();
-        let Err(why) = locks.place("m-n.lock", &holder(1)) else { panic!("a garbled lock was taken for free") };
-        assert!(why.contains("m-n.lock") && why.contains("names no holder"), "{why}");
-    }
 
     #[test]
     fn the_file_is_keyed_on_how_the_mesh_is_reached_and_the_node() {
@@ -411,5 +310,12 @@ mod tests {
         assert_ne!(a, lock_file_name(&[&control[..]], "node-2"));
         assert_ne!(a, lock_file_name(&[&other[..]], "node-1"));
         assert!(a.starts_with(&mesh_prefix(&[&control[..]])));
+    }
+
+    #[test]
+    fn what_still_runs_is_the_control_planes_first_line_kept_short() {
+        assert_eq!(still_running("\n  push node-1 (pid 42)\nmore\n"), "push node-1 (pid 42)");
+        assert_eq!(still_running(""), "a command sent under the lock");
+        assert_eq!(still_running(&"x".repeat(500)).len(), 200);
     }
 }

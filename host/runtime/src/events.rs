@@ -21,7 +21,7 @@ pub use crate::model::{Export, InputWord};
 /// whenever a line this program writes would not be valid against the previous version's
 /// `docs/events.schema.json`, or a field's meaning changes, so that a reader which knows
 /// version N can rely on every line of a version-N stream.
-pub const SCHEMA: u32 = 5;
+pub const SCHEMA: u32 = 6;
 
 /// The stream's JSON Schema (draft 2020-12), made from the types that write it: what
 /// `docs/events.schema.json` holds, for a reader in any language to validate a line with.
@@ -1039,25 +1039,32 @@ impl std::fmt::Display for Divergence {
     }
 }
 
-/// The mesh's lock, as a run takes, waits for, is refused or releases it, or as a check
-/// finds it held.
+/// The mesh's lock, as a run takes, waits for, is refused, releases or loses it, or as a
+/// check finds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct LockEvent {
     /// What came of it.
     pub outcome: LockOutcome,
-    /// What the lock keeps out, when this run took it: `mesh`, `machine` (this machine's lock
-    /// only: the mesh has none) or `none` (nothing keeps another run out); `null` otherwise.
-    pub scope: Option<crate::model::lock::LockScope>,
-    /// Who holds it: this run for `taken`, `released` and `failed`; the other holder for
-    /// `held` and `waiting`.
-    pub holder: crate::model::lock::LockHolder,
-    /// Whether the holder's process is known to be gone: it ran on this host and runs no
-    /// more, so a run killed outright left the lock (`mesh-adopt unlock ID` breaks it).
-    pub process_gone: bool,
-    /// For `failed`, what the mesh answered; for `waiting`, how long the run waits at most;
+    /// What the lock keeps out, when this run took it: `mesh` (the mesh's own, fenced),
+    /// `advisory` (the mesh's own, not fenced), `machine` (this machine's lock only: the mesh
+    /// has none), `simulated` (a model mesh's) or `none` (nothing keeps another run out);
     /// `null` otherwise.
+    pub scope: Option<crate::model::lock::LockScope>,
+    /// Who holds it: this run for `taken`, `releasing`, `released` and `failed`; the other
+    /// holder for `held`, `waiting` and `broken` (`null` when the control plane named none);
+    /// `null` for `unreadable`.
+    pub holder: Option<crate::model::lock::LockHolder>,
+    /// Whether the holder's process is known to be gone: it ran on this machine and runs no
+    /// more, so the lock was left behind (`mesh-adopt unlock ID` breaks it).
+    pub process_gone: bool,
+    /// For `failed`, `broken` and `unreadable`, what went wrong; for `waiting` and
+    /// `releasing`, what the run waits for and how long at most; `null` otherwise.
     pub message: Option<String>,
+    /// What mends it, where the operator must act: a lock left (`unlock`), a damaged lock
+    /// file (`clear-damaged-lock`), a lock broken under the run (`inspect-mesh`); `null`
+    /// otherwise.
+    pub remedy: Option<crate::remedy::Remedy>,
 }
 
 /// What came of a run's asking for the mesh's lock, or a check's looking at it.
@@ -1070,11 +1077,21 @@ pub enum LockOutcome {
     Held,
     /// Another holds the lock and the run waits for it (`--lock-timeout`).
     Waiting,
+    /// This run asked for its release, and the control plane still runs a command the run
+    /// sent: the run waits, up to `--wait`, for it to end and the lock to go.
+    Releasing,
     /// The run released its lock at its end.
     Released,
     /// The lock could not be taken (the run changes nothing) or released (it is left, for
-    /// `mesh-adopt unlock`).
+    /// `mesh-adopt unlock`; the run exits 1).
     Failed,
+    /// The control plane refused a command of this run's because its lock was no longer the
+    /// mesh's: it was broken under the run, which sends nothing more and exits 1.
+    Broken,
+    /// Who holds the lock could not be read: a damaged lock file of this machine's (the run
+    /// changes nothing), or a `lock_holder` that failed, hung or answered otherwise than its
+    /// contract (a check says so).
+    Unreadable,
 }
 
 /// The last line of a finished command.
@@ -1114,6 +1131,40 @@ pub struct InterruptedEvent {
     pub exit: u8,
     /// The effects (carries and tells) that had reached the mesh, in order.
     pub done: Vec<Effect>,
+    /// The carry or tell that was under way when the run stopped, and what became of it;
+    /// `null` when none was.
+    pub in_flight: Option<InFlight>,
+    /// The run's lock id, when it could not be let go as the run stopped: `mesh-adopt unlock
+    /// ID` breaks it; `null` when it was let go, or none was held.
+    pub lock_left: Option<String>,
+}
+
+/// A carry or tell under way when a run stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct InFlight {
+    /// The module whose plugin made it.
+    pub module: String,
+    /// What it was.
+    #[serde(flatten)]
+    pub request: Request,
+    /// Whether it had landed by the time the run let its lock go.
+    pub landing: Landing,
+}
+
+/// What became of the call under way when a run stopped, as the mesh's lock tells it: a
+/// control plane that fences lets a lock go only once it runs nothing sent under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Landing {
+    /// It had ended on the control plane's side: the run's lock, fenced, was released as the
+    /// run stopped (what it did is for the operator to look at).
+    Ended,
+    /// The control plane still ran it and finishes it (a push its worker finishes once
+    /// begun): the run's lock is released once it has, and no other run moves the mesh before.
+    StillRunning,
+    /// Nothing says: the mesh's lock does not track what runs under it, or its release failed.
+    Unknown,
 }
 
 /// A carry or tell that reached the mesh.
@@ -1333,6 +1384,7 @@ mod tests {
             crate::model::Refusal::REDACTED,
             crate::model::Refusal::MESH_MOVED,
             crate::model::Refusal::MESH_UNSEEN,
+            crate::model::Refusal::LOCK_BROKEN,
         ];
         let text = serde_json::to_string(&schema).unwrap();
         for quoted in text.split('`').skip(1).step_by(2) {

@@ -22,6 +22,12 @@ pub enum Remedy {
         /// Whether the holder may still be running, so breaking it needs `--force`.
         force: bool,
     },
+    /// Clear a lock file of this machine's that names no holder (what a power loss leaves):
+    /// `mesh-adopt unlock --damaged FILE`.
+    ClearDamagedLock {
+        /// The lock file, as the run that found it named it.
+        file: PathBuf,
+    },
     /// Give a run option another value.
     SetOption {
         /// The option, as the command line names it (`--node`, `--wait`).
@@ -104,6 +110,9 @@ impl fmt::Display for Remedy {
                 "break the lock with `mesh-adopt unlock {id} --force` once its run is known gone (a run still \
                  holding it is fenced)"
             ),
+            Remedy::ClearDamagedLock { file } => {
+                write!(f, "clear the damaged lock with `mesh-adopt unlock --damaged {}`", file.display())
+            }
             Remedy::SetOption { option, must } => write!(f, "give {option} {must}"),
             Remedy::SetLimit { limit, must } => write!(f, "set limits.{limit} to {must}"),
             Remedy::BuildPlugin { module } => write!(f, "build it with `mesh-adopt build {module}`"),
@@ -154,5 +163,14 @@ mod tests {
         );
         assert_eq!(serde_json::from_value::<Remedy>(serde_json::to_value(&image).unwrap()).unwrap(), image);
         assert!(image.to_string().starts_with("put the image `nats:2` on node `node-1`"), "{image}");
+        let damaged = Remedy::ClearDamagedLock { file: "/state/locks/a-b.lock".into() };
+        assert_eq!(
+            serde_json::to_value(&damaged).unwrap(),
+            serde_json::json!({"action": "clear-damaged-lock", "file": "/state/locks/a-b.lock"})
+        );
+        assert_eq!(
+            damaged.to_string(),
+            "clear the damaged lock with `mesh-adopt unlock --damaged /state/locks/a-b.lock`"
+        );
     }
 }

@@ -252,6 +252,8 @@ fn setup(spec: &MeshSpec, foundation: Foundation, node: &str) -> Result<SimSetup
     setup.locked_by = spec.locked_by.as_ref().map(|by| LockHolder {
         id: by.id.clone(),
         host: by.host.clone(),
+        // A scenario's holder runs on another machine, which its host name says alone.
+        machine: String::new(),
         pid: by.pid,
         command: by.command.clone(),
         since: by.since.clone(),

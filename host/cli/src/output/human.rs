@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use mesh_adopt_runtime::Remedy;
 use mesh_adopt_runtime::events::{self, LockOutcome, Op};
 use mesh_adopt_runtime::mesh::lock::LockScope;
 use mesh_adopt_runtime::record::screen::visible;
@@ -105,41 +106,57 @@ pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
 }
 
 /// What the mesh's lock shows a person: a warning when nothing but this machine's lock (or
-/// nothing at all) keeps another run out, who holds it when another does, and how a lock a
-/// killed run left is broken; a lock taken and released as it should be only with `-v`.
+/// an unfenced mesh lock, or nothing at all) keeps another run out, who holds it when another
+/// does, a release that waits for what the control plane still runs, a lock left, broken
+/// under the run or damaged, each with what mends it; a lock taken and released as it should
+/// be only with `-v`.
 fn lock_lines(lock: &events::LockEvent, verbose: bool) -> Option<String> {
     let prefix = format!("      {:>10} │", "lock");
-    let holder = &lock.holder;
-    let line = match (lock.outcome, lock.scope) {
+    let id = lock.holder.as_ref().map(|h| h.id.as_str()).unwrap_or_default();
+    let message = lock.message.as_deref().map(visible);
+    let mut line = match (lock.outcome, lock.scope) {
         (LockOutcome::Taken, Some(LockScope::Machine)) => format!(
             "{prefix} warning: this mesh's configuration has no `lock` command, so only this machine's lock keeps \
              another run out: a run from another machine is not kept out"
         ),
+        (LockOutcome::Taken, Some(LockScope::Advisory)) => format!(
+            "{prefix} warning: this mesh's configuration does not declare `lock_fences`, so its control plane does \
+             not refuse the commands of a run whose lock was broken under it (another host's `mesh-adopt unlock`): \
+             such a run would go on unaware"
+        ),
         (LockOutcome::Taken, Some(LockScope::None)) => {
             format!("{prefix} warning: this mesh has no lock: nothing keeps another run out")
         }
-        (LockOutcome::Taken, _) if verbose => format!("{prefix} taken: lock id `{}`", holder.id),
-        (LockOutcome::Released, _) if verbose => format!("{prefix} released: lock id `{}`", holder.id),
+        (LockOutcome::Taken, _) if verbose => format!("{prefix} taken: lock id `{id}`"),
+        (LockOutcome::Released, _) if verbose => format!("{prefix} released: lock id `{id}`"),
         (LockOutcome::Taken | LockOutcome::Released, _) => return None,
         (LockOutcome::Held | LockOutcome::Waiting, _) => {
-            let mut line = format!("{prefix} held by another run: {}", visible(&holder.described()));
-            if let Some(message) = &lock.message {
-                line.push_str(&format!("; {}", visible(message)));
-            }
-            if lock.process_gone {
-                line.push_str(&format!(
-                    "\n{prefix} break it with `mesh-adopt unlock {}` (and this run's `--config FILE`, if it was given one)",
-                    holder.id
-                ));
+            let described = lock.holder.as_ref().map(|h| visible(&h.described())).unwrap_or_default();
+            let mut line = format!("{prefix} held by another run: {described}");
+            if let Some(message) = &message {
+                line.push_str(&format!("; {message}"));
             }
             line
         }
-        (LockOutcome::Failed, _) => format!(
-            "{prefix} warning: {} (lock id `{}`)",
-            visible(lock.message.as_deref().unwrap_or("the lock failed")),
-            holder.id
-        ),
+        (LockOutcome::Releasing, _) => format!("{prefix} releasing lock `{id}`: {}", message.unwrap_or_default()),
+        (LockOutcome::Failed, _) if lock.remedy.is_some() => {
+            format!("{prefix} error: lock `{id}`: {}", message.unwrap_or_default())
+        }
+        (LockOutcome::Failed, _) => format!("{prefix} error: {}", message.unwrap_or_default()),
+        (LockOutcome::Broken, _) => format!("{prefix} error: {}", message.unwrap_or_default()),
+        (LockOutcome::Unreadable, _) => format!("{prefix} error: {}", message.unwrap_or_default()),
     };
+    if let Some(remedy) = &lock.remedy {
+        let config = match remedy {
+            Remedy::Unlock { .. } | Remedy::ClearDamagedLock { .. } => {
+                " (with this run's `--config FILE`, if it was given one)"
+            }
+            _ => "",
+        };
+        if !matches!(remedy, Remedy::RetryLater) {
+            line.push_str(&format!("\n{prefix} {remedy}{config}"));
+        }
+    }
     Some(line)
 }
 

@@ -130,7 +130,8 @@ impl Output {
         }
         self.progress.clear();
         let done = transcript.all_effects();
-        self.record_and_emit(&transcript.interrupted(signal));
+        let event = transcript.interrupted(signal);
+        self.record_and_emit(&event);
         if let Style::Human { .. } = self.style {
             crate::errln!(
                 "\ninterrupted by {signal}: the plugin was stopped and the control-plane commands it had started were ended"
@@ -141,6 +142,21 @@ impl Output {
                 crate::errln!("what had been done on the mesh:");
                 for (module, request) in &done {
                     crate::errln!("  {module:<12} {}", visible(&request.words()));
+                }
+            }
+            if let events::Event::Interrupted(stopped) = &event {
+                if let Some(flying) = &stopped.in_flight {
+                    crate::errln!("under way when it stopped:");
+                    crate::errln!(
+                        "  {:<12} {}: {}",
+                        flying.module,
+                        visible(&flying.request.words()),
+                        landing(flying.landing)
+                    );
+                }
+                if let Some(id) = &stopped.lock_left {
+                    let remedy = mesh_adopt_runtime::Remedy::Unlock { id: id.clone(), force: false };
+                    crate::errln!("the run's lock `{id}` could not be released: {remedy}");
                 }
             }
         }
@@ -179,5 +195,17 @@ impl Sink for Output {
             self.on_baseline.lock().unwrap_or_else(|p| p.into_inner()).push(loaded.module.clone());
         }
         self.record_and_emit(event);
+    }
+}
+
+/// What became of the call under way when a run stopped, as a person reads it.
+fn landing(landing: events::Landing) -> &'static str {
+    match landing {
+        events::Landing::Ended => "it had ended on the control plane's side when the run's lock was released",
+        events::Landing::StillRunning => {
+            "the control plane still runs it and finishes it; the run's lock goes once it has, and no other run \
+             moves the mesh before"
+        }
+        events::Landing::Unknown => "whether it landed is not known: look at the mesh before running again",
     }
 }

@@ -4,6 +4,7 @@
 use mesh_adopt_runtime::effect::Rule;
 use mesh_adopt_runtime::error::StopKind;
 use mesh_adopt_runtime::mesh::ContainerChange;
+use mesh_adopt_runtime::mesh::lock::{LeftBecause, LockLeft};
 use mesh_adopt_runtime::record::screen::visible;
 use mesh_adopt_runtime::report::Input;
 use mesh_adopt_runtime::report::RulesChecked;
@@ -55,6 +56,23 @@ fn held_remedies(report: &RunReport) -> Vec<mesh_adopt_runtime::Remedy> {
     }
 }
 
+/// A lock the run could not let go, as a person reads it: which, why, and what frees it.
+fn lock_left_words(left: &LockLeft) -> String {
+    let remedy = left.remedy();
+    match &left.why {
+        LeftBecause::ReleaseFailed { error } => {
+            format!("left: `{}` was not released ({}); {remedy}", left.id, visible(error))
+        }
+        LeftBecause::StillRunning { running, waited } => format!(
+            "left: `{}`: the control plane still ran `{}`, which this run sent, after {}s; it lets the lock go once \
+             that ends, and if it does not, {remedy}",
+            left.id,
+            visible(running),
+            waited.as_secs()
+        ),
+    }
+}
+
 /// Prints the summary that ends a run's text: the operator's answer to what happened.
 pub fn print_summary(report: &RunReport) {
     crate::outln!("\nsummary");
@@ -64,6 +82,9 @@ pub fn print_summary(report: &RunReport) {
     }
     for remedy in held_remedies(report) {
         crate::outln!("  remedy       {}", visible(&super::remedy::words(&remedy)));
+    }
+    if let Some(left) = &report.lock_left {
+        crate::outln!("  lock         {}", lock_left_words(left));
     }
     let mut kept = Vec::new();
     let mut recreated = Vec::new();

@@ -107,12 +107,15 @@ impl PlanKey {
         PlanKey { key }
     }
 
-    /// The default place: `$XDG_STATE_HOME/mesh-adopt`, else `~/.local/state/mesh-adopt`.
+    /// The default place, which this machine's locks are kept under too:
+    /// `$XDG_STATE_HOME/mesh-adopt`, else `~/.local/state/mesh-adopt`. As the XDG base
+    /// directory specification says, an `XDG_STATE_HOME` that is not an absolute path is
+    /// ignored (one relative to the working directory would give two directories two keys and
+    /// two sets of locks); so is a `HOME` that is not.
     pub fn default_dir() -> Option<PathBuf> {
-        std::env::var_os("XDG_STATE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| Path::new(&h).join(".local/state")))
+        let absolute = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|dir| dir.is_absolute());
+        absolute("XDG_STATE_HOME")
+            .or_else(|| absolute("HOME").map(|home| home.join(".local/state")))
             .map(|dir| dir.join("mesh-adopt"))
     }
 

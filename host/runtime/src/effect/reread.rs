@@ -38,7 +38,7 @@ pub struct Moved {
     /// What moved, in words: ``container `mesh-bus` ``, ``module `nats` ``, ``secret `postgres/superuser` ``,
     /// ``module `postgres` container `mesh-store` `` (a container as a registered manifest declares it).
     pub what: String,
-    /// Which of its fields: `presence`, `image`, `spec digest`, `volumes`, `running`,
+    /// Which of its fields: `presence`, `image`, `spec digest`, `volumes`, `running`, `owner`,
     /// `registration`, `registration order`, `prepared`, `held`; of a registered manifest,
     /// `declared` (a container it declares), `secrets` (those it declares) or any field of a
     /// container's spec (`image`, `volumes`, `environment`, …).
@@ -87,7 +87,7 @@ impl Reread {
 }
 
 /// How `found` differs from what `ahead` predicts: containers (presence, image, spec digest,
-/// volumes, running, each compared where both sides know it) and, where preflight and the
+/// volumes, running, owner, each compared where both sides know it) and, where preflight and the
 /// re-read both had the control plane's own answer, everything of it the prediction was made
 /// from: the modules' registration and its order, preparation, the secrets the node holds, and
 /// what each registered manifest makes a push do (its containers' whole specs, its secrets).
@@ -133,6 +133,13 @@ fn container_moved(want: &ContainerSpec, got: &ContainerSpec, mut push: impl FnM
     {
         let words = |running: bool| if running { "running" } else { "stopped" }.to_string();
         push("running", words(w), words(g));
+    }
+    // Who the node says owns it: a container raised again by another, even on the same spec,
+    // is another's now.
+    if let (Some(w), Some(g)) = (&want.owner, &got.owner)
+        && w != g
+    {
+        push("owner", w.clone(), g.clone());
     }
 }
 
@@ -312,5 +319,27 @@ mod tests {
         let another = holding(r#""image": "v:1", "user": 1, "environment": {"N": 1, "S": 0.0000001}"#);
         let [user] = moved(&predicted, &another).try_into().expect("one field moved");
         assert_eq!((user.field.as_str(), user.predicted.as_str(), user.found.as_str()), ("user", "0", "1"));
+    }
+
+    /// The re-read of `found` where the prediction has the store as `want`.
+    fn moved_of(want: ContainerSpec, found: ContainerSpec) -> Vec<Moved> {
+        let mut expected = MeshView::looked();
+        expected.containers.insert("mesh-store".into(), want);
+        let mut seen = MeshView::looked();
+        seen.containers.insert("mesh-store".into(), found);
+        let ahead = AheadOfPush { expected, names: vec!["mesh-store".into()], ..AheadOfPush::default() };
+        Reread::of(&ahead, &seen).moved
+    }
+
+    #[test]
+    fn a_container_the_node_says_another_owns_now_has_moved_and_one_it_cannot_say_of_has_not() {
+        let store = || ContainerSpec::new("postgres:16", Some(vec!["/d:/data".into()]));
+        let owned = |by: &str| store().with_owner(Some(by.into()));
+        assert_eq!(moved_of(owned("genesis"), owned("genesis")), vec![]);
+        let moved = moved_of(owned("genesis"), owned("intruder"));
+        assert_eq!(moved.len(), 1, "{moved:?}");
+        assert_eq!(moved[0].to_string(), "container `mesh-store` owner: predicted genesis, found intruder");
+        // An engine that shows no owner label says nothing of it.
+        assert_eq!(moved_of(owned("genesis"), store()), vec![]);
     }
 }

@@ -314,30 +314,33 @@ fn touched(
         // module: only that one may replace it, and only when the mesh can say which it was.
         let module = &touch.module;
         // The control plane's modules say who raised it; failing that, the node's owner label.
-        let owner = match declarations.raised_before.get(name) {
-            Some(owner) => Some((owner.clone(), "in an earlier run")),
-            None => view.containers[name].owner.clone().map(|owner| (owner, "as the node's owner label says")),
+        // Where both say, they must agree: a container the node labels another's than the
+        // control plane remembers is no container to replace on either's word.
+        let would = match seen {
+            Seen::Predicted => "would",
+            Seen::Observed => "did",
         };
-        match owner {
-            Some((owner, _)) if &owner == module => {}
-            Some((owner, known_from)) => found.push(Rule::OneOwner.broken(format!(
-                "`{name}` was raised by `{owner}` {known_from}, and `{module}`'s push {} replace it",
-                match seen {
-                    Seen::Predicted => "would",
-                    Seen::Observed => "did",
-                }
-            ))),
-            None => found.push(Rule::OneOwner.broken(format!(
+        let labelled = view.containers[name].owner.clone();
+        let broken = match (declarations.raised_before.get(name), labelled.as_ref()) {
+            (Some(recorded), Some(labelled)) if recorded != labelled => Some(format!(
+                "`{name}` was raised by `{recorded}` as the control plane says, and by `{labelled}` as the node's \
+                 owner label says: the node and its control plane disagree, and `{module}`'s push {would} replace it"
+            )),
+            (Some(owner), _) | (None, Some(owner)) if owner == module => None,
+            (Some(owner), _) => Some(format!(
+                "`{name}` was raised by `{owner}` in an earlier run, and `{module}`'s push {would} replace it"
+            )),
+            (None, Some(owner)) => Some(format!(
+                "`{name}` was raised by `{owner}` as the node's owner label says, and `{module}`'s push {would} replace it"
+            )),
+            (None, None) => Some(format!(
                 "`{name}` runs on the node ({}), and neither the foundation bundle nor any module {} raised it: \
-                 `{module}`'s push {} replace a container nothing declares",
+                 `{module}`'s push {would} replace a container nothing declares",
                 view.containers[name].image,
                 if view.complete { "the control plane has" } else { "this mesh can name" },
-                match seen {
-                    Seen::Predicted => "would",
-                    Seen::Observed => "did",
-                }
-            ))),
-        }
+            )),
+        };
+        found.extend(broken.map(|detail| Rule::OneOwner.broken(detail)));
     }
     if let ContainerEffect::Created { volumes, .. } | ContainerEffect::Recreated { volumes, .. } = &touch.effect {
         let mounted: Vec<String> = mounts(volumes).into_values().collect();
@@ -450,6 +453,35 @@ mod tests {
         let (prediction, _) =
             predict_ahead(&view, &[Planned { module: "mesh-vault", manifest: &manifest, commands: &commands }]);
         (view, prediction)
+    }
+
+    #[test]
+    fn a_container_its_control_plane_and_its_node_name_two_owners_of_is_not_replaced() {
+        // The vault's spec changed, so its push recreates the running vault.
+        let changed: &[u8] = br#"{"name": "mesh-vault", "secrets": ["unseal-key"],
+            "resources": [{"id": "vault", "type": "container", "name": "mesh-vault", "image": "vault:2"}]}"#;
+        let manifest = std::sync::Arc::new(mesh_adopt_manifest::ModuleManifest::parse(changed).unwrap());
+        let (mut view, _) = vault_again(Some(true));
+        view.modules[0].manifest = manifest.clone();
+        let mut declarations = Declarations::of(&crate::catalogue::Foundation::default(), [("mesh-vault", &*manifest)]);
+        declarations.learn_earlier(&view.modules);
+        let predict = |view: &MeshView| {
+            let commands: Vec<crate::model::PluginCommand> = ["push node-1"]
+                .iter()
+                .map(|c| crate::model::PluginCommand::from_words(c.split(' ').map(String::from).collect()))
+                .collect();
+            let planned = [crate::effect::Planned { module: "mesh-vault", manifest: &manifest, commands: &commands }];
+            crate::effect::predict_ahead(view, &planned).0
+        };
+        // Both say the vault raised it: its own push may replace it.
+        assert_eq!(rules(&declarations, &view, &predict(&view), Seen::Predicted), vec![]);
+        // The node labels it another's: the two disagree, and it is not replaced on either's word.
+        let vault = view.containers.remove("mesh-vault").unwrap();
+        view.containers.insert("mesh-vault".into(), vault.with_owner(Some("intruder".into())));
+        let broken = rules(&declarations, &view, &predict(&view), Seen::Predicted);
+        assert_eq!(broken.len(), 1, "{broken:?}");
+        assert_eq!(broken[0].rule, Rule::OneOwner);
+        assert!(broken[0].detail.contains("raised by `mesh-vault` as the control plane says, and by `intruder`"));
     }
 
     #[test]

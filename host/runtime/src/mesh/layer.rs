@@ -185,6 +185,10 @@ impl<L: Layer> Mesh for Layered<L> {
         self.inner.lock_holder().await
     }
 
+    fn lock_broken(&self) -> Option<super::lock::LockBroken> {
+        self.inner.lock_broken()
+    }
+
     fn unlock_blocking(&self, id: &str) -> Result<super::lock::Unlocked, MeshError> {
         self.inner.unlock_blocking(id)
     }

@@ -275,6 +275,13 @@ pub trait Mesh: Send + Sync {
         Ok(None)
     }
 
+    /// This run's lock, when the mesh's own check (its fence) found it broken: a control
+    /// plane refused a command sent under it because the lock is no longer the mesh's. From
+    /// then on the run sends nothing more. By default nothing is ever found broken.
+    fn lock_broken(&self) -> Option<lock::LockBroken> {
+        None
+    }
+
     /// [`Mesh::unlock`] without an executor, for a run dropped before its end (what drops it
     /// cannot await): by default `unlock` driven to its end on the calling thread, which a
     /// mesh whose `unlock` needs the caller's executor overrides.

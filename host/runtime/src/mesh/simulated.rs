@@ -859,7 +859,7 @@ impl Mesh for SimulatedMesh {
             Some(held) => Ok(Locking::Held(held.clone())),
             None => {
                 world.lock = Some(holder.clone());
-                Ok(Locking::Taken { scope: LockScope::Mesh })
+                Ok(Locking::Taken { scope: LockScope::Simulated })
             }
         }
     }

@@ -1,7 +1,10 @@
 //! A mesh's lock: one run changes a mesh at a time. A run takes the lock before preflight and
 //! holds it to its end; a second run is refused (or waits) and is told who holds it. A lock
 //! left by a process that died is never broken by a run: it is shown as left, and broken by
-//! the operator (`mesh-adopt unlock ID`, [`crate::mesh::Mesh::unlock`]).
+//! the operator (`mesh-adopt unlock ID`, [`crate::mesh::Mesh::unlock`]). A mesh whose control
+//! plane fences refuses every command of a run whose lock was broken under it
+//! ([`LockBroken`]); a run lets its lock go only once the control plane runs nothing it sent
+//! ([`Unlocked::Releasing`]).
 //!
 //! These are the lock's words (who holds it, what it keeps out, what asking for it and
 //! releasing it came to), kept in the model below the event schema that records them; a mesh
@@ -23,6 +26,11 @@ pub struct LockHolder {
     pub id: String,
     /// The host the holder runs on.
     pub host: String,
+    /// The machine the holder runs on: a stable id of this program's own, made from the
+    /// system's machine id ([`this_machine`]), so two machines of one host name are told apart;
+    /// empty when the system has none, or in a holder written before holders carried it.
+    #[serde(default)]
+    pub machine: String,
     /// The holder's process id on that host.
     pub pid: u32,
     /// The holder's command line.
@@ -35,12 +43,15 @@ pub struct LockHolder {
 
 impl LockHolder {
     /// This process, about to take a lock for a run of `command` on `node`, with a fresh id.
+    /// `command` is written wherever the holder is (this machine's lock file, the mesh's lock,
+    /// every other operator's `check`): the caller passes it with every secret taken out.
     pub fn this_process(command: &str, node: &str) -> LockHolder {
         let mut id = [0u8; 8];
         rand::fill(&mut id);
         LockHolder {
             id: id.iter().map(|b| format!("{b:02x}")).collect(),
             host: this_host(),
+            machine: this_machine(),
             pid: std::process::id(),
             command: command.to_string(),
             since: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
@@ -48,18 +59,26 @@ impl LockHolder {
         }
     }
 
-    /// Whether the holder's process is known to be gone: it ran on this host and no process
-    /// has its id any more, or the one that has it now started after the lock was taken (its
-    /// id was given again, to another process, after a reboot or once ids wrapped round). A
-    /// holder on another host cannot be told from here (`false`).
+    /// Whether the holder's process is known to be gone: it ran on this machine and no
+    /// process has its id any more, or the one that has it now started after the lock was
+    /// taken (its id was given again, to another process, after a reboot or once ids wrapped
+    /// round). A holder on another machine cannot be told from here (`false`).
     pub fn process_gone(&self) -> bool {
-        self.host == this_host() && !holder_runs(self.pid, &self.since)
+        self.on_this_machine() && !holder_runs(self.pid, &self.since)
+    }
+
+    /// Whether the holder ran on this machine: the same host name and, where both holders
+    /// carry one, the same machine id (a host name alone is shared by many a fresh machine,
+    /// `localhost` among them).
+    pub fn on_this_machine(&self) -> bool {
+        let here = this_machine();
+        self.host == this_host() && (self.machine.is_empty() || here.is_empty() || self.machine == here)
     }
 
     /// The holder in one line for a person: who, since when, and the lock's id, with a note
     /// when its process is gone.
     pub fn described(&self) -> String {
-        let gone = if self.process_gone() { "; its process is gone: a run killed outright left the lock" } else { "" };
+        let gone = if self.process_gone() { "; its process is gone, and left the lock behind" } else { "" };
         format!(
             "process {} on host `{}` (`{}`), since {}; lock id `{}`{gone}",
             self.pid, self.host, self.command, self.since, self.id
@@ -107,18 +126,126 @@ pub enum Locking {
     },
     /// Another holds the lock: the run changes nothing.
     Held(LockHolder),
+    /// Another holds the lock and has asked for its release, which the control plane makes
+    /// once a command sent under it ends: the lock is free soon, whether or not its holder's
+    /// process still runs, so a run that waits for it goes on waiting.
+    Releasing(LockHolder),
+    /// This machine's lock file is damaged: it names no holder, so no run can tell who holds
+    /// the lock, and none takes it until the operator clears the file.
+    Damaged(DamagedLock),
+}
+
+/// A lock file of this machine's that names no holder: what a power loss or a full disk
+/// leaves, or something else put in its place. Never read through a link, never quoted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DamagedLock {
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// What is wrong with it.
+    pub damage: LockDamage,
+}
+
+/// How a lock file is damaged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockDamage {
+    /// It holds nothing.
+    Empty,
+    /// Its one line does not end: it was cut short while it was written.
+    Truncated {
+        /// How many bytes it holds.
+        bytes: u64,
+    },
+    /// It holds a line that is not a lock's holder.
+    NotAHolder {
+        /// How many bytes it holds.
+        bytes: u64,
+    },
+    /// It is not a regular file: a directory, a FIFO, a link (followed by nothing here).
+    NotAFile {
+        /// What it is, in words: `a directory`, `a FIFO`, `a symbolic link`.
+        kind: &'static str,
+    },
+    /// It could not be opened or read.
+    Unreadable {
+        /// What the system said.
+        why: String,
+    },
+}
+
+/// `empty`, `cut short (12 bytes, no line end)`: what is wrong, without a byte of what it holds.
+impl std::fmt::Display for LockDamage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockDamage::Empty => f.write_str("it is empty"),
+            LockDamage::Truncated { bytes } => write!(f, "it was cut short ({bytes} bytes, no line end)"),
+            LockDamage::NotAHolder { bytes } => write!(f, "its {bytes} bytes name no lock holder"),
+            LockDamage::NotAFile { kind } => write!(f, "it is {kind}, not a regular file"),
+            LockDamage::Unreadable { why } => write!(f, "it cannot be read ({why})"),
+        }
+    }
+}
+
+impl DamagedLock {
+    /// What clears it: `mesh-adopt unlock --damaged FILE`.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        crate::remedy::Remedy::ClearDamagedLock { file: self.file.clone() }
+    }
+}
+
+/// This run's lock, found broken by the mesh's own check: a control plane that fences refused
+/// a command the run sent under it (its lock is no longer the mesh's), so the run sends
+/// nothing more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockBroken {
+    /// This run's lock id, which the mesh no longer holds.
+    pub id: String,
+    /// The command refused, as the control plane was given it.
+    pub refused: String,
+    /// Who holds the mesh's lock now, where the control plane said.
+    pub by: Option<LockHolder>,
+}
+
+/// What a call of the run is denied with once its lock is found broken.
+impl std::fmt::Display for LockBroken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "this run's lock `{}` on the mesh was broken under it (the control plane refused `{}`): the run sends \
+             nothing more",
+            self.id, self.refused
+        )
+    }
+}
+
+impl LockBroken {
+    /// What the operator does: look at the mesh, which another run or operator now holds.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        crate::remedy::Remedy::InspectMesh {
+            what: "this run's lock was broken under it and its commands were refused from then on: see what the \
+                   run that holds the mesh's lock now did, then run again"
+                .into(),
+        }
+    }
 }
 
 /// What the lock a run took keeps out, so a run on a mesh that cannot be locked says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LockScope {
-    /// The mesh's own lock: a run from any machine is kept out (a live mesh takes this
+    /// The mesh's own lock, fenced: a run from any machine is kept out, and the control plane
+    /// refuses every command of a run whose lock was broken under it (a live mesh takes this
     /// machine's lock too).
     Mesh,
+    /// The mesh's own lock, not fenced: a run from any machine is kept out, but a run whose
+    /// lock is broken under it (another host's `mesh-adopt unlock`) goes on unaware, since the
+    /// control plane does not check the lock commands are sent under.
+    Advisory,
     /// This machine's lock only: the mesh has no lock of its own (a live mesh without a `lock`
     /// command), so a run from another machine is not kept out.
     Machine,
+    /// A model mesh's own lock (the simulator's, a replay's): it keeps out runs on that model
+    /// in this process; no real mesh is there to keep anything out of.
+    Simulated,
     /// No lock at all: the mesh implements none, and nothing keeps another run out.
     None,
 }
@@ -128,7 +255,9 @@ impl LockScope {
     pub fn as_str(self) -> &'static str {
         match self {
             LockScope::Mesh => "mesh",
+            LockScope::Advisory => "advisory",
             LockScope::Machine => "machine",
+            LockScope::Simulated => "simulated",
             LockScope::None => "none",
         }
     }
@@ -143,6 +272,48 @@ pub enum Unlocked {
     NotHeld,
     /// The lock is held under another id, which was left alone.
     HeldByAnother(LockHolder),
+    /// It is held under that id, and its release is recorded, but the control plane still
+    /// runs a command sent under it (a push its worker finishes once begun): the control plane
+    /// releases the lock once that ends. Asked again, `unlock` says `Releasing` until then and
+    /// `Released` or `NotHeld` after.
+    Releasing {
+        /// What still runs, as the control plane names it (`push node-1`).
+        running: String,
+    },
+}
+
+/// A lock a run could not let go at its end: what the next run is refused by until it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockLeft {
+    /// The lock's id.
+    pub id: String,
+    /// Why it is left.
+    pub why: LeftBecause,
+}
+
+/// Why a run's lock is left at its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeftBecause {
+    /// The mesh's `unlock` failed or did not answer in time.
+    ReleaseFailed {
+        /// What the mesh answered, in words.
+        error: String,
+    },
+    /// The control plane still ran a command this run sent, past the run's bound (`--wait`):
+    /// its release is recorded, and the control plane lets the lock go once that ends.
+    StillRunning {
+        /// What still runs, as the control plane named it.
+        running: String,
+        /// How long the run waited for it.
+        waited: Duration,
+    },
+}
+
+impl LockLeft {
+    /// What frees the mesh: `mesh-adopt unlock ID` (the run is gone by then, so no `--force`).
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        crate::remedy::Remedy::Unlock { id: self.id.clone(), force: false }
+    }
 }
 
 /// This host's name, as `hostname` prints it when this process first asked: every lock event
@@ -150,6 +321,30 @@ pub enum Unlocked {
 pub fn this_host() -> String {
     static HOST: OnceLock<String> = OnceLock::new();
     HOST.get_or_init(read_host_name).clone()
+}
+
+/// This machine's id as a lock holder carries it: the system's machine id (`/etc/machine-id`,
+/// else `/var/lib/dbus/machine-id`), never itself, since the system asks that it be kept to
+/// this machine, but a keyed digest of it only this program makes, 32 hex digits; empty when
+/// the system has none. Read once: it does not change while a process runs.
+pub fn this_machine() -> String {
+    static MACHINE: OnceLock<String> = OnceLock::new();
+    MACHINE.get_or_init(read_machine_id).clone()
+}
+
+/// The system's machine id, digested as [`this_machine`] says.
+fn read_machine_id() -> String {
+    use hmac::Mac as _;
+    let Some(id) = ["/etc/machine-id", "/var/lib/dbus/machine-id"].iter().find_map(|path| {
+        let text = std::fs::read_to_string(path).ok()?;
+        let id = text.trim().to_string();
+        (!id.is_empty()).then_some(id)
+    }) else {
+        return String::new();
+    };
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(id.as_bytes()).expect("any key fits an HMAC");
+    mac.update(b"mesh-adopt lock holder");
+    mac.finalize().into_bytes()[..16].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// This host's name, read from the system.
@@ -268,7 +463,7 @@ mod tests {
         child.wait().unwrap();
         holder.pid = child.id();
         assert!(holder.process_gone());
-        assert!(holder.described().ends_with("; its process is gone: a run killed outright left the lock"));
+        assert!(holder.described().ends_with("; its process is gone, and left the lock behind"));
         // On another host nothing can be told.
         holder.host = "elsewhere.example".into();
         assert!(!holder.process_gone());

@@ -237,14 +237,24 @@ impl Refusal {
     /// The host's code for a module stopped before its push: the mesh could not be read
     /// again just before it, and no push goes out on an unknown.
     pub const MESH_UNSEEN: &'static str = "mesh-unseen";
+    /// The host's code for a module stopped where the control plane's own check refused a
+    /// command of its: the run's lock on the mesh had been broken under it, and nothing more
+    /// was sent.
+    pub const LOCK_BROKEN: &'static str = "lock-broken";
 
     /// Why `code` cannot be a plugin's refusal code, if it cannot: it must be a code
     /// ([`Refusal::code_fault`]), and not one of the host's own, so an installer can trust
     /// where a host's code came from.
     pub fn plugin_code_fault(code: &str) -> Option<String> {
-        if [Self::PLAN_CHANGED, Self::WENT_ON_PAST_A_FAILURE, Self::REDACTED, Self::MESH_MOVED, Self::MESH_UNSEEN]
-            .contains(&code)
-        {
+        let host = [
+            Self::PLAN_CHANGED,
+            Self::WENT_ON_PAST_A_FAILURE,
+            Self::REDACTED,
+            Self::MESH_MOVED,
+            Self::MESH_UNSEEN,
+            Self::LOCK_BROKEN,
+        ];
+        if host.contains(&code) {
             return Some("is one of the host's own codes; a plugin's refusal takes a code of its own".into());
         }
         Self::code_fault(code)
@@ -380,6 +390,7 @@ mod tests {
             Refusal::REDACTED,
             Refusal::MESH_MOVED,
             Refusal::MESH_UNSEEN,
+            Refusal::LOCK_BROKEN,
         ] {
             assert_eq!(Refusal::code_fault(host), None, "a scenario may expect {host}");
             assert!(Refusal::plugin_code_fault(host).unwrap().contains("the host's own"), "{host}");

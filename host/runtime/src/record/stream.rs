@@ -71,7 +71,8 @@ pub fn line_of(event: &Event) -> String {
 /// # use mesh_adopt_runtime::*;
 /// # use mesh_adopt_runtime::mesh::replay::read_recording;
 /// # use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
-/// # use mesh_adopt_runtime::stream::RecordFile;
+/// # use mesh_adopt_runtime::record::stream::RecordFile;
+/// # use mesh_adopt_runtime::options::parse_catalog_source;
 /// # fn main() -> anyhow::Result<()> {
 /// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../catalogue");
 /// let foundation = Foundation::load(&dir.join("foundation.json"))?;

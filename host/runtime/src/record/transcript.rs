@@ -112,6 +112,15 @@ pub struct Transcript {
     sink: Mutex<Option<Arc<dyn Sink>>>,
     /// Bytes of text recorded so far, for the run's cap on what it keeps.
     text_bytes: AtomicUsize,
+    /// The carry or tell under way, while one is, in a run someone watches: what an
+    /// interrupted run names as in flight.
+    in_flight: Mutex<Option<(String, Request)>>,
+    /// Whether `in_flight` holds a call, so a run that keeps none never looks.
+    flying: std::sync::atomic::AtomicBool,
+    /// What the run's lock said of what it had sent, when it was let go as the run stopped.
+    landing: Mutex<Option<events::Landing>>,
+    /// The run's lock, when it could not be let go as the run stopped.
+    left: Mutex<Option<String>>,
 }
 
 impl Transcript {
@@ -122,6 +131,10 @@ impl Transcript {
             observer: Some(observer),
             sink: Mutex::new(None),
             text_bytes: AtomicUsize::new(0),
+            in_flight: Mutex::new(None),
+            flying: std::sync::atomic::AtomicBool::new(false),
+            landing: Mutex::new(None),
+            left: Mutex::new(None),
         }
     }
 
@@ -139,6 +152,13 @@ impl Transcript {
 
     /// Records an event.
     pub fn record(&self, event: Entry) {
+        // A call's end: none is in flight any more (looked at only where one was kept).
+        if matches!(event, Entry::Call { .. })
+            && self.flying.load(Ordering::Relaxed)
+            && self.flying.swap(false, Ordering::Relaxed)
+        {
+            *self.in_flight.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
         self.text_bytes.fetch_add(event.visible().into_iter().map(str::len).sum(), Ordering::Relaxed);
         if let Some(observer) = &self.observer {
             observer(&event);
@@ -168,6 +188,43 @@ impl Transcript {
         if let Some(sink) = self.streaming() {
             sink.event(&event.to_event());
         }
+    }
+
+    /// Announces a call under way ([`Entry::Started`]) to whoever watches, and keeps it, when
+    /// it is an effect, as the call an interruption names in flight until its
+    /// [`Entry::Call`] is recorded.
+    pub fn under_way(&self, started: Entry) {
+        if let Entry::Started { module, request, .. } = &started
+            && request.op.is_effect()
+        {
+            *self.in_flight.lock().unwrap_or_else(|p| p.into_inner()) = Some((module.clone(), request.clone()));
+            self.flying.store(true, Ordering::Relaxed);
+        }
+        self.announce(started);
+    }
+
+    /// Notes that the run's lock `id` could not be let go as the run stopped: it is left, for
+    /// `mesh-adopt unlock`.
+    pub fn lock_left(&self, id: &str) {
+        *self.left.lock().unwrap_or_else(|p| p.into_inner()) = Some(id.to_string());
+    }
+
+    /// Notes which of the run's locks are left after a last attempt made for it as the program
+    /// ends (`left`, from that attempt): what it released is no longer left.
+    pub fn locks_left_at_exit(&self, left: &[String]) {
+        *self.left.lock().unwrap_or_else(|p| p.into_inner()) = left.first().cloned();
+    }
+
+    /// Notes what the run's lock, let go as the run stopped, said of what the run had sent.
+    pub fn let_go(&self, landing: events::Landing) {
+        *self.landing.lock().unwrap_or_else(|p| p.into_inner()) = Some(landing);
+    }
+
+    /// The carry or tell under way when the run stopped, with what became of it.
+    pub fn in_flight(&self) -> Option<events::InFlight> {
+        let (module, request) = self.in_flight.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+        let landing = self.landing.lock().unwrap_or_else(|p| p.into_inner()).unwrap_or(events::Landing::Unknown);
+        Some(events::InFlight { module, request, landing })
     }
 
     /// Every event so far.
@@ -283,6 +340,8 @@ impl Transcript {
             signal: why.to_string(),
             exit: events::EXIT_INTERRUPTED,
             done: self.all_effects().into_iter().map(|(module, request)| events::Effect { module, request }).collect(),
+            in_flight: self.in_flight(),
+            lock_left: self.left.lock().unwrap_or_else(|p| p.into_inner()).clone(),
         })
     }
 

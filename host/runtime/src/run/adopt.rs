@@ -39,6 +39,28 @@ impl Run<'_> {
             }
             let (ModuleOutcome::Checked(reviewed), Some(ready)) = (&*outcome, ready) else { continue };
             *outcome = self.adopt(module, reviewed.clone(), &ready, rereads.clone()).await;
+            // The control plane's own check refused a command of this module's: the run's lock
+            // was broken under it. The module is the host's refusal, whatever its plugin made
+            // of it, and nothing more is sent, not even the next module's first call.
+            if let Some(broken) = self.mesh.lock_broken() {
+                self.say_lock_broken(&broken);
+                *outcome = ModuleOutcome::Refused {
+                    during: Export::Adopt,
+                    code: Some(crate::model::Refusal::LOCK_BROKEN.into()),
+                    message: format!(
+                        "stopped at `{}`: the control plane refused it because this run's lock `{}` was no longer \
+                         the mesh's{}; it was broken under the run, and nothing more was sent",
+                        broken.refused,
+                        broken.id,
+                        broken.by.as_ref().map(|by| format!(" (it is held by {})", by.described())).unwrap_or_default()
+                    ),
+                };
+                self.say_secrets_left(module, outcome);
+                violations = self.violations(module, outcome, foreseen, &self.mesh.audit());
+                self.stream_outcome(module, outcome);
+                stopped = Some("this run's lock on the mesh was broken under it: nothing more was sent".into());
+                continue;
+            }
             // A push the re-read kept from a mesh that moved: the module is the host's refusal,
             // whatever its plugin made of the denied tell.
             let moved = rereads.as_ref().and_then(|r| r.stopped(module));

@@ -111,6 +111,7 @@ impl Run<'_> {
             rules: crate::run::RulesChecked::NotPredicted,
             held: Some(held),
             contracts: Default::default(),
+            lock_left: None,
         }
     }
 }

@@ -1,26 +1,35 @@
 //! The run's hold on the mesh's lock: taken before preflight and held to the run's end,
-//! however it ends; refused, or waited for, when another holds it; released at the end, or,
-//! for a run dropped half-way, by the guard as it is dropped. A check takes none, and only
-//! says when one is held.
+//! however it ends; refused, or waited for, when another holds it (never past the moment its
+//! holder is known gone); released at the end only once the control plane runs nothing the
+//! run sent (waited for up to `--wait`), or, for a run dropped half-way, by the guard as it is
+//! dropped. A release that fails leaves the lock, and the run says so and fails. A check
+//! takes none, and says who holds it, or why that could not be read.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::events::{LockEvent, LockOutcome};
+use crate::events::{Landing, LockEvent, LockOutcome};
 use crate::mesh::Mesh;
-use crate::mesh::lock::{LockHolder, LockScope, Locking, Unlocked};
-use crate::record::transcript::Entry;
+use crate::mesh::lock::{LeftBecause, LockBroken, LockHolder, LockLeft, LockScope, Locking, Unlocked};
+use crate::record::transcript::{Entry, Transcript};
+use crate::remedy::Remedy;
 use crate::run::{Held, Mode, Run};
 
-/// How often a run that waits for the lock asks for it again, on the mesh's clock.
+/// How often a run that waits for the lock, or for its release, asks again, on the mesh's
+/// clock.
 const LOCK_POLL: Duration = Duration::from_secs(1);
 
 /// The mesh's lock as a run holds it. Dropped before [`Run::release_lock`] (the run's future
 /// dropped by an embedder's cancel or an interrupt), it releases the lock there and then,
-/// without an executor ([`Mesh::unlock_blocking`]), since nothing can await in a `Drop`.
+/// without an executor ([`Mesh::unlock_blocking`]), since nothing can await in a `Drop`, and
+/// notes in the record what the release said of the call under way.
 pub(super) struct HeldLock {
     mesh: Arc<dyn Mesh>,
     holder: LockHolder,
+    /// What the lock keeps out: a fenced one ([`LockScope::Mesh`]) says, as it is released,
+    /// whether the control plane still runs what the run sent.
+    scope: LockScope,
+    transcript: Arc<Transcript>,
     /// Whether it has been released, or there was nothing to release: a mesh with no lock
     /// ([`LockScope::None`]) is asked nothing at the end.
     released: bool,
@@ -30,9 +39,25 @@ impl Drop for HeldLock {
     fn drop(&mut self) {
         if !self.released {
             // What cannot be released here is left, shown to the next run as left: the
-            // operator breaks it. There is nowhere to say so from a drop.
-            let _ = self.mesh.unlock_blocking(&self.holder.id);
+            // operator breaks it. There is nowhere to say so from a drop but the record's
+            // last event, which names the call under way and what became of it, and the lock
+            // when it is left.
+            let answer = self.mesh.unlock_blocking(&self.holder.id);
+            self.transcript.let_go(landing(self.scope, &answer));
+            if answer.is_err() {
+                self.transcript.lock_left(&self.holder.id);
+            }
         }
+    }
+}
+
+/// What a lock's release as the run stopped says of the call under way: only a fenced lock's
+/// control plane promises to let the lock go once nothing sent under it runs.
+fn landing(scope: LockScope, answer: &Result<Unlocked, crate::mesh::MeshError>) -> Landing {
+    match (scope, answer) {
+        (LockScope::Mesh, Ok(Unlocked::Releasing { .. })) => Landing::StillRunning,
+        (LockScope::Mesh, Ok(_)) => Landing::Ended,
+        _ => Landing::Unknown,
     }
 }
 
@@ -54,72 +79,182 @@ pub(super) fn this_command() -> String {
 
 impl Run<'_> {
     /// Takes the mesh's lock for a run that adopts, waiting for it up to the run's lock
-    /// timeout when another holds it; the hold that stops the run when it cannot be had. A
-    /// check takes no lock: it only says when one is held.
+    /// timeout when another holds it, but no longer once its holder is known gone (a lock a
+    /// killed run left is freed only by the operator); the hold that stops the run when it
+    /// cannot be had. A check takes no lock: it only says who holds one.
     pub(super) async fn take_lock(&self, mode: Mode) -> Result<Option<HeldLock>, (Held, String)> {
         if mode == Mode::Check {
             self.say_lock_held().await;
             return Ok(None);
         }
-        let holder = LockHolder::this_process(&self.lock_command, &self.options.node);
+        // Written wherever the holder is: this machine's lock file, the mesh's lock, every
+        // other operator's check. No secret goes there, whatever the command line held.
+        let command = self.credentials.redact(self.lock_command.clone()).0;
+        let holder = LockHolder::this_process(&command, &self.options.node);
         let deadline = self.mesh.now().saturating_add(self.lock_timeout);
         let mut waiting = false;
         loop {
-            match self.mesh.lock(&holder).await {
+            let (other, releasing) = match self.mesh.lock(&holder).await {
                 Ok(Locking::Taken { scope }) => {
-                    self.record_lock(LockOutcome::Taken, Some(scope), &holder, None);
+                    self.record_lock(LockOutcome::Taken, Some(scope), Some(&holder), None, None);
                     let released = scope == LockScope::None;
-                    return Ok(Some(HeldLock { mesh: self.mesh.clone(), holder, released }));
+                    let transcript = self.transcript.clone();
+                    return Ok(Some(HeldLock { mesh: self.mesh.clone(), holder, scope, transcript, released }));
                 }
-                Ok(Locking::Held(other)) if self.mesh.now() < deadline => {
-                    if !waiting {
-                        waiting = true;
-                        let message = format!("waiting up to {}s for it", self.lock_timeout.as_secs());
-                        self.record_lock(LockOutcome::Waiting, None, &other, Some(message));
-                    }
-                    self.mesh.sleep(LOCK_POLL.min(deadline.saturating_sub(self.mesh.now()))).await;
-                }
-                Ok(Locking::Held(other)) => {
-                    self.record_lock(LockOutcome::Held, None, &other, None);
-                    let waited = match waiting {
-                        true => format!(" (waited {}s for it)", self.lock_timeout.as_secs()),
-                        false => String::new(),
-                    };
-                    let because =
-                        format!("the mesh is locked by another run{waited}: {}; nothing was done", other.described());
-                    return Err((Held::Locked { holder: other }, because));
+                Ok(Locking::Held(other)) => (other, false),
+                Ok(Locking::Releasing(other)) => (other, true),
+                Ok(Locking::Damaged(damaged)) => {
+                    let why =
+                        format!("this machine's lock `{}` is damaged: {}", damaged.file.display(), damaged.damage);
+                    let remedy = damaged.remedy();
+                    self.record_lock(LockOutcome::Unreadable, None, None, Some(why.clone()), Some(remedy.clone()));
+                    let because = format!("{why}, so no run can tell who holds the lock; {remedy}; nothing was done");
+                    return Err((Held::LockDamaged(damaged), because));
                 }
                 Err(error) => {
                     let why = format!("the mesh's lock could not be taken: {error}");
-                    self.record_lock(LockOutcome::Failed, None, &holder, Some(why.clone()));
+                    self.record_lock(LockOutcome::Failed, None, Some(&holder), Some(why.clone()), None);
                     return Err((Held::LockFailed { why: why.clone() }, format!("{why}; nothing was done")));
                 }
+            };
+            // A lock whose holder is gone is freed by the operator alone: waiting for it would
+            // only use up the timeout. One being released goes soon, whoever held it.
+            let gone = !releasing && other.process_gone();
+            if self.mesh.now() < deadline && !gone {
+                if !waiting {
+                    waiting = true;
+                    let message = match releasing {
+                        true => format!(
+                            "its release is under way, once the control plane ends what it sent; waiting up to {}s \
+                             for it",
+                            self.lock_timeout.as_secs()
+                        ),
+                        false => format!("waiting up to {}s for it", self.lock_timeout.as_secs()),
+                    };
+                    self.record_lock(LockOutcome::Waiting, None, Some(&other), Some(message), None);
+                }
+                self.mesh.sleep(LOCK_POLL.min(deadline.saturating_sub(self.mesh.now()))).await;
+                continue;
             }
+            let (message, remedy) = match (gone, waiting, releasing) {
+                (true, true, _) => (
+                    Some("its holder's process is gone, so waiting would not free it: the wait stopped".to_string()),
+                    Some(Remedy::Unlock { id: other.id.clone(), force: false }),
+                ),
+                (true, false, _) => (None, Some(Remedy::Unlock { id: other.id.clone(), force: false })),
+                (false, _, true) => (
+                    Some("its release is under way: the control plane lets it go once what it sent has ended".into()),
+                    Some(Remedy::RetryLater),
+                ),
+                (false, _, false) => (None, Some(Remedy::RetryLater)),
+            };
+            self.record_lock(LockOutcome::Held, None, Some(&other), message.clone(), remedy);
+            let waited = match (waiting, gone) {
+                (true, true) => " (it stopped waiting: the holder's process is gone)".to_string(),
+                (true, false) => format!(" (waited {}s for it)", self.lock_timeout.as_secs()),
+                (false, _) => String::new(),
+            };
+            let releasing = if releasing { "; its release is under way" } else { "" };
+            let because = format!(
+                "the mesh is locked by another run{waited}: {}{releasing}; nothing was done",
+                other.described()
+            );
+            return Err((Held::Locked { holder: other }, because));
         }
     }
 
-    /// Releases the lock a run took, at its end; what the mesh answered is recorded, and a
-    /// lock that could not be released is said to be left.
-    pub(super) async fn release_lock(&self, lock: Option<HeldLock>) {
-        let Some(mut lock) = lock.filter(|lock| !lock.released) else { return };
-        let answer = self.mesh.unlock(&lock.holder.id).await;
+    /// Releases the lock a run took, at its end, waiting (up to the run's `--wait`) while the
+    /// control plane still runs a command the run sent; what the mesh answered is recorded.
+    /// A lock that could not be released is left, and returned: the run then fails, naming it.
+    pub(super) async fn release_lock(&self, lock: Option<HeldLock>) -> Option<LockLeft> {
+        let mut lock = lock.filter(|lock| !lock.released)?;
+        let left = self.release(&lock.holder).await;
+        // Released, or left and said so. A run dropped before this is let go by the guard.
         lock.released = true;
-        let (outcome, message) = match answer {
-            Ok(Unlocked::Released) => (LockOutcome::Released, None),
-            Ok(Unlocked::NotHeld) => (LockOutcome::Failed, Some("it was no longer held: it had been broken".into())),
-            Ok(Unlocked::HeldByAnother(other)) => (
-                LockOutcome::Failed,
-                Some(format!("it had been broken, and is held by another run now: {}", other.described())),
-            ),
-            Err(error) => (LockOutcome::Failed, Some(format!("the mesh did not release it ({error}): it is left"))),
-        };
-        self.record_lock(outcome, None, &lock.holder, message);
+        left
     }
 
-    /// What a check says of the mesh's lock: who holds it, when someone does.
+    /// [`Run::release_lock`]'s asking and waiting, for the lock `holder` holds.
+    async fn release(&self, holder: &LockHolder) -> Option<LockLeft> {
+        let deadline = self.mesh.now().saturating_add(self.options.wait);
+        let mut waited = false;
+        loop {
+            let answer = self.mesh.unlock(&holder.id).await;
+            let broken = |now: String| Some(format!("this run's lock `{}` had been broken: {now}", holder.id));
+            let message = match answer {
+                Ok(Unlocked::Released) => None,
+                // Asked before, the control plane let it go itself once what ran had ended.
+                Ok(Unlocked::NotHeld | Unlocked::HeldByAnother(_)) if waited => None,
+                Ok(Unlocked::NotHeld) => broken("no lock was held at the run's end".into()),
+                Ok(Unlocked::HeldByAnother(other)) => {
+                    broken(format!("the mesh's lock is held by another run now: {}", other.described()))
+                }
+                Ok(Unlocked::Releasing { running }) if self.mesh.now() < deadline => {
+                    if !waited {
+                        waited = true;
+                        let message = format!(
+                            "the control plane still runs `{running}`, which this run sent: the lock goes once it \
+                             ends; waiting up to {}s for it",
+                            self.options.wait.as_secs()
+                        );
+                        self.record_lock(LockOutcome::Releasing, None, Some(holder), Some(message), None);
+                    }
+                    self.mesh.sleep(LOCK_POLL.min(deadline.saturating_sub(self.mesh.now()))).await;
+                    continue;
+                }
+                Ok(Unlocked::Releasing { running }) => {
+                    let left = LockLeft {
+                        id: holder.id.clone(),
+                        why: LeftBecause::StillRunning { running: running.clone(), waited: self.options.wait },
+                    };
+                    let message = format!(
+                        "it is left: the control plane still ran `{running}`, which this run sent, after {}s; it \
+                         lets the lock go once that ends",
+                        self.options.wait.as_secs()
+                    );
+                    self.record_lock(LockOutcome::Failed, None, Some(holder), Some(message), Some(left.remedy()));
+                    return Some(left);
+                }
+                Err(error) => {
+                    let error = error.to_string();
+                    let left =
+                        LockLeft { id: holder.id.clone(), why: LeftBecause::ReleaseFailed { error: error.clone() } };
+                    let message = format!("the mesh did not release it ({error}): it is left");
+                    self.record_lock(LockOutcome::Failed, None, Some(holder), Some(message), Some(left.remedy()));
+                    return Some(left);
+                }
+            };
+            match message {
+                None => self.record_lock(LockOutcome::Released, None, Some(holder), None, None),
+                Some(message) => self.record_lock(LockOutcome::Failed, None, Some(holder), Some(message), None),
+            }
+            return None;
+        }
+    }
+
+    /// Says, once, that the mesh's own check found this run's lock broken: who holds it now
+    /// (where the control plane said), which command it refused.
+    pub(super) fn say_lock_broken(&self, broken: &LockBroken) {
+        let message = format!(
+            "this run's lock `{}` was broken under it: the control plane refused `{}`, and nothing more was sent",
+            broken.id, broken.refused
+        );
+        self.record_lock(LockOutcome::Broken, None, broken.by.as_ref(), Some(message), Some(broken.remedy()));
+    }
+
+    /// What a check says of the mesh's lock: who holds it, when someone does, or why that
+    /// could not be read.
     async fn say_lock_held(&self) {
-        if let Ok(Some(holder)) = self.mesh.lock_holder().await {
-            self.record_lock(LockOutcome::Held, None, &holder, None);
+        match self.mesh.lock_holder().await {
+            Ok(Some(holder)) => {
+                let remedy = holder.process_gone().then(|| Remedy::Unlock { id: holder.id.clone(), force: false });
+                self.record_lock(LockOutcome::Held, None, Some(&holder), None, remedy);
+            }
+            Ok(None) => {}
+            Err(error) => {
+                let why = format!("who holds the lock could not be read: {error}");
+                self.record_lock(LockOutcome::Unreadable, None, None, Some(why), None);
+            }
         }
     }
 
@@ -128,10 +263,12 @@ impl Run<'_> {
         &self,
         outcome: LockOutcome,
         scope: Option<LockScope>,
-        holder: &LockHolder,
+        holder: Option<&LockHolder>,
         message: Option<String>,
+        remedy: Option<Remedy>,
     ) {
-        let event = LockEvent { outcome, scope, holder: holder.clone(), process_gone: holder.process_gone(), message };
+        let process_gone = holder.is_some_and(LockHolder::process_gone);
+        let event = LockEvent { outcome, scope, holder: holder.cloned(), process_gone, message, remedy };
         self.transcript.record(Entry::Lock(event));
     }
 }

@@ -179,6 +179,12 @@ impl Run<'_> {
         };
         self.violations_at_end(&mut violations, &audit, foreseen.as_ref());
         let rules = self.rules_checked(modules, foreseen.as_ref(), adopting, audit.observed);
+        // Every outcome is told before the lock goes: its release (and any wait for what the
+        // control plane still runs) comes after them, as the stream's grammar has it.
+        for (module, outcome) in &outcomes {
+            self.stream_outcome(module, outcome);
+        }
+        let lock_left = self.release_lock(lock).await;
         let report = RunReport {
             modules: outcomes,
             changes: audit.changes,
@@ -188,8 +194,8 @@ impl Run<'_> {
             rules,
             held,
             contracts: preflight.contracts,
+            lock_left,
         };
-        self.release_lock(lock).await;
         self.streamed(report)
     }
 

@@ -159,6 +159,9 @@ pub struct RunReport {
     /// The contract each module's plugin speaks, for the modules whose plugin loaded: what
     /// decides, say, whether a refusal without a code is one its contract allows.
     pub contracts: std::collections::BTreeMap<String, crate::model::contract::Contract>,
+    /// The run's lock, when it could not be let go at the end: the next run is kept out until
+    /// it goes, so the run fails whatever its modules did.
+    pub lock_left: Option<crate::mesh::lock::LockLeft>,
 }
 
 /// Why preflight held back every effect of a run asked to adopt (a module that refuses in
@@ -221,6 +224,9 @@ pub enum Held {
         /// What went wrong, in words.
         why: String,
     },
+    /// This machine's lock file names no holder (empty, cut short, not a lock's line, not a
+    /// regular file): no run takes the lock until the operator clears it.
+    LockDamaged(crate::mesh::lock::DamagedLock),
 }
 
 impl Held {
@@ -242,6 +248,7 @@ impl Held {
             Held::AlreadyRan => Remedy::BuildAnotherRun,
             Held::Locked { holder } if holder.process_gone() => Remedy::Unlock { id: holder.id.clone(), force: false },
             Held::Locked { .. } | Held::LockFailed { .. } => Remedy::RetryLater,
+            Held::LockDamaged(damaged) => Remedy::ClearDamagedLock { file: damaged.file.clone() },
             Held::Options { error } => error.remedy(),
             Held::SecretsDisagree { secrets } => Remedy::InspectMesh {
                 what: secrets.iter().map(crate::effect::SecretDisagreement::to_look_at).collect::<Vec<_>>().join("; "),
@@ -311,9 +318,9 @@ impl RulesChecked {
 }
 
 impl RunReport {
-    /// Every module succeeded and every invariant held.
+    /// Every module succeeded, every invariant held, and the run let its lock go.
     pub fn succeeded(&self) -> bool {
-        self.violations.is_empty() && self.modules.iter().all(|(_, o)| o.succeeded())
+        self.violations.is_empty() && self.lock_left.is_none() && self.modules.iter().all(|(_, o)| o.succeeded())
     }
 
     /// The outcome for `module`.
@@ -323,7 +330,7 @@ impl RunReport {
 
     /// The process's exit status for this run: success when everything succeeded, unusable
     /// when an input (an option included) could not be used, failed for a refusal, an
-    /// incomplete or stopped adopt or a broken invariant.
+    /// incomplete or stopped adopt, a broken invariant or a lock left.
     pub fn exit_status(&self) -> ExitStatus {
         if self.succeeded() {
             ExitStatus::Success

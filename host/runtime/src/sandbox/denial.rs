@@ -195,6 +195,9 @@ pub(crate) enum Denial {
         /// What the handle table said.
         table: String,
     },
+    /// The mesh refused a command of this run's for its lock: another run holds the mesh now,
+    /// so nothing more of this run's goes out.
+    LockBroken(crate::model::lock::LockBroken),
 }
 
 /// A cap on what a plugin does in one export call, once reached.
@@ -320,6 +323,7 @@ impl fmt::Display for Denial {
                 "its arguments carry a secret's value (redacted); secrets travel only by `carry` of a secret handle",
             ),
             Denial::NotASecret { table } => write!(f, "not a secret this plugin holds: {table}"),
+            Denial::LockBroken(broken) => broken.fmt(f),
         }
     }
 }

@@ -171,6 +171,9 @@ impl RunState {
             Err(denied(Denial::Cap(cap)))
         } else if let Some(why) = oversized {
             Err(denied(why))
+        } else if let Some(broken) = self.env.mesh.lock_broken() {
+            // The mesh's own check refused a command of this run's: nothing more goes out.
+            Err(denied(Denial::LockBroken(broken)))
         } else if leaked {
             Err(denied(Denial::CarriesSecret))
         } else {
@@ -189,7 +192,7 @@ impl RunState {
                 Ok(()) => {
                     self.deadline.in_call(Some(format!("`{} {detail}`", kind.as_str())));
                     if self.env.transcript.is_observed() {
-                        self.env.transcript.announce(Entry::Started {
+                        self.env.transcript.under_way(Entry::Started {
                             module: self.env.module.clone(),
                             request: request.clone(),
                             at: self.env.mesh.now(),

@@ -313,7 +313,7 @@ impl Mesh for ReplayMesh {
     /// A recording answers this replay alone: nothing else can change it, as though its lock
     /// were held.
     async fn lock(&self, _holder: &super::lock::LockHolder) -> Result<super::lock::Locking, MeshError> {
-        Ok(super::lock::Locking::Taken { scope: super::lock::LockScope::Mesh })
+        Ok(super::lock::Locking::Taken { scope: super::lock::LockScope::Simulated })
     }
 
     async fn unlock(&self, _id: &str) -> Result<super::lock::Unlocked, MeshError> {
