@@ -128,10 +128,12 @@ embed-check:
     cargo build --quiet -p mesh-adopt -p mesh-adopt-embed-example
     ./target/debug/mesh-adopt-embed-example
 
-# Write docs/events.schema.json again from the types that write the event stream (a test
-# fails while the file differs from them).
+# Write docs/events.schema.json again from the types that write the event stream, and keep it
+# as docs/schema/events-N.json of its version (a test fails while either differs from them,
+# and while a released version's file is not as it was released).
 schema:
     cargo run --quiet -p mesh-adopt-runtime --example events-schema > docs/events.schema.json
+    v=$(grep -m1 -o '"mesh-adopt event, schema [0-9]*"' docs/events.schema.json | tr -dc 0-9); cp docs/events.schema.json docs/schema/events-$v.json
 
 # Benchmarks: criterion (compile, load, host call, phase three vs native, sweep), the fleet, then `mesh-adopt test --sweep`.
 bench: build-plugins

@@ -117,7 +117,8 @@ fn a_configuration_whose_control_plane_does_not_fence_warns_as_one_without_a_loc
     assert!(standin.read("fence.log").contains(&format!("applied push node-1 under {id}")));
     let fenced_run = run(&fenced, dir.path(), "fenced.jsonl", &[]).output();
     assert_eq!(fenced_run.status.code(), Some(0));
-    assert!(!String::from_utf8_lossy(&fenced_run.stdout).contains("warning"));
+    let said = String::from_utf8_lossy(&fenced_run.stdout);
+    assert!(!said.contains("`lock_fences`") && !said.contains("keeps another run out"), "{said}");
     assert_eq!(lock_events(&dir.path().join("fenced.jsonl"))[0]["scope"], "mesh");
 }
 
@@ -213,6 +214,12 @@ fn an_unlock_that_fails_or_hangs_at_a_runs_end_fails_the_run_naming_the_lock_and
         let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert_eq!(out.status.code(), Some(1), "{fault}: {said}");
         let id = taken_id(&dir.path().join("run.jsonl"));
+        let end = events(&dir.path().join("run.jsonl")).pop().unwrap();
+        assert_eq!(
+            (&end["code"], &end["remedy"]["action"], &end["remedy"]["id"]),
+            (&"lock-left".into(), &"unlock".into(), &id.clone().into()),
+            "{fault}: {end}"
+        );
         let last = lock_events(&dir.path().join("run.jsonl")).pop().unwrap();
         assert_eq!((&last["outcome"], &last["remedy"]["id"]), (&Value::from("failed"), &Value::from(id.as_str())));
         assert!(said.contains(&format!("left: `{id}` was not released")), "{fault}: {said}");

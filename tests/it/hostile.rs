@@ -369,7 +369,8 @@ async fn a_secret_shown_while_checking_stops_the_run_before_any_effect() {
     assert_eq!(ran.broken(), ["secret-never-shown"], "{:?}", ran.report.violations);
     assert_eq!(ran.report.violations.len(), 1, "{:?}", ran.report.violations);
     for (module, outcome) in &ran.report.modules {
-        let ModuleOutcome::NotRun { because } = outcome else { panic!("{module}: {outcome:?}") };
+        let ModuleOutcome::NotRun { because, code, .. } = outcome else { panic!("{module}: {outcome:?}") };
+        assert_eq!(*code, mesh_adopt_runtime::report::Ending::SecretShown);
         assert_mentions(because, &["preflight caught a secret shown", "`mesh-vault`", "nothing was adopted"]);
         assert!(!because.contains(SUPERUSER), "{because}");
     }

@@ -9,9 +9,11 @@ fn refused_before_any_effect(ran: &crate::support::Ran, rule: &str, mentions: &[
     assert!(!ran.report.succeeded());
     assert_eq!(ran.report.exit_code(), 1);
     assert!(ran.broken().contains(&rule), "{:?}", ran.report.violations);
-    let Some(mesh_adopt_runtime::ModuleOutcome::NotRun { because }) = ran.report.outcome("postgres") else {
+    let Some(mesh_adopt_runtime::ModuleOutcome::NotRun { because, code, .. }) = ran.report.outcome("postgres") else {
         panic!("postgres was {:?}", ran.report.outcome("postgres"))
     };
+    assert_eq!(*code, mesh_adopt_runtime::report::Ending::RuleWouldBreak);
+    assert_eq!(ran.report.ending(), Some(mesh_adopt_runtime::report::Ending::RuleWouldBreak));
     assert_mentions(because, &[&format!("break rule `{rule}`")]);
     let detail: Vec<&str> = ran.report.violations.iter().map(|v| v.detail.as_str()).collect();
     assert_mentions(&detail.join("\n"), mentions);

@@ -68,7 +68,7 @@ async fn a_run_on_a_node_validate_refuses_is_refused_before_any_command() {
     assert!(error.to_string().contains("a node name is an RFC 1123 subdomain"), "{error}");
     assert_eq!(report.exit_code(), 2);
     for (module, outcome) in &report.modules {
-        let ModuleOutcome::NotRun { because } = outcome else { panic!("{module}: {outcome:?}") };
+        let ModuleOutcome::NotRun { because, .. } = outcome else { panic!("{module}: {outcome:?}") };
         assert!(because.starts_with("the node `Node_1`") || because.starts_with("the node is"), "{because}");
     }
     assert!(events.iter().all(|e| e["event"] != "call" && e["event"] != "started"), "{events:?}");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::live::StandIn;
 use crate::support::{Cli, TestMesh, mesh_adopt, root};
@@ -71,16 +71,20 @@ pub(crate) fn ended(child: Child) -> Ended {
     Ended { status: status.code(), said, pid }
 }
 
-/// Asserts `refused` was kept out by `holder`'s lock: exit 1, nothing it did reached the
-/// mesh (no call in its record), and its words name the holder's host, process and command.
+/// Asserts `refused` was kept out by `holder`'s lock: exit 75 (try again later), nothing it did
+/// reached the mesh (no call in its record), its `end` says `lock-held` and the holder's lock
+/// to wait for, and its words name the holder's host, process and command.
 fn assert_kept_out(refused: &Ended, record: &Path, holder: &Ended) {
-    assert_eq!(refused.status, Some(1), "{}", refused.said);
+    assert_eq!(refused.status, Some(75), "{}", refused.said);
     let events = events(record);
     assert_eq!(events.iter().filter(|e| e["event"] == "call").count(), 0, "no call: {events:?}");
     let held = events.iter().find(|e| e["event"] == "lock").expect("the record says who held the lock");
     assert_eq!(held["outcome"], "held", "{held}");
     assert_eq!(held["holder"]["pid"].as_u64(), Some(u64::from(holder.pid)), "{held}");
-    assert_eq!(events.last().unwrap()["event"], "end");
+    let end = events.last().unwrap();
+    assert_eq!(end["event"], "end");
+    assert_eq!((&end["exit"], &end["code"]), (&json!(75), &json!("lock-held")), "{end}");
+    assert_eq!(end["remedy"], json!({"action": "wait-for-lock", "id": held["holder"]["id"]}), "{end}");
     let host = mesh_adopt_runtime::mesh::lock::this_host();
     for named in [format!("process {} on host `{host}`", holder.pid), "mesh-adopt run postgres --mesh live".into()] {
         assert!(refused.said.contains(&named), "expected {named:?} in:\n{}", refused.said);
@@ -180,6 +184,10 @@ fn a_run_killed_outright_leaves_its_lock_named_as_such_until_unlock_breaks_it() 
     assert_eq!(held["holder"]["pid"].as_u64(), Some(u64::from(killed.id())), "{held}");
     assert_eq!(held["process_gone"], true, "{held}");
     let id = held["holder"]["id"].as_str().unwrap().to_string();
+    // Waiting would not free a lock whose process is gone: the remedy is to break it.
+    let end = events(&dir.path().join("refused.jsonl")).pop().unwrap();
+    assert_eq!(end["code"], "lock-abandoned", "{end}");
+    assert_eq!(end["remedy"], json!({"action": "unlock", "id": id, "force": false}), "{end}");
     assert!(said.contains(&format!("process {} on host", killed.id())), "{said}");
     assert!(said.contains("its process is gone, and left the lock behind"), "{said}");
     assert!(said.contains(&format!("break the lock with `mesh-adopt unlock {id}`")), "{said}");
@@ -236,8 +244,18 @@ fn check_takes_no_lock_and_says_who_holds_it() {
     assert!(!argv.lines().any(|l| l.starts_with("lock ") || l == "lock" || l.starts_with("unlock")), "{argv}");
     // The lock is still the other machine's, and a run is kept out, nothing told.
     let refused = run(&config, dir.path(), "run.jsonl", &[]).output();
-    assert_eq!(refused.status.code(), Some(1));
+    assert_eq!(refused.status.code(), Some(75));
     assert!(!standin.read("argv.log").contains("module add"));
+    // With `--json` the same exit, and the stream's last line says why as a code, and whose lock.
+    let streamed = run(&config, dir.path(), "json.jsonl", &["--json"]).output();
+    assert_eq!(streamed.status.code(), Some(75));
+    let last: Value =
+        serde_json::from_slice(streamed.stdout.trim_ascii_end().rsplit(|b| *b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(
+        last,
+        json!({"event": "end", "exit": 75, "code": "lock-held",
+               "remedy": {"action": "wait-for-lock", "id": "5ca1ab1e00000000"}})
+    );
     // Another machine's run may still be running: unlock says so, and breaks it only with
     // `--force`, saying what becomes of that run.
     let unlock = |force: bool| {
@@ -285,7 +303,7 @@ fn a_run_given_a_lock_timeout_waits_for_the_lock_and_then_adopts() {
     held_elsewhere(&standin);
     let refused = run(&config, two.path(), "again.jsonl", &["--lock-timeout", "2s"]).output();
     let said = String::from_utf8_lossy(&refused.stdout);
-    assert_eq!(refused.status.code(), Some(1), "{said}");
+    assert_eq!(refused.status.code(), Some(75), "{said}");
     assert!(said.contains("the mesh is locked by another run (waited 2s for it)"), "{said}");
 }
 

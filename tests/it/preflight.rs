@@ -22,10 +22,14 @@ async fn a_bus_layout_difference_stops_the_run_before_the_store_is_adopted() {
     assert!(matches!(ran.report.outcome("nats"), Some(ModuleOutcome::Refused { .. })));
     assert_mentions(ran.refusal("nats"), &["another-bus"]);
     // The store checked fine, and was left alone: preflight found a problem elsewhere.
-    let Some(ModuleOutcome::NotRun { because }) = ran.report.outcome("postgres") else {
+    let Some(ModuleOutcome::NotRun { because, code, remedy }) = ran.report.outcome("postgres") else {
         panic!("postgres was {:?}", ran.report.outcome("postgres"))
     };
     assert_mentions(because, &["preflight found problems in `nats`", "nothing was adopted"]);
+    // The run's ending is the refusal's; the store left alone says why as a code, and what mends it.
+    assert_eq!(*code, mesh_adopt_runtime::report::Ending::EarlierModuleFailed);
+    assert_eq!(*remedy, Some(mesh_adopt_runtime::Remedy::MendModules { modules: vec!["nats".into()] }));
+    assert_eq!(ran.report.ending(), Some(mesh_adopt_runtime::report::Ending::Refused));
     assert_eq!(ran.report.exit_code(), 1);
 }
 
@@ -148,7 +152,7 @@ async fn a_module_that_adopts_a_container_and_leaves_its_push_to_another_is_refu
     nothing_moved(&ran);
     assert_eq!(ran.report.exit_code(), 1);
     assert!(ran.broken().contains(&"one-push"), "{:?}", ran.report);
-    let Some(ModuleOutcome::NotRun { because }) = ran.report.outcome("postgres") else {
+    let Some(ModuleOutcome::NotRun { because, .. }) = ran.report.outcome("postgres") else {
         panic!("postgres was {:?}", ran.report.outcome("postgres"))
     };
     assert_mentions(because, &["`postgres` declares it adopts `mesh-store`", "never pushes"]);

@@ -27,8 +27,14 @@ pub const SCHEMA: u32 = 6;
 /// `docs/events.schema.json` holds, for a reader in any language to validate a line with.
 /// A test holds the file to it; `just schema` writes it again.
 pub fn json_schema() -> serde_json::Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(Event)).expect("a JSON Schema serialises");
+    // The schema of what the host writes: a field is required unless the host may leave it
+    // out, and one it writes as `null` is required and nullable.
+    let generator = schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator();
+    let mut schema = serde_json::to_value(generator.into_root_schema_for::<Event>()).expect("a JSON Schema serialises");
     answers_typed_by_import(&mut schema);
+    outcomes_hold_together(&mut schema);
+    changes_closed(&mut schema);
+    lines_may_be_cut(&mut schema);
     if let Some(object) = schema.as_object_mut() {
         object.insert("title".into(), format!("mesh-adopt event, schema {SCHEMA}").into());
         object.insert(
@@ -43,6 +49,65 @@ pub fn json_schema() -> serde_json::Value {
         );
     }
     schema
+}
+
+/// Holds an `outcome` event to what its `outcome` says, which the types alone cannot: it
+/// succeeded exactly when it is `ready` or `adopted`, and a module the sandbox stopped while it
+/// was checked (`unusable`, `input` `stopped`) says why in `stop`.
+fn outcomes_hold_together(schema: &mut serde_json::Value) {
+    use serde_json::json;
+    let rules = json!([
+        {
+            "if": {"properties": {"outcome": {"enum": ["ready", "adopted"]}}, "required": ["outcome"]},
+            "then": {"properties": {"succeeded": {"const": true}}},
+            "else": {"properties": {"succeeded": {"const": false}}}
+        },
+        {
+            "if": {"properties": {"outcome": {"const": "unusable"}}, "required": ["outcome"]},
+            "then": {
+                "if": {"properties": {"input": {"const": "stopped"}}, "required": ["input"]},
+                "then": {"required": ["stop"]},
+                "else": {"properties": {"stop": false}}
+            }
+        }
+    ]);
+    let outcome = schema["oneOf"]
+        .as_array_mut()
+        .and_then(|kinds| kinds.iter_mut().find(|kind| kind["properties"]["event"]["const"] == "outcome"))
+        .expect("the schema has an `outcome` event");
+    outcome["allOf"] = rules;
+}
+
+/// The field a `--json` line cut to its bound carries: `{"bytes_left_out": N, "at": […]}`.
+pub const LINE_CUT: &str = "line_cut";
+
+/// Lets every kind of event carry the mark of a `--json` line cut to its bound
+/// ([`crate::record::line_bound`]): the stream's writer adds it to a line, not the event's type.
+fn lines_may_be_cut(schema: &mut serde_json::Value) {
+    use serde_json::json;
+    schema["$defs"]["LineCut"] = json!({
+        "description": "What a `--json` line cut to 65,536 bytes left out: how many bytes, and where (JSON \
+                        Pointers to the texts cut, each ending with `…[cut]`). A `--record` file is never cut.",
+        "type": "object",
+        "properties": {
+            "bytes_left_out": {"type": "integer", "minimum": 1},
+            "at": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+        },
+        "required": ["bytes_left_out", "at"],
+        "additionalProperties": false
+    });
+    for kind in schema["oneOf"].as_array_mut().into_iter().flatten() {
+        kind["properties"][LINE_CUT] = json!({"$ref": "#/$defs/LineCut"});
+    }
+}
+
+/// Closes each kind of container change as every other object of the stream is closed: the
+/// type is flattened into a push's containers (closed there by the push's record), so serde's
+/// attribute cannot close it where a summary lists it alone.
+fn changes_closed(schema: &mut serde_json::Value) {
+    for kind in schema["$defs"]["Change"]["oneOf"].as_array_mut().into_iter().flatten() {
+        kind["additionalProperties"] = false.into();
+    }
 }
 
 /// Holds a `call` event's answer to its import's type ([`CallValue::fits`]), which the types
@@ -144,6 +209,7 @@ pub enum Command {
 #[schemars(deny_unknown_fields)]
 pub struct RunEvent {
     /// The stream's [`SCHEMA`] version; a reader refuses one it does not know.
+    #[schemars(extend("const" = SCHEMA))]
     pub schema: u32,
     /// The version of mesh-adopt that wrote the stream, for a bug report.
     pub mesh_adopt: String,
@@ -159,9 +225,7 @@ pub struct RunEvent {
     /// `null` when the backend draws real randomness it cannot repeat.
     pub seed: Option<u64>,
     /// Where the run read its modules, foundation and credentials, so a replay reads them
-    /// again from any directory; `null` when its catalogue was held in memory. Absent from
-    /// records written before it was added.
-    #[serde(default)]
+    /// again from any directory; `null` when its catalogue was held in memory.
     pub catalogue: Option<CatalogueRecord>,
 }
 
@@ -218,6 +282,7 @@ pub struct LoadedEvent {
     /// `optimised`.
     pub code: crate::model::code::CodeKind,
     /// The compiler that made that code: `winch` or `cranelift`.
+    #[schemars(extend("enum" = ["winch", "cranelift"]))]
     pub compiler: String,
     /// Whether this run compiled it (`false`: it was in the compile cache, or loaded already).
     pub compiled: bool,
@@ -401,7 +466,7 @@ impl Request {
 
 /// What a carry put into the control plane.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Payload {
     /// Bytes the plugin had (such as its manifest); only their size is kept.
     Bytes {
@@ -634,6 +699,10 @@ pub enum Outcome {
         code: Option<String>,
         /// The refusal's words.
         message: String,
+        /// What mends it, as data, for the host's refusals (`plan-changed`: make the plan
+        /// again; `mesh-moved`, `mesh-unseen`, `lock-broken`: look at the mesh); `null` for a
+        /// plugin's own, whose words say its remedy.
+        remedy: Option<crate::remedy::Remedy>,
     },
     /// `adopt` returned success before it told its whole plan.
     Incomplete {
@@ -664,6 +733,11 @@ pub enum Outcome {
     NotRun {
         /// Why, in words.
         because: String,
+        /// Why, as a code ([`Ending`](crate::model::ending::Ending)): the hold's, or what
+        /// stopped an earlier module.
+        code: crate::model::ending::Ending,
+        /// What mends it, when preflight held the run; `null` otherwise.
+        remedy: Option<crate::remedy::Remedy>,
     },
 }
 
@@ -877,8 +951,7 @@ pub struct EffectEvent {
     pub first: Vec<String>,
     /// The secrets of the modules the pushes apply that the node held before the run, as the
     /// mesh said (the simulator; a live mesh with a `state` command): no push seals them
-    /// again. Absent from records written before it was added.
-    #[serde(default)]
+    /// again.
     pub held: Vec<HeldRecord>,
     /// What preflight found on the node, or could not ask it, that a person should know beside
     /// the effect: each a warning, none of which stops the run. Absent when there is none.
@@ -1002,8 +1075,7 @@ pub struct ReplayEvent {
     /// Where the recorded run was interrupted, when its recording ends with an `interrupted`
     /// event: the plugins' calls were compared up to there, and every call past it was
     /// answered `unavailable` without counting as a divergence; `null` for a recording of a
-    /// run that ended. Absent from records written before it was added.
-    #[serde(default)]
+    /// run that ended.
     pub interrupted: Option<ReplayInterruption>,
 }
 
@@ -1013,6 +1085,7 @@ pub struct ReplayEvent {
 pub struct ReplayInterruption {
     /// What stopped the recorded run, as its `interrupted` event says: `SIGINT`, `SIGTERM`
     /// or `cancelled`.
+    #[schemars(extend("enum" = ["SIGINT", "SIGTERM", "cancelled"]))]
     pub signal: String,
     /// How many calls the recording holds that reached the mesh before it stopped.
     pub calls: u64,
@@ -1098,8 +1171,13 @@ pub enum LockOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct EndEvent {
-    /// The process's exit status (0, 1 or 2; see docs/operating.md's table).
+    /// The process's exit status (see docs/operating.md's table).
+    #[schemars(extend("enum" = [0, 1, 2, 75]))]
     pub exit: u8,
+    /// Why the run did not succeed, as a code; `null` when it exits 0.
+    pub code: Option<crate::model::ending::Ending>,
+    /// What mends it, as data, where the host knows; `null` otherwise.
+    pub remedy: Option<crate::remedy::Remedy>,
 }
 
 /// A command that stopped on an error, as `--json` reports it on stdout.
@@ -1107,6 +1185,7 @@ pub struct EndEvent {
 #[schemars(deny_unknown_fields)]
 pub struct ErrorEvent {
     /// The schema version, since this may be the stream's only line.
+    #[schemars(extend("const" = SCHEMA))]
     pub schema: u32,
     /// What went wrong, naming the input or output concerned.
     pub message: String,
@@ -1126,6 +1205,7 @@ pub const EXIT_INTERRUPTED: u8 = crate::model::exit::ExitStatus::Interrupted.cod
 #[schemars(deny_unknown_fields)]
 pub struct InterruptedEvent {
     /// `SIGINT` or `SIGTERM`, or `cancelled` (an embedder dropped the run).
+    #[schemars(extend("enum" = ["SIGINT", "SIGTERM", "cancelled"]))]
     pub signal: String,
     /// The process's exit status: 130.
     pub exit: u8,
@@ -1315,7 +1395,11 @@ mod tests {
         let event = Event::Outcome(OutcomeEvent {
             module: "nats".into(),
             succeeded: false,
-            outcome: Outcome::NotRun { because: "`postgres` did not succeed".into() },
+            outcome: Outcome::NotRun {
+                because: "`postgres` did not succeed".into(),
+                code: crate::model::ending::Ending::EarlierModuleFailed,
+                remedy: None,
+            },
             secrets_left: Vec::new(),
         });
         let json = round_trip(&event);

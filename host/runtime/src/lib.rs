@@ -141,6 +141,7 @@ pub mod plan {
 /// and the exit status it ends with.
 pub mod report {
     pub use crate::model::Export;
+    pub use crate::model::ending::Ending;
     pub use crate::model::exit::ExitStatus;
     pub use crate::model::{Input, Stopped};
     pub use crate::run::Unusable;

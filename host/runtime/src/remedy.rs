@@ -14,6 +14,12 @@ pub enum Remedy {
     /// Run again later, unchanged: what stopped it passes by itself (another run's lock, a
     /// control plane that did not answer in time).
     RetryLater,
+    /// Run again once another run's lock is let go (or wait for it with `--lock-timeout`):
+    /// the holder's run is still under way, and the lock named goes at its end.
+    WaitForLock {
+        /// The holder's lock id, as `check` and the holder's own record name it.
+        id: String,
+    },
     /// Break a lock a run that is gone left: `mesh-adopt unlock ID`, with `--force` when its
     /// holder may still run elsewhere (it is then fenced).
     Unlock {
@@ -95,7 +101,7 @@ pub enum Remedy {
 impl Remedy {
     /// Whether the same run, made again unchanged, may go through: a script's "retry or not".
     pub fn retry(&self) -> bool {
-        matches!(self, Remedy::RetryLater)
+        matches!(self, Remedy::RetryLater | Remedy::WaitForLock { .. })
     }
 }
 
@@ -104,6 +110,9 @@ impl fmt::Display for Remedy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Remedy::RetryLater => f.write_str("run it again later"),
+            Remedy::WaitForLock { id } => {
+                write!(f, "run it again once lock `{id}` is let go, or wait for it with `--lock-timeout`")
+            }
             Remedy::Unlock { id, force: false } => write!(f, "break the lock with `mesh-adopt unlock {id}`"),
             Remedy::Unlock { id, force: true } => write!(
                 f,

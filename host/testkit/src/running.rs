@@ -159,7 +159,7 @@ pub fn outcome_of(report: &RunReport) -> (Option<OutcomeWord>, String) {
         Some(other) => (Some(other.word()), other.shown()),
         // Preflight stopped the run before any module adopted: why, as every module says it.
         None => match report.modules.first() {
-            Some((_, ModuleOutcome::NotRun { because })) => (Some(OutcomeWord::NotRun), because.clone()),
+            Some((_, ModuleOutcome::NotRun { because, .. })) => (Some(OutcomeWord::NotRun), because.clone()),
             _ => (None, String::new()),
         },
     }

@@ -153,7 +153,8 @@ fn lock_lines(lock: &events::LockEvent, verbose: bool) -> Option<String> {
             }
             _ => "",
         };
-        if !matches!(remedy, Remedy::RetryLater) {
+        // A lock to wait for is named on the line above: the remedy would say it again.
+        if !remedy.retry() {
             line.push_str(&format!("\n{prefix} {remedy}{config}"));
         }
     }

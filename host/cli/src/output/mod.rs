@@ -170,7 +170,7 @@ impl Output {
             recording.write_line(&line);
         }
         if self.style == Style::Json {
-            emit(&line);
+            emit(&mesh_adopt_runtime::record::line_bound::bounded(&line));
         }
     }
 

@@ -79,6 +79,7 @@ mod tests {
         let path = std::path::PathBuf::from("modules/postgres/manifest.json");
         for (remedy, said) in [
             (Remedy::RetryLater, "run it again later"),
+            (Remedy::WaitForLock { id: "abc".into() }, "once lock `abc` is let go"),
             (Remedy::Unlock { id: "abc".into(), force: false }, "`mesh-adopt unlock abc`"),
             (Remedy::Unlock { id: "abc".into(), force: true }, "`mesh-adopt unlock abc --force`"),
             (

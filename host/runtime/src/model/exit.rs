@@ -14,14 +14,17 @@ pub enum ExitStatus {
     /// 2: an input could not be used (catalogue, foundation, manifest, plugin, credential,
     /// plan, configuration, option); nothing was changed.
     Unusable,
+    /// 75 (sysexits' `EX_TEMPFAIL`): another run holds the mesh's lock, or held it past
+    /// `--lock-timeout`; nothing was done, and the same run later may pass.
+    Locked,
     /// 130: interrupted by SIGINT or SIGTERM.
     Interrupted,
 }
 
 impl ExitStatus {
     /// Every status, in the order of docs/operating.md's table.
-    pub const ALL: [ExitStatus; 4] =
-        [ExitStatus::Success, ExitStatus::Failed, ExitStatus::Unusable, ExitStatus::Interrupted];
+    pub const ALL: [ExitStatus; 5] =
+        [ExitStatus::Success, ExitStatus::Failed, ExitStatus::Unusable, ExitStatus::Locked, ExitStatus::Interrupted];
 
     /// The status as a number: what the process exits with and what an `end` event records.
     pub const fn code(self) -> u8 {
@@ -29,6 +32,7 @@ impl ExitStatus {
             ExitStatus::Success => 0,
             ExitStatus::Failed => 1,
             ExitStatus::Unusable => 2,
+            ExitStatus::Locked => 75,
             ExitStatus::Interrupted => 130,
         }
     }

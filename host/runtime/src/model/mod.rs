@@ -8,6 +8,7 @@ pub mod chain;
 pub mod code;
 pub mod contract;
 pub mod digest;
+pub mod ending;
 pub mod exit;
 pub mod faults;
 pub mod lock;
@@ -20,6 +21,7 @@ use std::fmt;
 
 use mesh_adopt_manifest::command::{Command, CommandError};
 
+use crate::model::ending::Ending;
 use crate::model::stop::StopKind;
 use options::RunOptions;
 
@@ -225,36 +227,28 @@ pub struct Refusal {
 impl Refusal {
     /// The host's code for the refusal of a module whose plan changed between preflight and
     /// its turn.
-    pub const PLAN_CHANGED: &'static str = "plan-changed";
+    pub const PLAN_CHANGED: &'static str = Ending::PlanChanged.as_str();
     /// The host's code for the refusal of a module whose plugin reported success after a call
     /// was denied or failed.
-    pub const WENT_ON_PAST_A_FAILURE: &'static str = "went-on-past-a-failure";
+    pub const WENT_ON_PAST_A_FAILURE: &'static str = Ending::WentOnPastAFailure.as_str();
     /// The code a refusal whose code would show a secret's value is reported with.
-    pub const REDACTED: &'static str = "redacted";
+    pub const REDACTED: &'static str = Ending::Redacted.as_str();
     /// The host's code for a module stopped before its push: the mesh, read again just
     /// before it, was not what the prediction says it is then (another run or operator).
-    pub const MESH_MOVED: &'static str = "mesh-moved";
+    pub const MESH_MOVED: &'static str = Ending::MeshMoved.as_str();
     /// The host's code for a module stopped before its push: the mesh could not be read
     /// again just before it, and no push goes out on an unknown.
-    pub const MESH_UNSEEN: &'static str = "mesh-unseen";
+    pub const MESH_UNSEEN: &'static str = Ending::MeshUnseen.as_str();
     /// The host's code for a module stopped where the control plane's own check refused a
     /// command of its: the run's lock on the mesh had been broken under it, and nothing more
     /// was sent.
-    pub const LOCK_BROKEN: &'static str = "lock-broken";
+    pub const LOCK_BROKEN: &'static str = Ending::LockBroken.as_str();
 
     /// Why `code` cannot be a plugin's refusal code, if it cannot: it must be a code
     /// ([`Refusal::code_fault`]), and not one of the host's own, so an installer can trust
     /// where a host's code came from.
     pub fn plugin_code_fault(code: &str) -> Option<String> {
-        let host = [
-            Self::PLAN_CHANGED,
-            Self::WENT_ON_PAST_A_FAILURE,
-            Self::REDACTED,
-            Self::MESH_MOVED,
-            Self::MESH_UNSEEN,
-            Self::LOCK_BROKEN,
-        ];
-        if host.contains(&code) {
+        if Ending::HOST_REFUSALS.iter().any(|host| host.as_str() == code) {
             return Some("is one of the host's own codes; a plugin's refusal takes a code of its own".into());
         }
         Self::code_fault(code)

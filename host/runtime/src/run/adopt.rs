@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::effect::Violation;
+use crate::model::ending::Ending;
 use crate::model::{Export, Plan};
 use crate::run::foresight::Foreseen;
 use crate::run::plan_file::plan_difference;
@@ -22,7 +23,7 @@ impl Run<'_> {
         loaded: Vec<Option<Loaded>>,
         foreseen: Option<&Foreseen>,
     ) -> (Vec<Violation>, Option<Ours>) {
-        let mut stopped: Option<String> = None;
+        let mut stopped: Option<(Ending, String)> = None;
         let mut violations = Vec::new();
         let rereads =
             foreseen.map(|f| Arc::new(Rereads::new(self.mesh.clone(), self.transcript.clone(), f.ahead.clone())));
@@ -32,8 +33,8 @@ impl Run<'_> {
             // Between modules the executor has a turn: an embedder's cancel, signalled at the
             // last module's outcome, stops the run before the next one makes any call.
             crate::wait::yield_now().await;
-            if let Some(because) = &stopped {
-                *outcome = ModuleOutcome::NotRun { because: because.clone() };
+            if let Some((code, because)) = &stopped {
+                *outcome = ModuleOutcome::NotRun { because: because.clone(), code: *code, remedy: None };
                 self.stream_outcome(module, outcome);
                 continue;
             }
@@ -58,7 +59,10 @@ impl Run<'_> {
                 self.say_secrets_left(module, outcome);
                 violations = self.violations(module, outcome, foreseen, &self.mesh.audit());
                 self.stream_outcome(module, outcome);
-                stopped = Some("this run's lock on the mesh was broken under it: nothing more was sent".into());
+                stopped = Some((
+                    Ending::LockBroken,
+                    "this run's lock on the mesh was broken under it: nothing more was sent".into(),
+                ));
                 continue;
             }
             // A push the re-read kept from a mesh that moved: the module is the host's refusal,
@@ -72,9 +76,12 @@ impl Run<'_> {
                 violations = self.violations(module, outcome, foreseen, &audit);
                 self.stream_outcome(module, outcome);
                 stopped = Some(match unseen {
-                    true => format!("the mesh could not be read again before `{module}`'s push"),
-                    false => format!(
-                        "the mesh moved before `{module}`'s push (another run or an operator may be at work on it)"
+                    true => (Ending::MeshUnseen, format!("the mesh could not be read again before `{module}`'s push")),
+                    false => (
+                        Ending::MeshMoved,
+                        format!(
+                            "the mesh moved before `{module}`'s push (another run or an operator may be at work on it)"
+                        ),
                     ),
                 });
                 continue;
@@ -99,9 +106,9 @@ impl Run<'_> {
             }
             self.stream_outcome(module, outcome);
             if !violations.is_empty() {
-                stopped = Some("an invariant broke".into());
+                stopped = Some((Ending::RuleBroken, "an invariant broke".into()));
             } else if !outcome.succeeded() {
-                stopped = Some(format!("`{module}` did not succeed"));
+                stopped = Some((Ending::EarlierModuleFailed, format!("`{module}` did not succeed")));
             }
         }
         let moved = rereads.is_some_and(|r| r.any_stopped());

@@ -149,6 +149,7 @@ impl<'a> Run<'a> {
                 events: None,
                 streamed: std::sync::Mutex::new(Vec::new()),
                 ended: std::sync::atomic::AtomicBool::new(false),
+                ending: std::sync::Mutex::new(None),
                 ran: std::sync::atomic::AtomicBool::new(false),
                 lock_command: crate::run::lock::this_command(),
                 lock_timeout: std::time::Duration::ZERO,

@@ -103,7 +103,7 @@ impl Run<'_> {
     /// The report of a run held back before anything moved: every module not run, `because`.
     pub(super) fn held_back(&self, modules: &[String], held: Held, because: String) -> RunReport {
         RunReport {
-            modules: modules.iter().map(|m| (m.clone(), ModuleOutcome::NotRun { because: because.clone() })).collect(),
+            modules: modules.iter().map(|m| (m.clone(), held.not_run(&because))).collect(),
             changes: Vec::new(),
             violations: Vec::new(),
             mesh: self.mesh.summary(),

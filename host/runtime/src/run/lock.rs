@@ -144,9 +144,9 @@ impl Run<'_> {
                 (true, false, _) => (None, Some(Remedy::Unlock { id: other.id.clone(), force: false })),
                 (false, _, true) => (
                     Some("its release is under way: the control plane lets it go once what it sent has ended".into()),
-                    Some(Remedy::RetryLater),
+                    Some(Remedy::WaitForLock { id: other.id.clone() }),
                 ),
-                (false, _, false) => (None, Some(Remedy::RetryLater)),
+                (false, _, false) => (None, Some(Remedy::WaitForLock { id: other.id.clone() })),
             };
             self.record_lock(LockOutcome::Held, None, Some(&other), message.clone(), remedy);
             let waited = match (waiting, gone) {

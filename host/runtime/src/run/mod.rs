@@ -70,6 +70,8 @@ pub struct Run<'a> {
     streamed: std::sync::Mutex<Vec<String>>,
     /// Whether the stream has had its last line (`end` or `interrupted`): it gets one.
     ended: std::sync::atomic::AtomicBool,
+    /// How the run ended, as its report says: the code and remedy its `end` event carries.
+    ending: std::sync::Mutex<Option<(crate::model::ending::Ending, Option<crate::remedy::Remedy>)>>,
     /// Whether [`Run::run`] was called: a run has one record, so it runs once.
     ran: std::sync::atomic::AtomicBool,
     /// The command line a refused run is shown as the lock's holder.
@@ -159,7 +161,7 @@ impl Run<'_> {
         let held = match hold {
             Some((held, because)) => {
                 for (_, outcome) in outcomes.iter_mut().filter(|(_, o)| o.succeeded()) {
-                    *outcome = ModuleOutcome::NotRun { because: because.clone() };
+                    *outcome = held.not_run(&because);
                 }
                 Some(held)
             }
@@ -205,6 +207,7 @@ impl Run<'_> {
             self.stream_outcome(module, outcome);
         }
         self.stream(&events::Event::Summary(events::SummaryEvent::of(&report)));
+        *self.ending.lock().unwrap_or_else(|p| p.into_inner()) = report.ending().map(|code| (code, report.remedy()));
         report
     }
 }

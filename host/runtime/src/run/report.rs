@@ -59,10 +59,14 @@ pub enum ModuleOutcome {
     Unusable(Unusable),
     /// The sandbox stopped the plugin during `adopt` (or during the check just before it).
     Failed(Stopped),
-    /// Another module did not succeed, so this one was left alone.
+    /// Another module did not succeed, or preflight held the run, so this one was left alone.
     NotRun {
         /// Which module, or what, stopped the run first.
         because: String,
+        /// Why, as a code: the hold's, or what stopped an earlier module.
+        code: crate::model::ending::Ending,
+        /// What mends it, when preflight held the run: the hold's remedy.
+        remedy: Option<crate::remedy::Remedy>,
     },
 }
 
@@ -70,6 +74,45 @@ impl ModuleOutcome {
     /// Whether the module did what the run asked of it.
     pub fn succeeded(&self) -> bool {
         matches!(self, ModuleOutcome::Checked(_) | ModuleOutcome::Adopted(_))
+    }
+
+    /// Why the module did not succeed, as a code; `None` when it did. A plugin's own refusal
+    /// code is its outcome's `code`; the ending is then `refused`.
+    pub fn ending(&self) -> Option<crate::model::ending::Ending> {
+        use crate::model::ending::Ending;
+        match self {
+            ModuleOutcome::Checked(_) | ModuleOutcome::Adopted(_) => None,
+            ModuleOutcome::Refused { code, .. } => Some(
+                code.as_deref()
+                    .and_then(Ending::from_code)
+                    .filter(|e| Ending::HOST_REFUSALS.contains(e))
+                    .unwrap_or(Ending::Refused),
+            ),
+            ModuleOutcome::Incomplete { .. } => Some(Ending::Incomplete),
+            ModuleOutcome::Unusable(_) => Some(Ending::Unusable),
+            ModuleOutcome::Failed(_) => Some(Ending::Stopped),
+            ModuleOutcome::NotRun { code, .. } => Some(*code),
+        }
+    }
+
+    /// What mends the outcome, as data, where the host knows: an unusable input's, a hold's, the
+    /// host's refusals' (a plugin's own refusal says its remedy in its words).
+    pub fn remedy(&self) -> Option<crate::remedy::Remedy> {
+        use crate::model::ending::Ending;
+        use crate::remedy::Remedy;
+        match self {
+            ModuleOutcome::Unusable(unusable) => unusable.cause.as_ref().map(crate::Error::remedy),
+            ModuleOutcome::NotRun { remedy, .. } => remedy.clone(),
+            ModuleOutcome::Refused { message, .. } => match self.ending()? {
+                Ending::PlanChanged => Some(Remedy::MakePlanAgain),
+                Ending::MeshMoved | Ending::MeshUnseen | Ending::LockBroken => {
+                    Some(Remedy::InspectMesh { what: message.clone() })
+                }
+                Ending::WentOnPastAFailure | Ending::Redacted => Some(Remedy::Report),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// The text a person reads for an outcome that did not succeed.
@@ -126,7 +169,7 @@ impl ModuleOutcome {
             }
             ModuleOutcome::Unusable(unusable) => visible_lines(&unusable.message),
             ModuleOutcome::Failed(stopped) => visible_lines(&stopped.report),
-            ModuleOutcome::NotRun { because } => because.clone(),
+            ModuleOutcome::NotRun { because, .. } => because.clone(),
         }
     }
 }
@@ -230,6 +273,31 @@ pub enum Held {
 }
 
 impl Held {
+    /// The hold as a code: what an installer branches on.
+    pub fn code(&self) -> crate::model::ending::Ending {
+        use crate::model::ending::Ending;
+        match self {
+            Held::MeshUnseen { .. } => Ending::MeshUnseen,
+            Held::SecretsDisagree { .. } => Ending::SecretsDisagree,
+            Held::ImagesMissing { .. } => Ending::ImagesMissing,
+            Held::Problems { .. } => Ending::EarlierModuleFailed,
+            Held::StalePlan { .. } => Ending::StalePlan,
+            Held::RuleWouldBreak { .. } => Ending::RuleWouldBreak,
+            Held::SecretShown => Ending::SecretShown,
+            Held::AlreadyRan => Ending::AlreadyRan,
+            Held::Options { .. } => Ending::BadOption,
+            Held::Locked { holder } if holder.process_gone() => Ending::LockAbandoned,
+            Held::Locked { .. } => Ending::LockHeld,
+            Held::LockFailed { .. } => Ending::LockFailed,
+            Held::LockDamaged(_) => Ending::LockDamaged,
+        }
+    }
+
+    /// The outcome of a module the hold left alone, `because` in words.
+    pub(crate) fn not_run(&self, because: &str) -> ModuleOutcome {
+        ModuleOutcome::NotRun { because: because.to_string(), code: self.code(), remedy: Some(self.remedy()) }
+    }
+
     /// What mends it, as data: retry later (another run's lock), break a lock whose run is
     /// gone, make a plan again, mend the modules named, or look at the mesh first.
     pub fn remedy(&self) -> crate::remedy::Remedy {
@@ -247,7 +315,8 @@ impl Held {
             Held::SecretShown => Remedy::Report,
             Held::AlreadyRan => Remedy::BuildAnotherRun,
             Held::Locked { holder } if holder.process_gone() => Remedy::Unlock { id: holder.id.clone(), force: false },
-            Held::Locked { .. } | Held::LockFailed { .. } => Remedy::RetryLater,
+            Held::Locked { holder } => Remedy::WaitForLock { id: holder.id.clone() },
+            Held::LockFailed { .. } => Remedy::RetryLater,
             Held::LockDamaged(damaged) => Remedy::ClearDamagedLock { file: damaged.file.clone() },
             Held::Options { error } => error.remedy(),
             Held::SecretsDisagree { secrets } => Remedy::InspectMesh {
@@ -332,15 +401,53 @@ impl RunReport {
     /// when an input (an option included) could not be used, failed for a refusal, an
     /// incomplete or stopped adopt, a broken invariant or a lock left.
     pub fn exit_status(&self) -> ExitStatus {
-        if self.succeeded() {
-            ExitStatus::Success
-        } else if matches!(self.held, Some(Held::Options { .. }))
-            || self.modules.iter().any(|(_, o)| matches!(o, ModuleOutcome::Unusable(_)))
-        {
-            ExitStatus::Unusable
-        } else {
-            ExitStatus::Failed
+        match self.ending() {
+            None => ExitStatus::Success,
+            // An input that cannot be used is told first, wherever it stands among the modules.
+            Some(_) if self.modules.iter().any(|(_, o)| matches!(o, ModuleOutcome::Unusable(_))) => {
+                ExitStatus::Unusable
+            }
+            Some(ending) => ending.exit(),
         }
+    }
+
+    /// Why the run did not succeed, as a code; `None` when it did. Preflight's hold first,
+    /// then a lock left, the first module that did not succeed (a module left alone after it
+    /// says the same), then a rule broken.
+    pub fn ending(&self) -> Option<crate::model::ending::Ending> {
+        use crate::model::ending::Ending;
+        if self.succeeded() {
+            return None;
+        }
+        // A hold on problems in modules is theirs to say: the first one's ending is the run's.
+        if let Some(held) = self.held.as_ref().filter(|h| !matches!(h, Held::Problems { .. })) {
+            return Some(held.code());
+        }
+        if self.lock_left.is_some() {
+            return Some(Ending::LockLeft);
+        }
+        let first = self.modules.iter().find(|(_, o)| !o.succeeded() && !matches!(o, ModuleOutcome::NotRun { .. }));
+        if let Some(ending) = first.and_then(|(_, o)| o.ending()) {
+            return Some(ending);
+        }
+        if !self.violations.is_empty() {
+            return Some(Ending::RuleBroken);
+        }
+        self.modules.iter().find_map(|(_, o)| o.ending())
+    }
+
+    /// What mends the run's ending, as data, where the host knows it.
+    pub fn remedy(&self) -> Option<crate::remedy::Remedy> {
+        if self.succeeded() {
+            return None;
+        }
+        if let Some(held) = &self.held {
+            return Some(held.remedy());
+        }
+        if let Some(left) = &self.lock_left {
+            return Some(left.remedy());
+        }
+        self.modules.iter().find(|(_, o)| !o.succeeded()).and_then(|(_, o)| o.remedy())
     }
 
     /// [`RunReport::exit_status`] as the number the process exits with.

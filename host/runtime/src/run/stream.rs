@@ -79,12 +79,18 @@ impl Run<'_> {
     }
 
     /// Ends the stream with the process's (or the installer's) exit status: the line that
-    /// tells a finished record from an interrupted one.
+    /// tells a finished record from an interrupted one. It carries the run's ending as a code
+    /// and its remedy, as its report says them, when the run did not succeed.
     /// A stream has one last line, after its header: a second `end` or `interrupted`, or one
     /// before [`Run::run`] began, is not written.
     pub fn end(&self, exit: u8) {
         if self.began() && !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            self.stream(&events::Event::End(events::EndEvent { exit }));
+            let ending = self.ending.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let (code, remedy) = match ending {
+                Some((code, remedy)) if exit != 0 => (Some(code), remedy),
+                _ => (None, None),
+            };
+            self.stream(&events::Event::End(events::EndEvent { exit, code, remedy }));
         }
     }
 
@@ -108,9 +114,12 @@ impl From<&ModuleOutcome> for Outcome {
                 Outcome::Ready { plan: PlanRecord { summary: plan.summary.clone(), commands: plan.words() } }
             }
             ModuleOutcome::Adopted(report) => Outcome::Adopted { report: report.clone() },
-            ModuleOutcome::Refused { during, code, message } => {
-                Outcome::Refused { during: *during, code: code.clone(), message: message.clone() }
-            }
+            ModuleOutcome::Refused { during, code, message } => Outcome::Refused {
+                during: *during,
+                code: code.clone(),
+                message: message.clone(),
+                remedy: outcome.remedy(),
+            },
             ModuleOutcome::Incomplete { summary, left } => {
                 Outcome::Incomplete { report: summary.clone(), left: left.iter().map(PluginCommand::words).collect() }
             }
@@ -123,7 +132,9 @@ impl From<&ModuleOutcome> for Outcome {
                 message: unusable.message.clone(),
             },
             ModuleOutcome::Failed(stopped) => Outcome::Failed { stop: stopped.kind, message: stopped.report.clone() },
-            ModuleOutcome::NotRun { because } => Outcome::NotRun { because: because.clone() },
+            ModuleOutcome::NotRun { because, code, remedy } => {
+                Outcome::NotRun { because: because.clone(), code: *code, remedy: remedy.clone() }
+            }
         }
     }
 }

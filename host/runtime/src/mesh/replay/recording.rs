@@ -151,6 +151,12 @@ pub enum LineFault {
     /// A call that does not fit its import.
     #[error("{0}")]
     Call(CallFault),
+    /// A `--json` line cut to fit its bound: what it left out cannot be replayed.
+    #[error(
+        "was cut to fit a `--json` line ({0} bytes left out): a replay reads a `--record` file, which keeps \
+         every byte; record the run with `--record FILE` and replay that"
+    )]
+    Cut(u64),
 }
 
 /// A recorded call that does not fit its import.
@@ -208,6 +214,13 @@ pub fn read_recording(path: &Path) -> Result<Recording, RecordingError> {
     let mut interrupted = None;
     let mut rereads = Vec::new();
     for (number, line) in std::iter::once((first, header)).chain(lines) {
+        if line.contains(crate::record::line_bound::CUT_FIELD)
+            && let Ok(serde_json::Value::Object(object)) = serde_json::from_str::<serde_json::Value>(line)
+            && let Some(cut) = object.get(crate::record::line_bound::CUT_FIELD)
+        {
+            let left_out = cut["bytes_left_out"].as_u64().unwrap_or(0);
+            return Err(at(number)(LineFault::Cut(left_out)));
+        }
         let event: Event = serde_json::from_str(line).map_err(|e| at(number)(LineFault::NotAnEvent(Arc::new(e))))?;
         match event {
             Event::Run(header) if run.is_none() => {
