@@ -75,6 +75,14 @@ type RefusedError struct {
 	Refusal *OutcomeRefused
 }
 
+// Remedy is what mends the refusal, when the stream says: nil until a refusal carries one.
+func (e *RefusedError) Remedy() *Remedy {
+	if e.Refusal == nil {
+		return nil
+	}
+	return remedyOf(e.Refusal)
+}
+
 func (e *RefusedError) Error() string {
 	code := ""
 	if e.Code != "" {
@@ -95,6 +103,17 @@ type UnusableError struct {
 	Unusable *OutcomeUnusable
 	// Error is the error event, when the command could not start or stopped on an error.
 	ErrorEvent *ErrorEvent
+}
+
+// Remedy is what mends the input, when the stream says: nil until an outcome carries one.
+func (e *UnusableError) Remedy() *Remedy {
+	switch {
+	case e.Unusable != nil:
+		return remedyOf(e.Unusable)
+	case e.ErrorEvent != nil:
+		return remedyOf(e.ErrorEvent)
+	}
+	return nil
 }
 
 func (e *UnusableError) Error() string {
@@ -201,6 +220,16 @@ func (e *StreamError) Error() string {
 
 // Unwrap is why the line could not be read.
 func (e *StreamError) Unwrap() error { return e.Err }
+
+// remedyOf is what mends what event says, when its type has a remedy (the generated RemedyOf):
+// one given to refusals or errors later reaches these errors as soon as the types are made
+// again.
+func remedyOf(event interface{}) *Remedy {
+	if holder, ok := event.(interface{ RemedyOf() *Remedy }); ok {
+		return holder.RemedyOf()
+	}
+	return nil
+}
 
 // errorOf is the error a finished command's status and events make, nil for success.
 func errorOf(result *Result, stderr string, cause error) error {

@@ -715,6 +715,9 @@ func (v *LockEvent) UnmarshalJSON(data []byte) error {
 	return decodeObject(data, "event", "lock", []string{"outcome", "process_gone"}, (*fields)(v), nil, nil)
 }
 
+// RemedyOf is what mends what the LockEvent says, nil when the operator need not act.
+func (v *LockEvent) RemedyOf() *Remedy { return v.Remedy }
+
 // Kind is "lock", the line's `event`.
 func (*LockEvent) Kind() string { return "lock" }
 

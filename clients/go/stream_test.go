@@ -120,3 +120,20 @@ func containsSuffix(list []string, suffix string) bool {
 	}
 	return false
 }
+
+// A remedy is read the same way from whatever holds one: the lock event's now, a refusal's or
+// an error's as soon as the types that write them carry one.
+func TestARemedyIsReadFromWhateverHoldsOne(t *testing.T) {
+	line := `{"event":"lock","outcome":"held","scope":null,"holder":null,"process_gone":true,"message":null,"remedy":{"action":"unlock","id":"ab12","force":false}}`
+	event, err := Decode([]byte(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, ok := remedyOf(event).Value.(*RemedyUnlock)
+	if !ok || unlock.ID != "ab12" {
+		t.Fatalf("%#v", remedyOf(event))
+	}
+	if (&RefusedError{}).Remedy() != nil || (&UnusableError{}).Remedy() != nil {
+		t.Fatal("a remedy from nothing")
+	}
+}

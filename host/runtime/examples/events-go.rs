@@ -270,7 +270,10 @@ impl Generator<'_> {
     /// Declares the union `name` of `options` (at `pointer/key`) and each of its variants.
     fn union(&mut self, name: &str, doc: Option<String>, key: &str, options: &[Value], pointer: &str) {
         let objects = options.iter().all(|o| o.get("properties").is_some());
-        let how = if key == "oneOf" && objects && let Some(tag) = common_tag(options) {
+        let how = if key == "oneOf"
+            && objects
+            && let Some(tag) = common_tag(options)
+        {
             UnionKind::Tagged(tag)
         } else if key == "oneOf"
             && objects
@@ -361,13 +364,8 @@ impl Generator<'_> {
         let mut fields = Vec::new();
         let properties = schema["properties"].as_object().cloned().unwrap_or_default();
         // In the order the types write them: required first, as schemars lists them, then the rest.
-        let mut keys: Vec<String> = schema["required"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect();
+        let mut keys: Vec<String> =
+            schema["required"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect();
         keys.extend(properties.keys().filter(|k| !keys.contains(k)).cloned().collect::<Vec<_>>());
         for key in keys {
             if Some(&key) == tag_key.as_ref() {
@@ -425,163 +423,12 @@ impl Generator<'_> {
         writeln!(out, "const SchemaVersion = {version}\n").unwrap();
         self.event_interface(&mut out);
         for name in &self.order {
-            match &self.types[name] {
-                Decl::Struct { doc, tag, fields, required, flattened, variant_of, event } => {
-                    doc_comment(&mut out, "", name, doc.as_deref());
-                    if fields.is_empty() && flattened.is_none() {
-                        writeln!(out, "type {name} struct{{}}\n").unwrap();
-                    } else {
-                        writeln!(out, "type {name} struct {{").unwrap();
-                        let mut first = true;
-                        for field in fields {
-                            if !first {
-                                out.push('\n');
-                            }
-                            first = false;
-                            for line in field.doc.as_deref().unwrap_or("").lines() {
-                                comment_line(&mut out, "\t", line);
-                            }
-                            let omit = if field.always { "" } else { ",omitempty" };
-                            writeln!(out, "\t{} {} `json:\"{}{omit}\"`", camel(&field.key), field.ty.go(), field.key).unwrap();
-                        }
-                        if let Some((union, ty)) = flattened {
-                            if !first {
-                                out.push('\n');
-                            }
-                            writeln!(out, "\t// {union} is written beside the fields above: its variant's fields and tag.").unwrap();
-                            writeln!(out, "\t{union} {} `json:\"-\"`", ty.go()).unwrap();
-                        }
-                        out.push_str("}\n\n");
-                    }
-                    let (tag_key, tag_value) = tag.clone().unwrap_or_default();
-                    let quoted = |list: &[String]| {
-                        if list.is_empty() {
-                            "nil".to_string()
-                        } else {
-                            format!("[]string{{{}}}", list.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", "))
-                        }
-                    };
-                    let (flat_value, flat_ptr, own) = match flattened {
-                        Some((union, _)) => {
-                            let mut own: Vec<String> = fields.iter().map(|f| f.key.clone()).collect();
-                            if !tag_key.is_empty() {
-                                own.push(tag_key.clone());
-                            }
-                            (format!("v.{union}"), format!("&v.{union}"), quoted(&own))
-                        }
-                        None => ("nil".into(), "nil".into(), "nil".into()),
-                    };
-                    let what = if tag_key.is_empty() { String::new() } else { format!(" with its `{tag_key}`") };
-                    writeln!(out, "// MarshalJSON writes the {name}{what}.").unwrap();
-                    writeln!(out, "func (v {name}) MarshalJSON() ([]byte, error) {{").unwrap();
-                    writeln!(out, "\ttype fields {name}").unwrap();
-                    writeln!(out, "\treturn encodeObject({tag_key:?}, {tag_value:?}, fields(v), {flat_value})").unwrap();
-                    out.push_str("}\n\n");
-                    writeln!(out, "// UnmarshalJSON reads a {name} strictly: no field it does not know, none it needs missing.").unwrap();
-                    writeln!(out, "func (v *{name}) UnmarshalJSON(data []byte) error {{").unwrap();
-                    writeln!(out, "\ttype fields {name}").unwrap();
-                    writeln!(
-                        out,
-                        "\treturn decodeObject(data, {tag_key:?}, {tag_value:?}, {}, (*fields)(v), {own}, {flat_ptr})",
-                        quoted(required)
-                    )
-                    .unwrap();
-                    out.push_str("}\n\n");
-                    for union in variant_of {
-                        writeln!(out, "func (*{name}) is{union}() {{}}\n").unwrap();
-                    }
-                    if let Some(event) = event {
-                        writeln!(out, "// Kind is {event:?}, the line's `event`.").unwrap();
-                        writeln!(out, "func (*{name}) Kind() string {{ return {event:?} }}\n").unwrap();
-                    }
-                }
-                Decl::Enum { doc, values } => {
-                    doc_comment(&mut out, "", name, doc.as_deref());
-                    writeln!(out, "type {name} string\n").unwrap();
-                    out.push_str("const (\n");
-                    for (index, (value, doc)) in values.iter().enumerate() {
-                        if index > 0 {
-                            out.push('\n');
-                        }
-                        doc_comment(&mut out, "\t", &format!("{name}{}", camel(value)), doc.as_deref());
-                        writeln!(out, "\t{name}{} {name} = {value:?}", camel(value)).unwrap();
-                    }
-                    out.push_str(")\n\n");
-                    writeln!(out, "// UnmarshalJSON reads a {name}, refusing a value this version does not know.").unwrap();
-                    writeln!(out, "func (v *{name}) UnmarshalJSON(data []byte) error {{").unwrap();
-                    out.push_str("\tvar s string\n\tif err := json.Unmarshal(data, &s); err != nil {\n\t\treturn err\n\t}\n");
-                    out.push_str("\tswitch s {\n");
-                    let listed: Vec<String> = values.iter().map(|(v, _)| format!("{v:?}")).collect();
-                    writeln!(out, "\tcase {}:", listed.join(", ")).unwrap();
-                    writeln!(out, "\t\t*v = {name}(s)\n\t\treturn nil\n\t}}").unwrap();
-                    writeln!(out, "\treturn fmt.Errorf(\"not a {name}: %q\", s)").unwrap();
-                    out.push_str("}\n\n");
-                }
-                Decl::Union { doc, how, variants } => {
-                    let listed: Vec<String> = variants.iter().map(|(_, ty)| format!("*{}", ty.go())).collect();
-                    let mut text = doc.clone().unwrap_or_default();
-                    if !text.is_empty() {
-                        text.push_str("\n\n");
-                    }
-                    text.push_str(&format!("Its Value is one of {}", listed.join(", ")));
-                    if matches!(how, UnionKind::Untagged { nullable: true }) {
-                        text.push_str(", or nil for `null`");
-                    }
-                    text.push('.');
-                    doc_comment(&mut out, "", name, Some(&text));
-                    writeln!(out, "type {name} struct {{").unwrap();
-                    writeln!(out, "\t// Value is the variant the line holds.").unwrap();
-                    writeln!(out, "\tValue {name}Variant\n}}\n").unwrap();
-                    writeln!(out, "// {name}Variant is one of a {name}'s variants.").unwrap();
-                    writeln!(out, "type {name}Variant interface {{\n\tis{name}()\n}}\n").unwrap();
-                    writeln!(out, "// MarshalJSON writes the variant the {name} holds.").unwrap();
-                    writeln!(out, "func (u {name}) MarshalJSON() ([]byte, error) {{").unwrap();
-                    let nullable = matches!(how, UnionKind::Untagged { nullable: true });
-                    writeln!(out, "\treturn encodeVariant({name:?}, u.Value, {nullable})\n}}\n").unwrap();
-                    writeln!(out, "// UnmarshalJSON reads the variant the line holds.").unwrap();
-                    writeln!(out, "func (u *{name}) UnmarshalJSON(data []byte) error {{").unwrap();
-                    match how {
-                        UnionKind::Tagged(tag) => {
-                            writeln!(out, "\ttag, err := peekTag(data, {tag:?})\n\tif err != nil {{\n\t\treturn err\n\t}}").unwrap();
-                            out.push_str("\tswitch tag {\n");
-                            for (value, ty) in variants {
-                                writeln!(out, "\tcase {value:?}:").unwrap();
-                                writeln!(out, "\t\tv := new({})\n\t\tu.Value = v\n\t\treturn json.Unmarshal(data, v)", ty.go())
-                                    .unwrap();
-                            }
-                            writeln!(out, "\t}}\n\treturn fmt.Errorf(\"a {name} with the {tag} %q, which this version does not know\", tag)")
-                                .unwrap();
-                        }
-                        UnionKind::Keyed => {
-                            out.push_str("\tkey, err := onlyKey(data)\n\tif err != nil {\n\t\treturn err\n\t}\n");
-                            out.push_str("\tswitch key {\n");
-                            for (value, ty) in variants {
-                                writeln!(out, "\tcase {value:?}:").unwrap();
-                                writeln!(out, "\t\tv := new({})\n\t\tu.Value = v\n\t\treturn json.Unmarshal(data, v)", ty.go())
-                                    .unwrap();
-                            }
-                            writeln!(out, "\t}}\n\treturn fmt.Errorf(\"a {name} keyed %q, which this version does not know\", key)")
-                                .unwrap();
-                        }
-                        UnionKind::Untagged { nullable } => {
-                            if *nullable {
-                                out.push_str("\tif isNull(data) {\n\t\tu.Value = nil\n\t\treturn nil\n\t}\n");
-                            }
-                            let tries: Vec<String> = variants.iter().map(|(_, ty)| format!("new({})", ty.go())).collect();
-                            writeln!(out, "\tfor _, v := range []{name}Variant{{{}}} {{", tries.join(", ")).unwrap();
-                            out.push_str("\t\tif strict(data, v) == nil {\n\t\t\tu.Value = v\n\t\t\treturn nil\n\t\t}\n\t}\n");
-                            writeln!(out, "\treturn fmt.Errorf(\"not a {name}: %s\", data)").unwrap();
-                        }
-                    }
-                    out.push_str("}\n\n");
-                }
-                Decl::Alias { doc, of, variant_of } => {
-                    doc_comment(&mut out, "", name, doc.as_deref());
-                    writeln!(out, "type {name} {}\n", of.go()).unwrap();
-                    for union in variant_of {
-                        writeln!(out, "func (*{name}) is{union}() {{}}\n").unwrap();
-                    }
-                }
+            let decl = &self.types[name];
+            match decl {
+                Decl::Struct { .. } => emit_struct(&mut out, name, decl),
+                Decl::Enum { .. } => emit_enum(&mut out, name, decl),
+                Decl::Union { .. } => emit_union(&mut out, name, decl),
+                Decl::Alias { .. } => emit_alias(&mut out, name, decl),
             }
         }
         self.decoder(&mut out);
@@ -593,7 +440,9 @@ impl Generator<'_> {
 
     fn event_interface(&self, out: &mut String) {
         out.push_str("// Event is one line of the stream, one of the *…Event types: switch on its type, or on\n");
-        out.push_str("// Kind, its `event`.\ntype Event interface {\n\t// Kind is the line's `event`.\n\tKind() string\n}\n\n");
+        out.push_str(
+            "// Kind, its `event`.\ntype Event interface {\n\t// Kind is the line's `event`.\n\tKind() string\n}\n\n",
+        );
     }
 
     /// `Decode`: a line to its event, by its `event`.
@@ -611,6 +460,190 @@ impl Generator<'_> {
         out.push_str("\tdefault:\n\t\treturn nil, fmt.Errorf(\"an event of the kind %q, which this version does not know\", kind)\n\t}\n");
         out.push_str("\tif err := strict(line, event); err != nil {\n\t\treturn nil, fmt.Errorf(\"a %q event: %w\", kind, err)\n\t}\n");
         out.push_str("\treturn event, nil\n}\n");
+    }
+}
+
+/// A struct: its fields, then the methods that write its tag and read it strictly, and its
+/// markers as a variant.
+fn emit_struct(out: &mut String, name: &str, decl: &Decl) {
+    let Decl::Struct { doc, tag, fields, required, flattened, variant_of, event } = decl else { unreachable!() };
+    doc_comment(out, "", name, doc.as_deref());
+    if fields.is_empty() && flattened.is_none() {
+        writeln!(out, "type {name} struct{{}}\n").unwrap();
+    } else {
+        writeln!(out, "type {name} struct {{").unwrap();
+        let mut first = true;
+        for field in fields {
+            if !first {
+                out.push('\n');
+            }
+            first = false;
+            for line in field.doc.as_deref().unwrap_or("").lines() {
+                comment_line(out, "\t", line);
+            }
+            let omit = if field.always { "" } else { ",omitempty" };
+            writeln!(out, "\t{} {} `json:\"{}{omit}\"`", camel(&field.key), field.ty.go(), field.key).unwrap();
+        }
+        if let Some((union, ty)) = flattened {
+            if !first {
+                out.push('\n');
+            }
+            writeln!(out, "\t// {union} is written beside the fields above: its variant's fields and tag.").unwrap();
+            writeln!(out, "\t{union} {} `json:\"-\"`", ty.go()).unwrap();
+        }
+        out.push_str("}\n\n");
+    }
+    let (tag_key, tag_value) = tag.clone().unwrap_or_default();
+    let quoted = |list: &[String]| {
+        if list.is_empty() {
+            "nil".to_string()
+        } else {
+            format!("[]string{{{}}}", list.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", "))
+        }
+    };
+    let (flat_value, flat_ptr, own) = match flattened {
+        Some((union, _)) => {
+            let mut own: Vec<String> = fields.iter().map(|f| f.key.clone()).collect();
+            if !tag_key.is_empty() {
+                own.push(tag_key.clone());
+            }
+            (format!("v.{union}"), format!("&v.{union}"), quoted(&own))
+        }
+        None => ("nil".into(), "nil".into(), "nil".into()),
+    };
+    let what = if tag_key.is_empty() { String::new() } else { format!(" with its `{tag_key}`") };
+    writeln!(out, "// MarshalJSON writes the {name}{what}.").unwrap();
+    writeln!(out, "func (v {name}) MarshalJSON() ([]byte, error) {{").unwrap();
+    writeln!(out, "\ttype fields {name}").unwrap();
+    writeln!(out, "\treturn encodeObject({tag_key:?}, {tag_value:?}, fields(v), {flat_value})").unwrap();
+    out.push_str("}\n\n");
+    writeln!(out, "// UnmarshalJSON reads a {name} strictly: no field it does not know, none it needs missing.")
+        .unwrap();
+    writeln!(out, "func (v *{name}) UnmarshalJSON(data []byte) error {{").unwrap();
+    writeln!(out, "\ttype fields {name}").unwrap();
+    writeln!(
+        out,
+        "\treturn decodeObject(data, {tag_key:?}, {tag_value:?}, {}, (*fields)(v), {own}, {flat_ptr})",
+        quoted(required)
+    )
+    .unwrap();
+    out.push_str("}\n\n");
+    for union in variant_of {
+        writeln!(out, "func (*{name}) is{union}() {{}}\n").unwrap();
+    }
+    // What mends it, read the same way from whatever holds one, so a remedy added
+    // to an event or an outcome reaches an installer's errors with no edit.
+    if let Some(field) = fields.iter().find(|f| f.key == "remedy") {
+        let take = match &field.ty {
+            GoType::Pointer(_) => "v.Remedy",
+            _ => "&v.Remedy",
+        };
+        writeln!(out, "// RemedyOf is what mends what the {name} says, nil when the operator need not act.").unwrap();
+        writeln!(out, "func (v *{name}) RemedyOf() *Remedy {{ return {take} }}\n").unwrap();
+    }
+    if let Some(event) = event {
+        writeln!(out, "// Kind is {event:?}, the line's `event`.").unwrap();
+        writeln!(out, "func (*{name}) Kind() string {{ return {event:?} }}\n").unwrap();
+    }
+}
+
+/// A string type, a constant a value, and a reader that refuses a value it does not know.
+fn emit_enum(out: &mut String, name: &str, decl: &Decl) {
+    let Decl::Enum { doc, values } = decl else { unreachable!() };
+    doc_comment(out, "", name, doc.as_deref());
+    writeln!(out, "type {name} string\n").unwrap();
+    out.push_str("const (\n");
+    for (index, (value, doc)) in values.iter().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        doc_comment(out, "\t", &format!("{name}{}", camel(value)), doc.as_deref());
+        writeln!(out, "\t{name}{} {name} = {value:?}", camel(value)).unwrap();
+    }
+    out.push_str(")\n\n");
+    writeln!(out, "// UnmarshalJSON reads a {name}, refusing a value this version does not know.").unwrap();
+    writeln!(out, "func (v *{name}) UnmarshalJSON(data []byte) error {{").unwrap();
+    out.push_str("\tvar s string\n\tif err := json.Unmarshal(data, &s); err != nil {\n\t\treturn err\n\t}\n");
+    out.push_str("\tswitch s {\n");
+    let listed: Vec<String> = values.iter().map(|(v, _)| format!("{v:?}")).collect();
+    writeln!(out, "\tcase {}:", listed.join(", ")).unwrap();
+    writeln!(out, "\t\t*v = {name}(s)\n\t\treturn nil\n\t}}").unwrap();
+    writeln!(out, "\treturn fmt.Errorf(\"not a {name}: %q\", s)").unwrap();
+    out.push_str("}\n\n");
+}
+
+/// A union: the struct holding its variant, the variants' interface, and the methods that
+/// write the variant and read the one a line holds.
+fn emit_union(out: &mut String, name: &str, decl: &Decl) {
+    let Decl::Union { doc, how, variants } = decl else { unreachable!() };
+    let listed: Vec<String> = variants.iter().map(|(_, ty)| format!("*{}", ty.go())).collect();
+    let mut text = doc.clone().unwrap_or_default();
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str(&format!("Its Value is one of {}", listed.join(", ")));
+    if matches!(how, UnionKind::Untagged { nullable: true }) {
+        text.push_str(", or nil for `null`");
+    }
+    text.push('.');
+    doc_comment(out, "", name, Some(&text));
+    writeln!(out, "type {name} struct {{").unwrap();
+    writeln!(out, "\t// Value is the variant the line holds.").unwrap();
+    writeln!(out, "\tValue {name}Variant\n}}\n").unwrap();
+    writeln!(out, "// {name}Variant is one of a {name}'s variants.").unwrap();
+    writeln!(out, "type {name}Variant interface {{\n\tis{name}()\n}}\n").unwrap();
+    writeln!(out, "// MarshalJSON writes the variant the {name} holds.").unwrap();
+    writeln!(out, "func (u {name}) MarshalJSON() ([]byte, error) {{").unwrap();
+    let nullable = matches!(how, UnionKind::Untagged { nullable: true });
+    writeln!(out, "\treturn encodeVariant({name:?}, u.Value, {nullable})\n}}\n").unwrap();
+    writeln!(out, "// UnmarshalJSON reads the variant the line holds.").unwrap();
+    writeln!(out, "func (u *{name}) UnmarshalJSON(data []byte) error {{").unwrap();
+    match how {
+        UnionKind::Tagged(tag) => {
+            writeln!(out, "\ttag, err := peekTag(data, {tag:?})\n\tif err != nil {{\n\t\treturn err\n\t}}").unwrap();
+            out.push_str("\tswitch tag {\n");
+            for (value, ty) in variants {
+                writeln!(out, "\tcase {value:?}:").unwrap();
+                writeln!(out, "\t\tv := new({})\n\t\tu.Value = v\n\t\treturn json.Unmarshal(data, v)", ty.go())
+                    .unwrap();
+            }
+            writeln!(
+                out,
+                "\t}}\n\treturn fmt.Errorf(\"a {name} with the {tag} %q, which this version does not know\", tag)"
+            )
+            .unwrap();
+        }
+        UnionKind::Keyed => {
+            out.push_str("\tkey, err := onlyKey(data)\n\tif err != nil {\n\t\treturn err\n\t}\n");
+            out.push_str("\tswitch key {\n");
+            for (value, ty) in variants {
+                writeln!(out, "\tcase {value:?}:").unwrap();
+                writeln!(out, "\t\tv := new({})\n\t\tu.Value = v\n\t\treturn json.Unmarshal(data, v)", ty.go())
+                    .unwrap();
+            }
+            writeln!(out, "\t}}\n\treturn fmt.Errorf(\"a {name} keyed %q, which this version does not know\", key)")
+                .unwrap();
+        }
+        UnionKind::Untagged { nullable } => {
+            if *nullable {
+                out.push_str("\tif isNull(data) {\n\t\tu.Value = nil\n\t\treturn nil\n\t}\n");
+            }
+            let tries: Vec<String> = variants.iter().map(|(_, ty)| format!("new({})", ty.go())).collect();
+            writeln!(out, "\tfor _, v := range []{name}Variant{{{}}} {{", tries.join(", ")).unwrap();
+            out.push_str("\t\tif strict(data, v) == nil {\n\t\t\tu.Value = v\n\t\t\treturn nil\n\t\t}\n\t}\n");
+            writeln!(out, "\treturn fmt.Errorf(\"not a {name}: %s\", data)").unwrap();
+        }
+    }
+    out.push_str("}\n\n");
+}
+
+/// A primitive variant of an untagged union, and its markers.
+fn emit_alias(out: &mut String, name: &str, decl: &Decl) {
+    let Decl::Alias { doc, of, variant_of } = decl else { unreachable!() };
+    doc_comment(out, "", name, doc.as_deref());
+    writeln!(out, "type {name} {}\n", of.go()).unwrap();
+    for union in variant_of {
+        writeln!(out, "func (*{name}) is{union}() {{}}\n").unwrap();
     }
 }
 
