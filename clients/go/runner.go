@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -27,7 +29,8 @@ const DefaultMaxLine = 128 << 20
 
 // Runner starts mesh-adopt for an installer, one command at a time or several at once.
 type Runner struct {
-	// Binary is the mesh-adopt program; "mesh-adopt" (looked up in PATH) when empty.
+	// Binary is the mesh-adopt program: a path (relative to this process's directory, not
+	// Dir), or a name looked up in PATH; "mesh-adopt" when empty.
 	Binary string
 	// Dir is the directory the command runs in (where ./catalogue is found); this process's
 	// when empty.
@@ -72,6 +75,12 @@ func (r *Runner) command(ctx context.Context, command string, opts Options) (*Re
 	binary := r.Binary
 	if binary == "" {
 		binary = "mesh-adopt"
+	}
+	// A relative path is this process's, not Dir's, as a caller reads it.
+	if strings.ContainsRune(binary, filepath.Separator) && !filepath.IsAbs(binary) {
+		if binary, err = filepath.Abs(binary); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = r.Dir

@@ -89,10 +89,13 @@ func showCheck(event meshadopt.Event) {
 			fmt.Printf("  %-10s plan: %s\n", e.Module, line)
 		}
 	case *meshadopt.EffectEvent:
+		// Each push applies every module registered so far: its containers, as the node will.
 		for _, push := range e.Pushes {
+			fmt.Printf("  %-10s push:", push.Module)
 			for _, container := range push.Containers {
-				fmt.Printf("  %-10s effect: %s\n", container.Module, describe(container.Change))
+				fmt.Printf(" %s;", describe(container.Change))
 			}
+			fmt.Println()
 		}
 	case *meshadopt.LockEvent:
 		if e.Outcome == meshadopt.LockOutcomeHeld {
