@@ -23,8 +23,10 @@ import (
 const DefaultGrace = 10 * time.Second
 
 // DefaultMaxLine is the longest line a runner reads. The stream's lines are not bounded by
-// 64 KiB: a `call` line holds a fetch's body whole, up to the live mesh's fetch_body_bytes
-// (64 MiB at most), so a reader bounded at bufio.Scanner's default would stop on one.
+// 64 KiB: a `call` line holds a fetch's body (up to 64 KiB) escaped as JSON, beside the
+// call's other fields, so a reader bounded at bufio.Scanner's default would stop on one. The
+// bound is far above any line the command writes, and still keeps a runaway one from taking
+// the installer's memory.
 const DefaultMaxLine = 128 << 20
 
 // Runner starts mesh-adopt for an installer, one command at a time or several at once.

@@ -137,3 +137,22 @@ func TestARemedyIsReadFromWhateverHoldsOne(t *testing.T) {
 		t.Fatal("a remedy from nothing")
 	}
 }
+
+// A line longer than bufio.Scanner's default 64 KiB (a call holding a whole fetched body,
+// escaped) is read whole, and one past Runner.MaxLine is a StreamError, not a hang.
+func TestALongLineIsReadWhole(t *testing.T) {
+	body := strings.Repeat(`"`, 70<<10)
+	escaped, _ := json.Marshal(body)
+	line := `{"event":"say","module":"m","line":` + string(escaped) + `,"at_ms":0}` + "\n"
+	result := &Result{}
+	if err := (&Runner{}).read(strings.NewReader(line), result, nil); err != nil {
+		t.Fatal(err)
+	}
+	if said, ok := result.Last.(*SayEvent); !ok || said.Line != body {
+		t.Fatalf("%T", result.Last)
+	}
+	err := (&Runner{MaxLine: 64 << 10}).read(strings.NewReader(line), &Result{}, nil)
+	if stream, ok := err.(*StreamError); !ok || stream.Line != 1 {
+		t.Fatalf("%v", err)
+	}
+}
