@@ -30,10 +30,10 @@ setup-langs:
 setup-test: setup setup-langs setup-machine
 
 # The machine's parts the tests run: Go for the Go client's tests (Debian's golang-go), a
-# NATS server for the live backend's tests, man and
-# groff for the manual pages' (Debian's man-db and groff-base), and the reference node (as
-# root: podman, runc and mmdebstrap from Debian, and its images, built once and kept;
-# node/README.md). One after the other: each installs Debian packages.
+# NATS server for the live backend's tests, man and groff for the manual pages' (Debian's
+# man-db and groff-base), and the reference node (as root: podman, runc and mmdebstrap from
+# Debian, and its images, built once and kept; node/README.md). One after the other: each
+# installs Debian packages.
 setup-machine:
     @command -v go >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go)
     @command -v nats-server >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server)
@@ -101,16 +101,17 @@ test: setup
     cargo test --quiet
     just embed-check
 
-# The Go client's tests (clients/go), against the built command and the placed plugins:
-# go vet, then every test, offline (the client uses the standard library only).
+# The Go client's tests (clients/go), against the built command (MESH_ADOPT_BIN, else cargo's
+# debug build) and the placed plugins: go vet, then every test, offline (the client uses the
+# standard library only).
 test-go:
     cd clients/go && GOPROXY=off GOFLAGS=-mod=mod go vet ./...
-    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath ../../target/debug/mesh-adopt)}" go test -count=1 ./...
+    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath "${CARGO_TARGET_DIR:-../../target}")/debug/mesh-adopt}" go test -count=1 ./...
 
 # Capture the Go client's sample streams again (clients/go/testdata/*.jsonl: a success, a
-# refusal, a lock held, an interrupt), from real runs of the built command.
+# refusal, a lock held, an interrupt), from real runs of the built command, as test-go runs it.
 go-streams:
-    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESHADOPT_UPDATE_TESTDATA=1 go test -count=1 -run 'TestRunAdopts|TestARefusal|TestASecondRun|TestACancelledRun' .
+    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath "${CARGO_TARGET_DIR:-../../target}")/debug/mesh-adopt}" MESHADOPT_UPDATE_TESTDATA=1 go test -count=1 -run 'TestRunAdopts|TestARefusal|TestASecondRun|TestACancelledRun' .
 
 # The JavaScript and Python SDKs' unit tests, with the toolchains they are built with.
 test-langs: setup-langs
