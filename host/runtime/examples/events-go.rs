@@ -375,10 +375,11 @@ impl Generator<'_> {
             let at = format!("{pointer}/properties/{key}");
             let mut ty = self.type_of(property, &at, &format!("{name}{}", camel(&key)));
             let always = always.contains(&key);
-            if !always && let GoType::Named(inner) = &ty {
-                if !matches!(self.types.get(inner), Some(Decl::Enum { .. })) {
-                    ty = GoType::Pointer(Box::new(ty));
-                }
+            if !always
+                && let GoType::Named(inner) = &ty
+                && !matches!(self.types.get(inner), Some(Decl::Enum { .. }))
+            {
+                ty = GoType::Pointer(Box::new(ty));
             }
             fields.push(Field { key, doc: description(property), ty, always });
         }
