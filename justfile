@@ -29,11 +29,13 @@ setup-langs:
 # toolchains for the conformance suite.
 setup-test: setup setup-langs setup-machine
 
-# The machine's parts the tests run: a NATS server for the live backend's tests, man and
-# groff for the manual pages' (Debian's man-db and groff-base), and the reference node (as
-# root: podman, runc and mmdebstrap from Debian, and its images, built once and kept;
-# node/README.md). One after the other: each installs Debian packages.
+# The machine's parts the tests run: Go for the Go client's tests (Debian's golang-go), a
+# NATS server for the live backend's tests, man and groff for the manual pages' (Debian's
+# man-db and groff-base), and the reference node (as root: podman, runc and mmdebstrap from
+# Debian, and its images, built once and kept; node/README.md). One after the other: each
+# installs Debian packages.
 setup-machine:
+    @command -v go >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go)
     @command -v nats-server >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server)
     @(command -v man && command -v groff) >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq man-db groff-base)
     @node/setup
@@ -95,8 +97,21 @@ test: setup
         [ "$langs$plugins$sdk$machine$host" = 00000 ]
     @just setup-test
     cargo run --quiet -- build --no-pin
+    just test-go
     cargo test --quiet
     just embed-check
+
+# The Go client's tests (clients/go), against the built command (MESH_ADOPT_BIN, else cargo's
+# debug build) and the placed plugins: go vet, then every test, offline (the client uses the
+# standard library only).
+test-go:
+    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod go vet ./...
+    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath "${CARGO_TARGET_DIR:-../../target}")/debug/mesh-adopt}" go test -count=1 ./...
+
+# Capture the Go client's sample streams again (clients/go/testdata/*.jsonl: a success, a
+# refusal, a lock held, an interrupt), from real runs of the built command, as test-go runs it.
+go-streams:
+    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath "${CARGO_TARGET_DIR:-../../target}")/debug/mesh-adopt}" MESHADOPT_UPDATE_TESTDATA=1 go test -count=1 -run 'TestRunAdopts|TestARefusal|TestASecondRun|TestACancelledRun' .
 
 # The JavaScript and Python SDKs' unit tests, with the toolchains they are built with.
 test-langs: setup-langs
@@ -134,6 +149,11 @@ embed-check:
 schema:
     cargo run --quiet -p mesh-adopt-runtime --example events-schema > docs/events.schema.json
     v=$(grep -m1 -o '"mesh-adopt event, schema [0-9]*"' docs/events.schema.json | tr -dc 0-9); cp docs/events.schema.json docs/schema/events-$v.json
+
+# Write the Go client's event types again (clients/go/events_gen.go) from the types that
+# write the event stream (a test fails while the file differs from them).
+go-types:
+    cargo run --quiet -p mesh-adopt-runtime --example events-go > clients/go/events_gen.go
 
 # Benchmarks: criterion (compile, load, host call, phase three vs native, sweep), the fleet, then `mesh-adopt test --sweep`.
 bench: build-plugins

@@ -24,6 +24,7 @@ mod fence;
 mod files;
 mod fleet;
 mod fuzz;
+mod go_client;
 mod hostile;
 mod inputs;
 mod inspect;

@@ -1,0 +1,282 @@
+package meshadopt
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Exit statuses the command ends with (docs/operating.md's table).
+const (
+	// ExitOK: every module adopted (or checked) and every rule held.
+	ExitOK = 0
+	// ExitFailed: a module refused, a rule broke, another run held the lock, ….
+	ExitFailed = 1
+	// ExitBadInput: an input could not be used; nothing was changed.
+	ExitBadInput = 2
+	// ExitLockHeld is the status a run kept out by another's lock may be given apart from
+	// ExitFailed; until then it exits 1, and the lock event says so either way.
+	ExitLockHeld = 75
+	// ExitInterrupted: SIGINT or SIGTERM stopped it.
+	ExitInterrupted = 130
+)
+
+// LockHeldError: another run holds the mesh's lock, so this one changed nothing. Retry
+// later, or, when ProcessGone, break the lock as Remedy says (mesh-adopt unlock ID).
+type LockHeldError struct {
+	// Holder is who holds it: host, process, command, since; nil when the mesh did not say.
+	Holder *LockHolder
+	// ProcessGone is whether the holder's process is known to be gone, leaving the lock behind.
+	ProcessGone bool
+	// Remedy is what mends it, when the operator must act.
+	Remedy *Remedy
+	// Exit is the command's exit status.
+	Exit int
+}
+
+func (e *LockHeldError) Error() string {
+	if e.Holder == nil {
+		return "the mesh is locked by another run"
+	}
+	gone := ""
+	if e.ProcessGone {
+		gone = " (its process is gone: `mesh-adopt unlock " + e.Holder.ID + "` breaks the lock)"
+	}
+	return fmt.Sprintf("the mesh is locked by process %d on host %q since %s, running %q%s",
+		e.Holder.PID, e.Holder.Host, e.Holder.Since, e.Holder.Command, gone)
+}
+
+// LockError: the mesh's lock could not be taken, released or read, or was broken under the
+// run (the lock event's Outcome says which); Remedy says how it is mended.
+type LockError struct {
+	// Event is the lock event that said so.
+	Event *LockEvent
+	// Exit is the command's exit status.
+	Exit int
+}
+
+func (e *LockError) Error() string {
+	message := ""
+	if e.Event.Message != nil {
+		message = ": " + *e.Event.Message
+	}
+	return fmt.Sprintf("the mesh's lock %s%s", e.Event.Outcome, message)
+}
+
+// RefusedError: a module's plugin refused, or the host refused its work, naming why; nothing
+// of it moved past the refusal.
+type RefusedError struct {
+	// Module is the module refused.
+	Module string
+	// Code is the refusal's code, when it has one (the plugin's, or the host's own).
+	Code string
+	// Message is the refusal in words.
+	Message string
+	// Refusal is the outcome as the stream wrote it, with every field the schema has.
+	Refusal *OutcomeRefused
+}
+
+// Remedy is what mends the refusal, when the stream says: nil until a refusal carries one.
+func (e *RefusedError) Remedy() *Remedy {
+	if e.Refusal == nil {
+		return nil
+	}
+	return remedyOf(e.Refusal)
+}
+
+func (e *RefusedError) Error() string {
+	code := ""
+	if e.Code != "" {
+		code = " (" + e.Code + ")"
+	}
+	return fmt.Sprintf("%s refused%s: %s", e.Module, code, e.Message)
+}
+
+// UnusableError: an input could not be used (a module's manifest, plugin or credential, or
+// the command's own input when Module is empty); nothing was changed.
+type UnusableError struct {
+	// Module is the module whose input it was; empty for the command's own (an option, the
+	// catalogue, the foundation: the stream's only line was an error).
+	Module string
+	// Message is what could not be used, and why.
+	Message string
+	// Unusable is the module's outcome as the stream wrote it, when it was a module's.
+	Unusable *OutcomeUnusable
+	// Error is the error event, when the command could not start or stopped on an error.
+	ErrorEvent *ErrorEvent
+}
+
+// Remedy is what mends the input, when the stream says: nil until an outcome carries one.
+func (e *UnusableError) Remedy() *Remedy {
+	switch {
+	case e.Unusable != nil:
+		return remedyOf(e.Unusable)
+	case e.ErrorEvent != nil:
+		return remedyOf(e.ErrorEvent)
+	}
+	return nil
+}
+
+func (e *UnusableError) Error() string {
+	if e.Module == "" {
+		return e.Message
+	}
+	return fmt.Sprintf("%s is unusable: %s", e.Module, e.Message)
+}
+
+// RuleBrokenError: a rule of the mesh broke, predicted in preflight or verified after a push.
+type RuleBrokenError struct {
+	// Violations are the rules broken, each with what broke it.
+	Violations []ViolationRecord
+}
+
+func (e *RuleBrokenError) Error() string {
+	words := make([]string, 0, len(e.Violations))
+	for _, v := range e.Violations {
+		words = append(words, fmt.Sprintf("%s: %s", v.Invariant, v.Detail))
+	}
+	return "a rule of the mesh broke: " + strings.Join(words, "; ")
+}
+
+// ModuleFailedError: a module's adopt was incomplete, or the sandbox stopped its plugin.
+type ModuleFailedError struct {
+	// Module is the module.
+	Module string
+	// Outcome is its outcome as the stream wrote it.
+	Outcome *OutcomeEvent
+}
+
+func (e *ModuleFailedError) Error() string {
+	switch o := e.Outcome.Outcome.Value.(type) {
+	case *OutcomeIncomplete:
+		return fmt.Sprintf("%s: adopt was incomplete: %s", e.Module, o.Report)
+	case *OutcomeFailed:
+		return fmt.Sprintf("%s failed (%s): %s", e.Module, o.Stop, o.Message)
+	}
+	return e.Module + " did not succeed"
+}
+
+// InterruptedError: the command was stopped by a signal (the runner's, when its context
+// ended) before its end; Done and InFlight say how far it went.
+type InterruptedError struct {
+	// Signal is SIGINT or SIGTERM.
+	Signal string
+	// Done are the effects that had reached the mesh, in order.
+	Done []Effect
+	// InFlight is the carry or tell under way, and whether it landed; nil when none was.
+	InFlight *InFlight
+	// LockLeft is the run's lock id when it could not be let go (mesh-adopt unlock ID).
+	LockLeft string
+	// Cause is the context's error, when the runner's context ended it.
+	Cause error
+}
+
+func (e *InterruptedError) Error() string {
+	text := fmt.Sprintf("interrupted by %s after %d effects", e.Signal, len(e.Done))
+	if e.InFlight != nil {
+		text += fmt.Sprintf(", %s %s under way (%s)", e.InFlight.Op, strings.Join(e.InFlight.Args, " "), e.InFlight.Landing)
+	}
+	if e.LockLeft != "" {
+		text += ", its lock left: mesh-adopt unlock " + e.LockLeft
+	}
+	return text
+}
+
+// Unwrap is the context's error, so errors.Is(err, context.Canceled) holds for a cancelled run.
+func (e *InterruptedError) Unwrap() error { return e.Cause }
+
+// ExitError: the command ended otherwise than the other errors say (a replay diverged, a
+// stream cut short by a kill); Stderr is the end of what it wrote there.
+type ExitError struct {
+	// Exit is the exit status, -1 when a signal ended it.
+	Exit int
+	// Last is the stream's last line, nil when there was none.
+	Last Event
+	// Stderr is the end of the command's standard error.
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	last := "no event"
+	if e.Last != nil {
+		last = "its last event `" + e.Last.Kind() + "`"
+	}
+	return fmt.Sprintf("mesh-adopt exited %d after %s: %s", e.Exit, last, strings.TrimSpace(e.Stderr))
+}
+
+// StreamError: a line of the stream could not be read as this version's events (another
+// schema, a field unknown); the command's own status is in Exit.
+type StreamError struct {
+	// Line is the line's number, from 1.
+	Line int
+	// Err is why.
+	Err error
+	// Exit is the command's exit status.
+	Exit int
+}
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("line %d of mesh-adopt's stream: %v", e.Line, e.Err)
+}
+
+// Unwrap is why the line could not be read.
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// remedyOf is what mends what event says, when its type has a remedy (the generated RemedyOf):
+// one given to refusals or errors later reaches these errors as soon as the types are made
+// again.
+func remedyOf(event interface{}) *Remedy {
+	if holder, ok := event.(interface{ RemedyOf() *Remedy }); ok {
+		return holder.RemedyOf()
+	}
+	return nil
+}
+
+// errorOf is the error a finished command's status and events make, nil for success.
+func errorOf(result *Result, stderr string, cause error) error {
+	if interrupted, ok := result.Last.(*InterruptedEvent); ok {
+		err := &InterruptedError{Signal: interrupted.Signal, Done: interrupted.Done, InFlight: interrupted.InFlight, Cause: cause}
+		if interrupted.LockLeft != nil {
+			err.LockLeft = *interrupted.LockLeft
+		}
+		return err
+	}
+	if failed, ok := result.Last.(*ErrorEvent); ok {
+		return &UnusableError{Message: failed.Message, ErrorEvent: failed}
+	}
+	if result.Exit == ExitOK {
+		return nil
+	}
+	for _, lock := range result.Locks {
+		switch lock.Outcome {
+		case LockOutcomeHeld:
+			if result.Run == nil || result.Run.Command == CommandRun {
+				return &LockHeldError{Holder: lock.Holder, ProcessGone: lock.ProcessGone, Remedy: lock.Remedy, Exit: result.Exit}
+			}
+		case LockOutcomeFailed, LockOutcomeBroken, LockOutcomeUnreadable:
+			if result.Run == nil || result.Run.Command == CommandRun {
+				return &LockError{Event: lock, Exit: result.Exit}
+			}
+		}
+	}
+	for _, outcome := range result.Outcomes {
+		switch o := outcome.Outcome.Value.(type) {
+		case *OutcomeRefused:
+			err := &RefusedError{Module: outcome.Module, Message: o.Message, Refusal: o}
+			if o.Code != nil {
+				err.Code = *o.Code
+			}
+			return err
+		case *OutcomeUnusable:
+			return &UnusableError{Module: outcome.Module, Message: o.Message, Unusable: o}
+		case *OutcomeIncomplete, *OutcomeFailed:
+			return &ModuleFailedError{Module: outcome.Module, Outcome: outcome}
+		}
+	}
+	if result.Summary != nil && len(result.Summary.Violations) > 0 {
+		return &RuleBrokenError{Violations: result.Summary.Violations}
+	}
+	if result.Exit == ExitLockHeld {
+		return &LockHeldError{Exit: result.Exit}
+	}
+	return &ExitError{Exit: result.Exit, Last: result.Last, Stderr: stderr}
+}

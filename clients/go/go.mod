@@ -1,0 +1,3 @@
+module meshadopt.example/meshadopt
+
+go 1.19
