@@ -9,12 +9,12 @@ import (
 const (
 	// ExitOK: every module adopted (or checked) and every rule held.
 	ExitOK = 0
-	// ExitFailed: a module refused, a rule broke, another run held the lock, ….
+	// ExitFailed: a module refused, a rule broke, a lock could not be taken or let go, ….
 	ExitFailed = 1
 	// ExitBadInput: an input could not be used; nothing was changed.
 	ExitBadInput = 2
-	// ExitLockHeld is the status a run kept out by another's lock may be given apart from
-	// ExitFailed; until then it exits 1, and the lock event says so either way.
+	// ExitLockHeld: another run holds the mesh's lock (sysexits' EX_TEMPFAIL); nothing was
+	// done, and the same run later may pass. The end event's code is lock-held.
 	ExitLockHeld = 75
 	// ExitInterrupted: SIGINT or SIGTERM stopped it.
 	ExitInterrupted = 130
@@ -27,11 +27,19 @@ type LockHeldError struct {
 	Holder *LockHolder
 	// ProcessGone is whether the holder's process is known to be gone, leaving the lock behind.
 	ProcessGone bool
-	// Remedy is what mends it, when the operator must act.
+	// Remedy is what mends it: wait-for-lock with the holder's lock id, or unlock when its
+	// process is known gone.
 	Remedy *Remedy
+	// Code is the end event's: lock-held (exit 75), or lock-abandoned (exit 1) for a holder
+	// known gone.
+	Code Ending
 	// Exit is the command's exit status.
 	Exit int
 }
+
+// Retry says whether running the same command later may pass: the lock is another run's,
+// and it goes at that run's end.
+func (e *LockHeldError) Retry() bool { return e.Code == EndingLockHeld }
 
 func (e *LockHeldError) Error() string {
 	if e.Holder == nil {
@@ -246,11 +254,16 @@ func errorOf(result *Result, stderr string, cause error) error {
 	if result.Exit == ExitOK {
 		return nil
 	}
+	end, _ := result.Last.(*EndEvent)
 	for _, lock := range result.Locks {
 		switch lock.Outcome {
 		case LockOutcomeHeld:
 			if result.Run == nil || result.Run.Command == CommandRun {
-				return &LockHeldError{Holder: lock.Holder, ProcessGone: lock.ProcessGone, Remedy: lock.Remedy, Exit: result.Exit}
+				err := &LockHeldError{Holder: lock.Holder, ProcessGone: lock.ProcessGone, Remedy: lock.Remedy, Code: EndingLockHeld, Exit: result.Exit}
+				if end != nil && end.Code != nil {
+					err.Code, err.Remedy = *end.Code, end.Remedy
+				}
+				return err
 			}
 		case LockOutcomeFailed, LockOutcomeBroken, LockOutcomeUnreadable:
 			if result.Run == nil || result.Run.Command == CommandRun {
@@ -276,7 +289,7 @@ func errorOf(result *Result, stderr string, cause error) error {
 		return &RuleBrokenError{Violations: result.Summary.Violations}
 	}
 	if result.Exit == ExitLockHeld {
-		return &LockHeldError{Exit: result.Exit}
+		return &LockHeldError{Code: EndingLockHeld, Exit: result.Exit}
 	}
 	return &ExitError{Exit: result.Exit, Last: result.Last, Stderr: stderr}
 }

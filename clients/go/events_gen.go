@@ -65,7 +65,7 @@ func (v CatalogSourceRecord) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a CatalogSourceRecord strictly: no field it does not know, none it needs missing.
 func (v *CatalogSourceRecord) UnmarshalJSON(data []byte) error {
 	type fields CatalogSourceRecord
-	return decodeObject(data, "", "", []string{"repository"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "", "", []string{"repository", "ref"}, (*fields)(v), nil, nil)
 }
 
 // RunOptionsRecord: The operator's options as a stream keeps them.
@@ -73,11 +73,11 @@ type RunOptionsRecord struct {
 	// The node modules are assigned to.
 	Node string `json:"node"`
 
-	// How long a plugin waits for the node after a push, in seconds.
-	WaitS uint64 `json:"wait_s"`
-
 	// Where a builder clones the catalogue from; `null` when none was given.
 	CatalogSource *CatalogSourceRecord `json:"catalog_source"`
+
+	// How long a plugin waits for the node after a push, in seconds.
+	WaitS uint64 `json:"wait_s"`
 }
 
 // MarshalJSON writes the RunOptionsRecord.
@@ -89,7 +89,7 @@ func (v RunOptionsRecord) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a RunOptionsRecord strictly: no field it does not know, none it needs missing.
 func (v *RunOptionsRecord) UnmarshalJSON(data []byte) error {
 	type fields RunOptionsRecord
-	return decodeObject(data, "", "", []string{"node", "wait_s"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "", "", []string{"node", "catalog_source", "wait_s"}, (*fields)(v), nil, nil)
 }
 
 // CatalogueRecord: The catalogue a run read, as a stream keeps it: absolute paths, so a replay started
@@ -98,14 +98,14 @@ type CatalogueRecord struct {
 	// The catalogue's directory: `modules/<name>/manifest.json` with `adopt.wasm` beside it.
 	Dir string `json:"dir"`
 
+	// The foundation bundle's file; `null` when the run's bundle was not read from a file
+	// (or its path is not UTF-8): a replay then reads the catalogue's `foundation.json`.
+	Foundation *string `json:"foundation"`
+
 	// The genesis credentials' directory; `null` when the run was given none, or held them
 	// in memory (or its path is not UTF-8): a replay then reads the catalogue's
 	// `genesis/credentials`.
 	Credentials *string `json:"credentials"`
-
-	// The foundation bundle's file; `null` when the run's bundle was not read from a file
-	// (or its path is not UTF-8): a replay then reads the catalogue's `foundation.json`.
-	Foundation *string `json:"foundation"`
 }
 
 // MarshalJSON writes the CatalogueRecord.
@@ -117,7 +117,26 @@ func (v CatalogueRecord) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a CatalogueRecord strictly: no field it does not know, none it needs missing.
 func (v *CatalogueRecord) UnmarshalJSON(data []byte) error {
 	type fields CatalogueRecord
-	return decodeObject(data, "", "", []string{"dir"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "", "", []string{"dir", "foundation", "credentials"}, (*fields)(v), nil, nil)
+}
+
+// LineCut: What a `--json` line cut to 65,536 bytes left out: how many bytes, and where (JSON Pointers to the texts cut, each ending with `…[cut]`). A `--record` file is never cut.
+type LineCut struct {
+	BytesLeftOut int64 `json:"bytes_left_out"`
+
+	At []string `json:"at"`
+}
+
+// MarshalJSON writes the LineCut.
+func (v LineCut) MarshalJSON() ([]byte, error) {
+	type fields LineCut
+	return encodeObject("", "", fields(v), nil)
+}
+
+// UnmarshalJSON reads a LineCut strictly: no field it does not know, none it needs missing.
+func (v *LineCut) UnmarshalJSON(data []byte) error {
+	type fields LineCut
+	return decodeObject(data, "", "", []string{"bytes_left_out", "at"}, (*fields)(v), nil, nil)
 }
 
 // RunEvent: The stream's first line: its schema version and what the run was asked to do.
@@ -140,14 +159,15 @@ type RunEvent struct {
 	// The mesh backend the run acts on, in words.
 	Mesh string `json:"mesh"`
 
-	// Where the run read its modules, foundation and credentials, so a replay reads them
-	// again from any directory; `null` when its catalogue was held in memory. Absent from
-	// records written before it was added.
-	Catalogue *CatalogueRecord `json:"catalogue"`
-
 	// The seed the plugins' WASI random numbers are drawn from, so a replay draws the same;
 	// `null` when the backend draws real randomness it cannot repeat.
 	Seed *uint64 `json:"seed"`
+
+	// Where the run read its modules, foundation and credentials, so a replay reads them
+	// again from any directory; `null` when its catalogue was held in memory.
+	Catalogue *CatalogueRecord `json:"catalogue"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the RunEvent with its `event`.
@@ -159,7 +179,7 @@ func (v RunEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a RunEvent strictly: no field it does not know, none it needs missing.
 func (v *RunEvent) UnmarshalJSON(data []byte) error {
 	type fields RunEvent
-	return decodeObject(data, "event", "run", []string{"schema", "mesh_adopt", "command", "modules", "options", "mesh"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "run", []string{"schema", "mesh_adopt", "command", "modules", "options", "mesh", "seed", "catalogue"}, (*fields)(v), nil, nil)
 }
 
 // Kind is "run", the line's `event`.
@@ -213,6 +233,46 @@ func (v *LockOutcome) UnmarshalJSON(data []byte) error {
 	return fmt.Errorf("not a LockOutcome: %q", s)
 }
 
+// LockScope: What the lock a run took keeps out, so a run on a mesh that cannot be locked says so.
+type LockScope string
+
+const (
+	// LockScopeMesh: The mesh's own lock, fenced: a run from any machine is kept out, and the control plane
+	// refuses every command of a run whose lock was broken under it (a live mesh takes this
+	// machine's lock too).
+	LockScopeMesh LockScope = "mesh"
+
+	// LockScopeAdvisory: The mesh's own lock, not fenced: a run from any machine is kept out, but a run whose
+	// lock is broken under it (another host's `mesh-adopt unlock`) goes on unaware, since the
+	// control plane does not check the lock commands are sent under.
+	LockScopeAdvisory LockScope = "advisory"
+
+	// LockScopeMachine: This machine's lock only: the mesh has no lock of its own (a live mesh without a `lock`
+	// command), so a run from another machine is not kept out.
+	LockScopeMachine LockScope = "machine"
+
+	// LockScopeSimulated: A model mesh's own lock (the simulator's, a replay's): it keeps out runs on that model
+	// in this process; no real mesh is there to keep anything out of.
+	LockScopeSimulated LockScope = "simulated"
+
+	// LockScopeNone: No lock at all: the mesh implements none, and nothing keeps another run out.
+	LockScopeNone LockScope = "none"
+)
+
+// UnmarshalJSON reads a LockScope, refusing a value this version does not know.
+func (v *LockScope) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	switch s {
+	case "mesh", "advisory", "machine", "simulated", "none":
+		*v = LockScope(s)
+		return nil
+	}
+	return fmt.Errorf("not a LockScope: %q", s)
+}
+
 // LockHolder: Who holds a lock, as the holder said when it took it: what a refused run shows, what a
 // live mesh's `lock` command is handed and answers with.
 type LockHolder struct {
@@ -221,6 +281,11 @@ type LockHolder struct {
 
 	// The host the holder runs on.
 	Host string `json:"host"`
+
+	// The machine the holder runs on: a stable id of this program's own, made from the
+	// system's machine id ([`this_machine`]), so two machines of one host name are told apart;
+	// empty when the system has none, or in a holder written before holders carried it.
+	Machine string `json:"machine"`
 
 	// The holder's process id on that host.
 	PID uint32 `json:"pid"`
@@ -233,11 +298,6 @@ type LockHolder struct {
 
 	// The node its run assigns modules to.
 	Node string `json:"node"`
-
-	// The machine the holder runs on: a stable id of this program's own, made from the
-	// system's machine id ([`this_machine`]), so two machines of one host name are told apart;
-	// empty when the system has none, or in a holder written before holders carried it.
-	Machine string `json:"machine"`
 }
 
 // MarshalJSON writes the LockHolder.
@@ -249,12 +309,12 @@ func (v LockHolder) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a LockHolder strictly: no field it does not know, none it needs missing.
 func (v *LockHolder) UnmarshalJSON(data []byte) error {
 	type fields LockHolder
-	return decodeObject(data, "", "", []string{"id", "host", "pid", "command", "since", "node"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "", "", []string{"id", "host", "machine", "pid", "command", "since", "node"}, (*fields)(v), nil, nil)
 }
 
 // Remedy: What the caller can do about an ending, as an action and its arguments.
 //
-// Its Value is one of *RemedyRetryLater, *RemedyUnlock, *RemedyClearDamagedLock, *RemedySetOption, *RemedySetLimit, *RemedyBuildPlugin, *RemedyPinPlugin, *RemedyEditFile, *RemedyMakePlanAgain, *RemedyInspectMesh, *RemedyProvideImages, *RemedyMendModules, *RemedyBuildAnotherRun, *RemedyReport.
+// Its Value is one of *RemedyRetryLater, *RemedyWaitForLock, *RemedyUnlock, *RemedyClearDamagedLock, *RemedySetOption, *RemedySetLimit, *RemedyBuildPlugin, *RemedyPinPlugin, *RemedyEditFile, *RemedyMakePlanAgain, *RemedyInspectMesh, *RemedyProvideImages, *RemedyMendModules, *RemedyBuildAnotherRun, *RemedyReport.
 type Remedy struct {
 	// Value is the variant the line holds.
 	Value RemedyVariant
@@ -279,6 +339,10 @@ func (u *Remedy) UnmarshalJSON(data []byte) error {
 	switch tag {
 	case "retry-later":
 		v := new(RemedyRetryLater)
+		u.Value = v
+		return json.Unmarshal(data, v)
+	case "wait-for-lock":
+		v := new(RemedyWaitForLock)
 		u.Value = v
 		return json.Unmarshal(data, v)
 	case "unlock":
@@ -354,6 +418,27 @@ func (v *RemedyRetryLater) UnmarshalJSON(data []byte) error {
 }
 
 func (*RemedyRetryLater) isRemedy() {}
+
+// RemedyWaitForLock: Run again once another run's lock is let go (or wait for it with `--lock-timeout`):
+// the holder's run is still under way, and the lock named goes at its end.
+type RemedyWaitForLock struct {
+	// The holder's lock id, as `check` and the holder's own record name it.
+	ID string `json:"id"`
+}
+
+// MarshalJSON writes the RemedyWaitForLock with its `action`.
+func (v RemedyWaitForLock) MarshalJSON() ([]byte, error) {
+	type fields RemedyWaitForLock
+	return encodeObject("action", "wait-for-lock", fields(v), nil)
+}
+
+// UnmarshalJSON reads a RemedyWaitForLock strictly: no field it does not know, none it needs missing.
+func (v *RemedyWaitForLock) UnmarshalJSON(data []byte) error {
+	type fields RemedyWaitForLock
+	return decodeObject(data, "action", "wait-for-lock", []string{"id"}, (*fields)(v), nil, nil)
+}
+
+func (*RemedyWaitForLock) isRemedy() {}
 
 // RemedyUnlock: Break a lock a run that is gone left: `mesh-adopt unlock ID`, with `--force` when its
 // holder may still run elsewhere (it is then fenced).
@@ -512,7 +597,7 @@ func (v RemedyEditFile) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a RemedyEditFile strictly: no field it does not know, none it needs missing.
 func (v *RemedyEditFile) UnmarshalJSON(data []byte) error {
 	type fields RemedyEditFile
-	return decodeObject(data, "action", "edit-file", []string{"path"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "action", "edit-file", []string{"path", "at"}, (*fields)(v), nil, nil)
 }
 
 func (*RemedyEditFile) isRemedy() {}
@@ -633,59 +718,25 @@ func (v *RemedyReport) UnmarshalJSON(data []byte) error {
 
 func (*RemedyReport) isRemedy() {}
 
-// LockScope: What the lock a run took keeps out, so a run on a mesh that cannot be locked says so.
-type LockScope string
-
-const (
-	// LockScopeMesh: The mesh's own lock, fenced: a run from any machine is kept out, and the control plane
-	// refuses every command of a run whose lock was broken under it (a live mesh takes this
-	// machine's lock too).
-	LockScopeMesh LockScope = "mesh"
-
-	// LockScopeAdvisory: The mesh's own lock, not fenced: a run from any machine is kept out, but a run whose
-	// lock is broken under it (another host's `mesh-adopt unlock`) goes on unaware, since the
-	// control plane does not check the lock commands are sent under.
-	LockScopeAdvisory LockScope = "advisory"
-
-	// LockScopeMachine: This machine's lock only: the mesh has no lock of its own (a live mesh without a `lock`
-	// command), so a run from another machine is not kept out.
-	LockScopeMachine LockScope = "machine"
-
-	// LockScopeSimulated: A model mesh's own lock (the simulator's, a replay's): it keeps out runs on that model
-	// in this process; no real mesh is there to keep anything out of.
-	LockScopeSimulated LockScope = "simulated"
-
-	// LockScopeNone: No lock at all: the mesh implements none, and nothing keeps another run out.
-	LockScopeNone LockScope = "none"
-)
-
-// UnmarshalJSON reads a LockScope, refusing a value this version does not know.
-func (v *LockScope) UnmarshalJSON(data []byte) error {
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return err
-	}
-	switch s {
-	case "mesh", "advisory", "machine", "simulated", "none":
-		*v = LockScope(s)
-		return nil
-	}
-	return fmt.Errorf("not a LockScope: %q", s)
-}
-
 // LockEvent: The mesh's lock: taken by this run, held by another, waited for, released, or failed.
 type LockEvent struct {
 	// What came of it.
 	Outcome LockOutcome `json:"outcome"`
 
-	// Whether the holder's process is known to be gone: it ran on this machine and runs no
-	// more, so the lock was left behind (`mesh-adopt unlock ID` breaks it).
-	ProcessGone bool `json:"process_gone"`
+	// What the lock keeps out, when this run took it: `mesh` (the mesh's own, fenced),
+	// `advisory` (the mesh's own, not fenced), `machine` (this machine's lock only: the mesh
+	// has none), `simulated` (a model mesh's) or `none` (nothing keeps another run out);
+	// `null` otherwise.
+	Scope *LockScope `json:"scope"`
 
 	// Who holds it: this run for `taken`, `releasing`, `released` and `failed`; the other
 	// holder for `held`, `waiting` and `broken` (`null` when the control plane named none);
 	// `null` for `unreadable`.
 	Holder *LockHolder `json:"holder"`
+
+	// Whether the holder's process is known to be gone: it ran on this machine and runs no
+	// more, so the lock was left behind (`mesh-adopt unlock ID` breaks it).
+	ProcessGone bool `json:"process_gone"`
 
 	// For `failed`, `broken` and `unreadable`, what went wrong; for `waiting` and
 	// `releasing`, what the run waits for and how long at most; `null` otherwise.
@@ -696,11 +747,7 @@ type LockEvent struct {
 	// otherwise.
 	Remedy *Remedy `json:"remedy"`
 
-	// What the lock keeps out, when this run took it: `mesh` (the mesh's own, fenced),
-	// `advisory` (the mesh's own, not fenced), `machine` (this machine's lock only: the mesh
-	// has none), `simulated` (a model mesh's) or `none` (nothing keeps another run out);
-	// `null` otherwise.
-	Scope *LockScope `json:"scope"`
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the LockEvent with its `event`.
@@ -712,7 +759,7 @@ func (v LockEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a LockEvent strictly: no field it does not know, none it needs missing.
 func (v *LockEvent) UnmarshalJSON(data []byte) error {
 	type fields LockEvent
-	return decodeObject(data, "event", "lock", []string{"outcome", "process_gone"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "lock", []string{"outcome", "scope", "holder", "process_gone", "message", "remedy"}, (*fields)(v), nil, nil)
 }
 
 // RemedyOf is what mends what the LockEvent says, nil when the operator need not act.
@@ -765,11 +812,13 @@ type LoadedEvent struct {
 	// Whether this run compiled it (`false`: it was in the compile cache, or loaded already).
 	Compiled bool `json:"compiled"`
 
+	// How long compiling it took, in milliseconds; `null` when it was not compiled.
+	CompileMs *uint64 `json:"compile_ms"`
+
 	// The contract version the plugin was built for, e.g. `0.2.0`.
 	Contract string `json:"contract"`
 
-	// How long compiling it took, in milliseconds; `null` when it was not compiled.
-	CompileMs *uint64 `json:"compile_ms"`
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the LoadedEvent with its `event`.
@@ -781,7 +830,7 @@ func (v LoadedEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a LoadedEvent strictly: no field it does not know, none it needs missing.
 func (v *LoadedEvent) UnmarshalJSON(data []byte) error {
 	type fields LoadedEvent
-	return decodeObject(data, "event", "loaded", []string{"module", "sha256", "code", "compiler", "compiled", "contract"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "loaded", []string{"module", "sha256", "code", "compiler", "compiled", "compile_ms", "contract"}, (*fields)(v), nil, nil)
 }
 
 // Kind is "loaded", the line's `event`.
@@ -797,6 +846,8 @@ type PlanEvent struct {
 
 	// The control-plane commands `adopt` will tell, in order, each as its words.
 	Commands [][]string `json:"commands"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the PlanEvent with its `event`.
@@ -814,9 +865,7 @@ func (v *PlanEvent) UnmarshalJSON(data []byte) error {
 // Kind is "plan", the line's `event`.
 func (*PlanEvent) Kind() string { return "plan" }
 
-// Change: What happened to one container; the `change` field names it.
-//
-// Its Value is one of *ChangeKept, *ChangeRecreated, *ChangeCreated, *ChangeRemoved.
+// Change: Its Value is one of *ChangeKept, *ChangeRecreated, *ChangeCreated, *ChangeRemoved.
 type Change struct {
 	// Value is the variant the line holds.
 	Value ChangeVariant
@@ -1178,8 +1227,10 @@ type EffectEvent struct {
 
 	// The secrets of the modules the pushes apply that the node held before the run, as the
 	// mesh said (the simulator; a live mesh with a `state` command): no push seals them
-	// again. Absent from records written before it was added.
+	// again.
 	Held []HeldRecord `json:"held"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 
 	// What preflight found on the node, or could not ask it, that a person should know beside
 	// the effect: each a warning, none of which stops the run. Absent when there is none.
@@ -1195,7 +1246,7 @@ func (v EffectEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a EffectEvent strictly: no field it does not know, none it needs missing.
 func (v *EffectEvent) UnmarshalJSON(data []byte) error {
 	type fields EffectEvent
-	return decodeObject(data, "event", "effect", []string{"pushes", "complete", "first"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "effect", []string{"pushes", "complete", "first", "held"}, (*fields)(v), nil, nil)
 }
 
 // Kind is "effect", the line's `event`.
@@ -1211,6 +1262,8 @@ type SayEvent struct {
 
 	// The mesh's clock when it was said, in milliseconds since the run began.
 	AtMs float64 `json:"at_ms"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the SayEvent with its `event`.
@@ -1235,6 +1288,8 @@ type SayCutEvent struct {
 
 	// How many lines were kept; every later line was dropped and the plugin stopped.
 	DroppedAfter uint64 `json:"dropped_after"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the SayCutEvent with its `event`.
@@ -1262,6 +1317,8 @@ type SecretShownEvent struct {
 
 	// Where it was caught, in words: "a say line", "its plan", "the arguments of its tell call".
 	Place string `json:"place"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the SecretShownEvent with its `event`.
@@ -1423,16 +1480,18 @@ type StartedEvent struct {
 	// The mesh's clock when the call went out, in milliseconds since the run began.
 	AtMs float64 `json:"at_ms"`
 
+	// How long a tell may take, in seconds (the plugin's ask, lowered to the host's
+	// ceiling and its deadline); `null` for other calls.
+	TimeoutS *uint64 `json:"timeout_s"`
+
 	// Present when `args` holds only the first words of a tell too large to keep whole
 	// (and so denied): how large it was.
 	Cut *ArgsCut `json:"cut,omitempty"`
 
+	LineCut *LineCut `json:"line_cut,omitempty"`
+
 	// A carry's payload: bytes (how many) or a secret handle. Absent for other imports.
 	Payload *Payload `json:"payload,omitempty"`
-
-	// How long a tell may take, in seconds (the plugin's ask, lowered to the host's
-	// ceiling and its deadline); `null` for other calls.
-	TimeoutS *uint64 `json:"timeout_s"`
 }
 
 // MarshalJSON writes the StartedEvent with its `event`.
@@ -1444,7 +1503,7 @@ func (v StartedEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a StartedEvent strictly: no field it does not know, none it needs missing.
 func (v *StartedEvent) UnmarshalJSON(data []byte) error {
 	type fields StartedEvent
-	return decodeObject(data, "event", "started", []string{"module", "op", "args", "at_ms"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "started", []string{"module", "op", "args", "at_ms", "timeout_s"}, (*fields)(v), nil, nil)
 }
 
 // Kind is "started", the line's `event`.
@@ -1714,6 +1773,8 @@ type CallEvent struct {
 	// (and so denied): how large it was.
 	Cut *ArgsCut `json:"cut,omitempty"`
 
+	LineCut *LineCut `json:"line_cut,omitempty"`
+
 	// A carry's payload: bytes (how many) or a secret handle. Absent for other imports.
 	Payload *Payload `json:"payload,omitempty"`
 }
@@ -1771,14 +1832,16 @@ type RereadEvent struct {
 	// The push's place in the module's plan, counting its commands from 0.
 	Command uint64 `json:"command"`
 
+	// Why the mesh could not be read again; the push was not told.
+	Unseen *string `json:"unseen"`
+
 	// What differs from the prediction; empty when nothing moved and the push went on.
 	Moved []MovedRecord `json:"moved"`
 
 	// The mesh's clock when it was read, in milliseconds since the run began.
 	AtMs float64 `json:"at_ms"`
 
-	// Why the mesh could not be read again; the push was not told.
-	Unseen *string `json:"unseen"`
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the RereadEvent with its `event`.
@@ -1790,7 +1853,7 @@ func (v RereadEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a RereadEvent strictly: no field it does not know, none it needs missing.
 func (v *RereadEvent) UnmarshalJSON(data []byte) error {
 	type fields RereadEvent
-	return decodeObject(data, "event", "reread", []string{"module", "command", "moved", "at_ms"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "reread", []string{"module", "command", "unseen", "moved", "at_ms"}, (*fields)(v), nil, nil)
 }
 
 // Kind is "reread", the line's `event`.
@@ -1942,6 +2005,11 @@ type OutcomeRefused struct {
 	// The refusal's words.
 	Message string `json:"message"`
 
+	// What mends it, as data, for the host's refusals (`plan-changed`: make the plan
+	// again; `mesh-moved`, `mesh-unseen`, `lock-broken`: look at the mesh); `null` for a
+	// plugin's own, whose words say its remedy.
+	Remedy *Remedy `json:"remedy"`
+
 	// The refusal's kind, kebab-case and stable: the plugin's code, or the host's
 	// (`plan-changed`, `went-on-past-a-failure`) where the host refuses for it. Absent for
 	// a plugin of contract 0.1.0, whose refusals have none.
@@ -1957,10 +2025,13 @@ func (v OutcomeRefused) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a OutcomeRefused strictly: no field it does not know, none it needs missing.
 func (v *OutcomeRefused) UnmarshalJSON(data []byte) error {
 	type fields OutcomeRefused
-	return decodeObject(data, "outcome", "refused", []string{"during", "message"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "outcome", "refused", []string{"during", "message", "remedy"}, (*fields)(v), nil, nil)
 }
 
 func (*OutcomeRefused) isOutcome() {}
+
+// RemedyOf is what mends what the OutcomeRefused says, nil when the operator need not act.
+func (v *OutcomeRefused) RemedyOf() *Remedy { return v.Remedy }
 
 // OutcomeIncomplete: `adopt` returned success before it told its whole plan.
 type OutcomeIncomplete struct {
@@ -2107,10 +2178,111 @@ func (v *OutcomeFailed) UnmarshalJSON(data []byte) error {
 
 func (*OutcomeFailed) isOutcome() {}
 
+// Ending: Why a run, or one of its modules, did not end well: a kebab-case code that stays the same
+// across releases (a new one may be added; none changes its meaning).
+type Ending string
+
+const (
+	// EndingRefused: A plugin refused, with a code of its own (or none, for contract 0.1.0).
+	EndingRefused Ending = "refused"
+
+	// EndingPlanChanged: A plan changed between preflight and the module's turn: the host refused it.
+	EndingPlanChanged Ending = "plan-changed"
+
+	// EndingWentOnPastAFailure: A plugin reported success after a call of its was denied or failed: the host refused it.
+	EndingWentOnPastAFailure Ending = "went-on-past-a-failure"
+
+	// EndingRedacted: A plugin's refusal code would have shown a secret's value.
+	EndingRedacted Ending = "redacted"
+
+	// EndingMeshMoved: The mesh, read again just before a push, was not as predicted: the push was not told.
+	EndingMeshMoved Ending = "mesh-moved"
+
+	// EndingMeshUnseen: The mesh could not be read, before the run or again just before a push.
+	EndingMeshUnseen Ending = "mesh-unseen"
+
+	// EndingLockBroken: The control plane refused a command because the run's lock was broken under it.
+	EndingLockBroken Ending = "lock-broken"
+
+	// EndingLockHeld: Another run holds the mesh's lock (a `--lock-timeout` included that ran out): nothing was
+	// done; try again later.
+	EndingLockHeld Ending = "lock-held"
+
+	// EndingLockAbandoned: Another run's lock is held by a process known gone (it ran on this machine): waiting
+	// would not free it, so it is left until `mesh-adopt unlock ID` breaks it.
+	EndingLockAbandoned Ending = "lock-abandoned"
+
+	// EndingLockFailed: The mesh's lock could not be taken: the mesh erred when asked.
+	EndingLockFailed Ending = "lock-failed"
+
+	// EndingLockDamaged: This machine's lock file is damaged: no run takes the lock until it is cleared.
+	EndingLockDamaged Ending = "lock-damaged"
+
+	// EndingLockLeft: The run's lock could not be let go at its end: the next run is kept out until it goes.
+	EndingLockLeft Ending = "lock-left"
+
+	// EndingSecretsDisagree: A container on the node holds a secret the control plane does not say it holds.
+	EndingSecretsDisagree Ending = "secrets-disagree"
+
+	// EndingImagesMissing: The node lacks an image a module of the run runs.
+	EndingImagesMissing Ending = "images-missing"
+
+	// EndingStalePlan: The saved plan was made from something that has changed.
+	EndingStalePlan Ending = "stale-plan"
+
+	// EndingRuleWouldBreak: The phase's pushes were predicted to break a rule of the mesh.
+	EndingRuleWouldBreak Ending = "rule-would-break"
+
+	// EndingRuleBroken: A rule of the mesh was found broken after a push.
+	EndingRuleBroken Ending = "rule-broken"
+
+	// EndingSecretShown: A plugin showed a secret's value while it was checked.
+	EndingSecretShown Ending = "secret-shown"
+
+	// EndingAlreadyRan: An embedded run was run a second time.
+	EndingAlreadyRan Ending = "already-ran"
+
+	// EndingBadOption: An option of the run cannot be used.
+	EndingBadOption Ending = "bad-option"
+
+	// EndingUnusable: An input cannot be used: catalogue, manifest, plugin, credential.
+	EndingUnusable Ending = "unusable"
+
+	// EndingIncomplete: `adopt` returned success before it told its whole plan.
+	EndingIncomplete Ending = "incomplete"
+
+	// EndingStopped: The sandbox stopped a plugin during `adopt`.
+	EndingStopped Ending = "stopped"
+
+	// EndingEarlierModuleFailed: Another module of the run did not succeed first, so this one was left alone.
+	EndingEarlierModuleFailed Ending = "earlier-module-failed"
+)
+
+// UnmarshalJSON reads a Ending, refusing a value this version does not know.
+func (v *Ending) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	switch s {
+	case "refused", "plan-changed", "went-on-past-a-failure", "redacted", "mesh-moved", "mesh-unseen", "lock-broken", "lock-held", "lock-abandoned", "lock-failed", "lock-damaged", "lock-left", "secrets-disagree", "images-missing", "stale-plan", "rule-would-break", "rule-broken", "secret-shown", "already-ran", "bad-option", "unusable", "incomplete", "stopped", "earlier-module-failed":
+		*v = Ending(s)
+		return nil
+	}
+	return fmt.Errorf("not a Ending: %q", s)
+}
+
 // OutcomeNotRun: Another module did not succeed, so this one was left alone.
 type OutcomeNotRun struct {
 	// Why, in words.
 	Because string `json:"because"`
+
+	// Why, as a code ([`Ending`](crate::model::ending::Ending)): the hold's, or what
+	// stopped an earlier module.
+	Code Ending `json:"code"`
+
+	// What mends it, when preflight held the run; `null` otherwise.
+	Remedy *Remedy `json:"remedy"`
 }
 
 // MarshalJSON writes the OutcomeNotRun with its `outcome`.
@@ -2122,10 +2294,13 @@ func (v OutcomeNotRun) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a OutcomeNotRun strictly: no field it does not know, none it needs missing.
 func (v *OutcomeNotRun) UnmarshalJSON(data []byte) error {
 	type fields OutcomeNotRun
-	return decodeObject(data, "outcome", "not_run", []string{"because"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "outcome", "not_run", []string{"because", "code", "remedy"}, (*fields)(v), nil, nil)
 }
 
 func (*OutcomeNotRun) isOutcome() {}
+
+// RemedyOf is what mends what the OutcomeNotRun says, nil when the operator need not act.
+func (v *OutcomeNotRun) RemedyOf() *Remedy { return v.Remedy }
 
 // OutcomeEvent: How one module's turn ended.
 type OutcomeEvent struct {
@@ -2134,6 +2309,8 @@ type OutcomeEvent struct {
 
 	// Whether it did what the run asked: `ready` in a check, `adopted` in a run.
 	Succeeded bool `json:"succeeded"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 
 	// Secrets the module carried into the control plane that no `secret accept` took before
 	// it stopped: each stays there, at its path, until a module accepts it or a carry to the
@@ -2154,7 +2331,7 @@ func (v OutcomeEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a OutcomeEvent strictly: no field it does not know, none it needs missing.
 func (v *OutcomeEvent) UnmarshalJSON(data []byte) error {
 	type fields OutcomeEvent
-	return decodeObject(data, "event", "outcome", []string{"module", "succeeded"}, (*fields)(v), []string{"module", "succeeded", "secrets_left", "event"}, &v.Outcome)
+	return decodeObject(data, "event", "outcome", []string{"module", "succeeded"}, (*fields)(v), []string{"module", "succeeded", "line_cut", "secrets_left", "event"}, &v.Outcome)
 }
 
 // Kind is "outcome", the line's `event`.
@@ -2372,6 +2549,8 @@ type SummaryEvent struct {
 
 	// The same, rule by rule: what a mesh cannot show is never called verified.
 	RuleChecks []RuleCheck `json:"rule_checks"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the SummaryEvent with its `event`.
@@ -2393,6 +2572,8 @@ func (*SummaryEvent) Kind() string { return "summary" }
 type PlanSavedEvent struct {
 	// The plan file, as given: apply it with `run --plan`.
 	Path string `json:"path"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the PlanSavedEvent with its `event`.
@@ -2456,7 +2637,7 @@ func (v ReplayInterruption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a ReplayInterruption strictly: no field it does not know, none it needs missing.
 func (v *ReplayInterruption) UnmarshalJSON(data []byte) error {
 	type fields ReplayInterruption
-	return decodeObject(data, "", "", []string{"signal", "calls"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "", "", []string{"signal", "calls", "during"}, (*fields)(v), nil, nil)
 }
 
 // ReplayEvent: A replay's verdict: whether the plugins made every recorded call.
@@ -2473,8 +2654,10 @@ type ReplayEvent struct {
 	// Where the recorded run was interrupted, when its recording ends with an `interrupted`
 	// event: the plugins' calls were compared up to there, and every call past it was
 	// answered `unavailable` without counting as a divergence; `null` for a recording of a
-	// run that ended. Absent from records written before it was added.
+	// run that ended.
 	Interrupted *ReplayInterruption `json:"interrupted"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the ReplayEvent with its `event`.
@@ -2486,7 +2669,7 @@ func (v ReplayEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a ReplayEvent strictly: no field it does not know, none it needs missing.
 func (v *ReplayEvent) UnmarshalJSON(data []byte) error {
 	type fields ReplayEvent
-	return decodeObject(data, "event", "replay", []string{"recording", "answered"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "replay", []string{"recording", "answered", "divergence", "interrupted"}, (*fields)(v), nil, nil)
 }
 
 // Kind is "replay", the line's `event`.
@@ -2494,8 +2677,16 @@ func (*ReplayEvent) Kind() string { return "replay" }
 
 // EndEvent: The last line of a finished command, with its exit status.
 type EndEvent struct {
-	// The process's exit status (0, 1 or 2; see docs/operating.md's table).
+	// The process's exit status (see docs/operating.md's table).
 	Exit uint8 `json:"exit"`
+
+	// Why the run did not succeed, as a code; `null` when it exits 0.
+	Code *Ending `json:"code"`
+
+	// What mends it, as data, where the host knows; `null` otherwise.
+	Remedy *Remedy `json:"remedy"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the EndEvent with its `event`.
@@ -2507,8 +2698,11 @@ func (v EndEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a EndEvent strictly: no field it does not know, none it needs missing.
 func (v *EndEvent) UnmarshalJSON(data []byte) error {
 	type fields EndEvent
-	return decodeObject(data, "event", "end", []string{"exit"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "end", []string{"exit", "code", "remedy"}, (*fields)(v), nil, nil)
 }
+
+// RemedyOf is what mends what the EndEvent says, nil when the operator need not act.
+func (v *EndEvent) RemedyOf() *Remedy { return v.Remedy }
 
 // Kind is "end", the line's `event`.
 func (*EndEvent) Kind() string { return "end" }
@@ -2629,6 +2823,8 @@ type InterruptedEvent struct {
 	// The run's lock id, when it could not be let go as the run stopped: `mesh-adopt unlock
 	// ID` breaks it; `null` when it was let go, or none was held.
 	LockLeft *string `json:"lock_left"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the InterruptedEvent with its `event`.
@@ -2640,7 +2836,7 @@ func (v InterruptedEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a InterruptedEvent strictly: no field it does not know, none it needs missing.
 func (v *InterruptedEvent) UnmarshalJSON(data []byte) error {
 	type fields InterruptedEvent
-	return decodeObject(data, "event", "interrupted", []string{"signal", "exit", "done"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "interrupted", []string{"signal", "exit", "done", "in_flight", "lock_left"}, (*fields)(v), nil, nil)
 }
 
 // Kind is "interrupted", the line's `event`.
@@ -2660,6 +2856,8 @@ type ErrorEvent struct {
 
 	// What it was caused by, outermost first.
 	Causes []string `json:"causes,omitempty"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
 }
 
 // MarshalJSON writes the ErrorEvent with its `event`.

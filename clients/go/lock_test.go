@@ -47,8 +47,11 @@ func TestASecondRunIsKeptOutByTheLockHeld(t *testing.T) {
 	if held.Holder == nil || int(held.Holder.PID) != firstPid || held.ProcessGone {
 		t.Fatalf("the holder: %+v, the first run's process %d", held.Holder, firstPid)
 	}
-	if result.Exit != ExitFailed && result.Exit != ExitLockHeld {
-		t.Fatalf("exit %d", result.Exit)
+	if result.Exit != ExitLockHeld || held.Code != EndingLockHeld || !held.Retry() {
+		t.Fatalf("exit %d, code %q", result.Exit, held.Code)
+	}
+	if wait, ok := held.Remedy.Value.(*RemedyWaitForLock); !ok || wait.ID != held.Holder.ID {
+		t.Fatalf("the remedy does not name the holder's lock: %#v", held.Remedy)
 	}
 	for _, outcome := range result.Outcomes {
 		if _, ok := outcome.Outcome.Value.(*OutcomeNotRun); !ok {

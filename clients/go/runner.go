@@ -22,12 +22,10 @@ import (
 // its `interrupted` event), so this is for a command that hangs.
 const DefaultGrace = 10 * time.Second
 
-// DefaultMaxLine is the longest line a runner reads. The stream's lines are not bounded by
-// 64 KiB: a `call` line holds a fetch's body (up to 64 KiB) escaped as JSON, beside the
-// call's other fields, so a reader bounded at bufio.Scanner's default would stop on one. The
-// bound is far above any line the command writes, and still keeps a runaway one from taking
-// the installer's memory.
-const DefaultMaxLine = 128 << 20
+// DefaultMaxLine is the longest line a runner reads: bufio.Scanner's default, which the
+// command keeps every `--json` line within, its newline included (a longer event has its
+// longest texts cut, marked, and says so in its LineCut).
+const DefaultMaxLine = bufio.MaxScanTokenSize
 
 // Runner starts mesh-adopt for an installer, one command at a time or several at once.
 type Runner struct {
@@ -195,7 +193,9 @@ func (r *Runner) read(stdout io.Reader, result *Result, onEvent func(Event)) err
 		max = DefaultMaxLine
 	}
 	scanner := bufio.NewScanner(stdout)
-	scanner.Buffer(make([]byte, 0, 64<<10), max)
+	if max != DefaultMaxLine {
+		scanner.Buffer(make([]byte, 0, 64<<10), max)
+	}
 	number := 0
 	for scanner.Scan() {
 		number++

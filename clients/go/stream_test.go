@@ -30,8 +30,8 @@ func TestCapturedStreamsDecodeAndEncodeBackTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The default buffer: the command keeps every line within it.
 		lines := bufio.NewScanner(bytes.NewReader(data))
-		lines.Buffer(nil, DefaultMaxLine)
 		number := 0
 		for lines.Scan() {
 			number++
@@ -69,7 +69,7 @@ func TestDecodeIsStrict(t *testing.T) {
 			t.Errorf("read %s as %#v", line, event)
 		}
 	}
-	event, err := Decode([]byte(`{"event":"end","exit":0}`))
+	event, err := Decode([]byte(`{"event":"end","exit":0,"code":null,"remedy":null}`))
 	if end, ok := event.(*EndEvent); err != nil || !ok || end.Exit != 0 {
 		t.Errorf("%#v, %v", event, err)
 	}
@@ -138,12 +138,15 @@ func TestARemedyIsReadFromWhateverHoldsOne(t *testing.T) {
 	}
 }
 
-// A line longer than bufio.Scanner's default 64 KiB (a call holding a whole fetched body,
-// escaped) is read whole, and one past Runner.MaxLine is a StreamError, not a hang.
-func TestALongLineIsReadWhole(t *testing.T) {
-	body := strings.Repeat(`"`, 70<<10)
-	escaped, _ := json.Marshal(body)
-	line := `{"event":"say","module":"m","line":` + string(escaped) + `,"at_ms":0}` + "\n"
+// A line as long as the command writes (65,536 bytes with its newline) is read whole at
+// bufio.Scanner's default; one longer than Runner.MaxLine is a StreamError, not a hang.
+func TestALineAtTheBoundIsReadWholeAndALongerOneIsAnError(t *testing.T) {
+	head, tail := `{"event":"say","module":"m","line":"`, `","at_ms":0}`
+	body := strings.Repeat("x", DefaultMaxLine-1-len(head)-len(tail))
+	line := head + body + tail + "\n"
+	if len(line) != 65536 {
+		t.Fatalf("the line is %d bytes", len(line))
+	}
 	result := &Result{}
 	if err := (&Runner{}).read(strings.NewReader(line), result, nil); err != nil {
 		t.Fatal(err)
@@ -151,7 +154,8 @@ func TestALongLineIsReadWhole(t *testing.T) {
 	if said, ok := result.Last.(*SayEvent); !ok || said.Line != body {
 		t.Fatalf("%T", result.Last)
 	}
-	err := (&Runner{MaxLine: 64 << 10}).read(strings.NewReader(line), &Result{}, nil)
+	longer := head + body + "y" + tail + "\n"
+	err := (&Runner{}).read(strings.NewReader(longer), &Result{}, nil)
 	if stream, ok := err.(*StreamError); !ok || stream.Line != 1 {
 		t.Fatalf("%v", err)
 	}
