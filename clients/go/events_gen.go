@@ -2457,6 +2457,15 @@ type ViolationRecord struct {
 
 	// What broke it, in words.
 	Detail string `json:"detail"`
+
+	// The module whose declaration, plan or push broke it; `null` where none alone did.
+	Module *string `json:"module"`
+
+	// The container it concerns; `null` where none is.
+	Container *string `json:"container"`
+
+	// What mends it: look at the mesh and the rule's page (docs/rules.md).
+	Remedy Remedy `json:"remedy"`
 }
 
 // MarshalJSON writes the ViolationRecord.
@@ -2468,8 +2477,11 @@ func (v ViolationRecord) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a ViolationRecord strictly: no field it does not know, none it needs missing.
 func (v *ViolationRecord) UnmarshalJSON(data []byte) error {
 	type fields ViolationRecord
-	return decodeObject(data, "", "", []string{"invariant", "detail"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "", "", []string{"invariant", "detail", "module", "container", "remedy"}, (*fields)(v), nil, nil)
 }
+
+// RemedyOf is what mends what the ViolationRecord says, nil when the operator need not act.
+func (v *ViolationRecord) RemedyOf() *Remedy { return &v.Remedy }
 
 // CheckedWord: How far a rule was checked, as the record says it: never "verified" of what nothing
 // checked.

@@ -15,6 +15,13 @@ fn refused_before_any_effect(ran: &crate::support::Ran, rule: &str, mentions: &[
     assert_eq!(*code, mesh_adopt_runtime::report::Ending::RuleWouldBreak);
     assert_eq!(ran.report.ending(), Some(mesh_adopt_runtime::report::Ending::RuleWouldBreak));
     assert_mentions(because, &[&format!("break rule `{rule}`")]);
+    // Each says, as data, which module broke it or which container it concerns.
+    for violation in &ran.report.violations {
+        assert!(violation.module.is_some() || violation.container.is_some(), "{violation:?}");
+        if let Some(container) = &violation.container {
+            assert!(violation.detail.contains(&format!("`{container}`")), "{violation:?}");
+        }
+    }
     let detail: Vec<&str> = ran.report.violations.iter().map(|v| v.detail.as_str()).collect();
     assert_mentions(&detail.join("\n"), mentions);
     assert!(ran.commands().is_empty(), "nothing was told: {:?}", ran.commands());

@@ -214,3 +214,18 @@ fn every_mutant_of_a_real_line_is_refused_by_the_schema() {
         assert!(tried.get(what).copied().unwrap_or(0) > 0, "no mutant of kind `{what}` was tried: {tried:?}");
     }
 }
+
+/// Every example line docs/events.md shows is a line the schema accepts: the page teaches
+/// only what a reader will meet.
+#[test]
+fn every_example_line_in_the_events_page_is_valid() {
+    let page = std::fs::read_to_string(root().join("docs/events.md")).unwrap();
+    let examples: Vec<&str> = page.lines().filter(|l| l.starts_with("{\"event\"")).collect();
+    assert!(examples.len() > 10, "{} example lines", examples.len());
+    for line in examples {
+        let value: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if let Some(why) = invalid(&value) {
+            panic!("docs/events.md shows a line its schema refuses:\n{line}\n{why}");
+        }
+    }
+}

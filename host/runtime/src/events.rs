@@ -1052,6 +1052,12 @@ pub struct ViolationRecord {
     pub invariant: Rule,
     /// What broke it, in words.
     pub detail: String,
+    /// The module whose declaration, plan or push broke it; `null` where none alone did.
+    pub module: Option<String>,
+    /// The container it concerns; `null` where none is.
+    pub container: Option<String>,
+    /// What mends it: look at the mesh and the rule's page (docs/rules.md).
+    pub remedy: crate::remedy::Remedy,
 }
 
 /// Where `check --out` saved the plans.

@@ -270,12 +270,35 @@ pub struct Violation {
     pub rule: Rule,
     /// What broke it, in words.
     pub detail: String,
+    /// The module whose declaration, plan or push broke it, where one did.
+    pub module: Option<String>,
+    /// The container it concerns, where one is concerned.
+    pub container: Option<String>,
 }
 
 impl Rule {
     /// The rule found broken, with what broke it.
     pub fn broken(self, detail: String) -> Violation {
-        Violation { rule: self, detail }
+        Violation { rule: self, detail, module: None, container: None }
+    }
+}
+
+impl Violation {
+    /// The violation, naming the module that broke it.
+    pub fn of(mut self, module: &str) -> Violation {
+        self.module = Some(module.to_string());
+        self
+    }
+
+    /// What mends it: the mesh looked at, where the rule's page says what each rule keeps.
+    pub fn remedy(&self) -> crate::remedy::Remedy {
+        crate::remedy::Remedy::InspectMesh { what: format!("rule `{}` (docs/rules.md): {}", self.rule, self.detail) }
+    }
+
+    /// The violation, naming the container it concerns.
+    pub fn at(mut self, container: &str) -> Violation {
+        self.container = Some(container.to_string());
+        self
     }
 }
 

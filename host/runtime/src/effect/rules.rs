@@ -52,11 +52,16 @@ pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction,
         if let Some((container, credential)) = declarations.held.get(&(module.clone(), secret.clone()))
             && view.containers.contains_key(container)
         {
-            found.push(Rule::CredentialNeverReplaced.broken(format!(
-                "{} seal fresh bytes for `{module}`'s secret `{secret}`, but `{container}` runs with genesis \
+            found.push(
+                Rule::CredentialNeverReplaced
+                    .broken(format!(
+                        "{} seal fresh bytes for `{module}`'s secret `{secret}`, but `{container}` runs with genesis \
                  credential `{credential}`, which that secret carries: it must be accepted before the push",
-                seen.the_push_would()
-            )));
+                        seen.the_push_would()
+                    ))
+                    .of(module.as_str())
+                    .at(container),
+            );
         } else if !view.modules_known
             && let Some((container, raised)) = holding(declarations, view, &module)
         {
@@ -67,14 +72,18 @@ pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction,
                  mesh's `state` command (mesh-adopt.toml), which says the secrets the node holds, so that the \
                  prediction seals none of them",
                 seen.the_push_would()
-            )));
+            )).of(module.as_str()).at(container));
         }
     }
     for (module, pushes) in &effects.pushes_by_module {
         if *pushes > 1 {
-            found.push(Rule::OnePush.broken(format!(
-                "`{module}`'s plan pushes {pushes} times; a module pushes once, after everything it hands over"
-            )));
+            found.push(
+                Rule::OnePush
+                    .broken(format!(
+                        "`{module}`'s plan pushes {pushes} times; a module pushes once, after everything it hands over"
+                    ))
+                    .of(module.as_str()),
+            );
         }
         // A container a module declares it adopts is applied by that module's own push: one
         // prepared and left to another's would be "adopted" by whatever that push did.
@@ -85,11 +94,15 @@ pub fn rules(declarations: &Declarations, view: &MeshView, effects: &Prediction,
             .map(|(container, _)| container.as_str())
             .collect();
         if *pushes == 0 && !adopts.is_empty() && effects.prepares_itself.contains(module) {
-            found.push(Rule::OnePush.broken(format!(
-                "`{module}` declares it adopts {} and its plan prepares it, but never pushes: another module's \
+            found.push(
+                Rule::OnePush
+                    .broken(format!(
+                        "`{module}` declares it adopts {} and its plan prepares it, but never pushes: another module's \
                  push would apply it; a module pushes what it adopts itself",
-                adopts.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-            )));
+                        adopts.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+                    ))
+                    .of(module.as_str()),
+            );
         }
     }
     let mut unique = Vec::with_capacity(found.len());
@@ -127,11 +140,15 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
         let genesis = &declarations.genesis[name];
         if adopters.len() > 1 {
             let who: Vec<String> = adopters.iter().map(|a| format!("`{}`", a.module)).collect();
-            found.push(Rule::OneOwner.broken(format!(
-                "`{name}` (the bundle's `{}`) is declared adopted by {}; one module adopts a container",
-                genesis.id,
-                who.join(" and ")
-            )));
+            found.push(
+                Rule::OneOwner
+                    .broken(format!(
+                        "`{name}` (the bundle's `{}`) is declared adopted by {}; one module adopts a container",
+                        genesis.id,
+                        who.join(" and ")
+                    ))
+                    .at(name.as_str()),
+            );
         }
         for adopter in adopters {
             let module = &adopter.module;
@@ -144,7 +161,7 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
                          which adopts it, declares no secret that carries it in (`adopts` names `credential` \
                          and `secret`): the node would seal fresh bytes over it",
                         genesis.id
-                    )));
+                    )).of(module.as_str()).at(name.as_str()));
                 }
             }
             if adopter.name != *name {
@@ -152,7 +169,7 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
                     "`{module}` declares its container `{}` adopts `{name}` (the bundle's `{}`), but names it `{}`: \
                      the node keys containers on their name, so the push would raise `{}` beside `{name}`",
                     adopter.adoption.container, genesis.id, adopter.name, adopter.name
-                )));
+                )).of(module.as_str()).at(name.as_str()));
                 continue;
             }
             if adopter.adoption.how == AdoptedAs::Recreated {
@@ -162,14 +179,19 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
                          genesis runs there: the push would keep it, and a plan waiting for the restart would wait \
                          for a change that cannot happen",
                         genesis.id, adopter.image
-                    )));
+                    )).of(module.as_str()).at(name.as_str()));
                 }
                 if !same_volumes(&adopter.volumes, &genesis.volumes) {
-                    found.push(Rule::AdoptedKeepsVolumes.broken(format!(
-                        "`{module}` would recreate `{name}` on volumes {} where genesis gave it {}",
-                        list(&adopter.volumes),
-                        list(&genesis.volumes)
-                    )));
+                    found.push(
+                        Rule::AdoptedKeepsVolumes
+                            .broken(format!(
+                                "`{module}` would recreate `{name}` on volumes {} where genesis gave it {}",
+                                list(&adopter.volumes),
+                                list(&genesis.volumes)
+                            ))
+                            .of(module.as_str())
+                            .at(name.as_str()),
+                    );
                 }
             }
         }
@@ -188,14 +210,14 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
                 "`{name}` is raised by the manifests of {}; the node keys containers on their name, so each push \
                  would replace the other's",
                 who.join(" and ")
-            )));
+            )).at(name));
         } else if modules.len() > 1 {
             found.push(Rule::OneOwner.broken(format!(
                 "`{name}` is raised {} times by `{}`'s manifest; the node keys containers on their name, so one \
                  would replace the other",
                 modules.len(),
                 modules[0]
-            )));
+            )).of(modules[0]).at(name));
         }
         if let Some(genesis) = declarations.genesis.get(name) {
             for module in modules {
@@ -204,7 +226,7 @@ fn declared(declarations: &Declarations) -> Vec<Violation> {
                         "`{module}`'s manifest raises a container named `{name}`, which genesis raised (the bundle's \
                          `{}`, {}), and `{module}` does not declare it adopts it: its push would take it over",
                         genesis.id, genesis.image
-                    )));
+                    )).of(module).at(name));
                 }
             }
         }
@@ -248,7 +270,7 @@ fn touched(
                                 AdoptedAs::Kept => "keeps",
                                 AdoptedAs::Recreated => "recreates",
                             },
-                        )));
+                        )).of(module.as_str()).at(name));
                     }
                 }
                 (ContainerEffect::Recreated { from, to, volumes }, AdoptedAs::Kept) => {
@@ -272,38 +294,53 @@ fn touched(
                         seen.would_be(),
                         list(volumes),
                         list(view.containers.get(name).and_then(|c| c.volumes.as_deref()).unwrap_or(&genesis.volumes))
-                    )));
+                    )).of(module.as_str()).at(name));
                 }
                 (ContainerEffect::Recreated { volumes, .. }, AdoptedAs::Recreated) => {
                     if recreations.unwrap_or(0) > 1 {
-                        found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
-                            "`{name}` (the bundle's `{}`) {} recreated {} times; `{module}` declares it is \
+                        found.push(
+                            Rule::GenesisTouchedAsDeclared
+                                .broken(format!(
+                                    "`{name}` (the bundle's `{}`) {} recreated {} times; `{module}` declares it is \
                              recreated once",
-                            genesis.id,
-                            seen.would_be(),
-                            recreations.unwrap_or(0)
-                        )));
+                                    genesis.id,
+                                    seen.would_be(),
+                                    recreations.unwrap_or(0)
+                                ))
+                                .of(module.as_str())
+                                .at(name),
+                        );
                     }
                     // A prediction's are the manifest's own, which the declarations' rule names.
                     if seen == Seen::Observed && !same_volumes(volumes, &genesis.volumes) {
-                        found.push(Rule::AdoptedKeepsVolumes.broken(format!(
-                            "`{name}` {} recreated for `{module}` on volumes {} where genesis gave it {}",
-                            seen.would_be(),
-                            list(volumes),
-                            list(&genesis.volumes)
-                        )));
+                        found.push(
+                            Rule::AdoptedKeepsVolumes
+                                .broken(format!(
+                                    "`{name}` {} recreated for `{module}` on volumes {} where genesis gave it {}",
+                                    seen.would_be(),
+                                    list(volumes),
+                                    list(&genesis.volumes)
+                                ))
+                                .of(module.as_str())
+                                .at(name),
+                        );
                     }
                 }
                 (ContainerEffect::Removed, _) => {
-                    found.push(Rule::GenesisTouchedAsDeclared.broken(format!(
-                        "`{name}` (the bundle's `{}`), which `{module}` declares it {}, {} removed",
-                        genesis.id,
-                        match how {
-                            AdoptedAs::Kept => "keeps",
-                            AdoptedAs::Recreated => "recreates",
-                        },
-                        seen.would_be()
-                    )));
+                    found.push(
+                        Rule::GenesisTouchedAsDeclared
+                            .broken(format!(
+                                "`{name}` (the bundle's `{}`), which `{module}` declares it {}, {} removed",
+                                genesis.id,
+                                match how {
+                                    AdoptedAs::Kept => "keeps",
+                                    AdoptedAs::Recreated => "recreates",
+                                },
+                                seen.would_be()
+                            ))
+                            .of(module.as_str())
+                            .at(name),
+                    );
                 }
             }
         }
@@ -340,7 +377,7 @@ fn touched(
                 if view.complete { "the control plane has" } else { "this mesh can name" },
             )),
         };
-        found.extend(broken.map(|detail| Rule::OneOwner.broken(detail)));
+        found.extend(broken.map(|detail| Rule::OneOwner.broken(detail).of(module.as_str()).at(name)));
     }
     if let ContainerEffect::Created { volumes, .. } | ContainerEffect::Recreated { volumes, .. } = &touch.effect {
         let mounted: Vec<String> = mounts(volumes).into_values().collect();
@@ -362,7 +399,7 @@ fn touched(
                         Seen::Observed => "did",
                     },
                     genesis.id
-                )));
+                )).of(touch.module.as_str()).at(name));
             }
         }
     }

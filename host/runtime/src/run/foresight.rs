@@ -202,10 +202,12 @@ impl Run<'_> {
                 return differences
                     .into_iter()
                     .map(|difference| {
-                        crate::effect::Rule::EffectAsPredicted.broken(format!(
-                            "after `{module}`'s push, waited {}s: {difference}",
-                            self.options.wait.as_secs()
-                        ))
+                        crate::effect::Rule::EffectAsPredicted
+                            .broken(format!(
+                                "after `{module}`'s push, waited {}s: {difference}",
+                                self.options.wait.as_secs()
+                            ))
+                            .of(module)
                     })
                     .collect();
             }

@@ -14,7 +14,8 @@ impl Run<'_> {
         let mut shown: Vec<Violation> = Vec::new();
         for (shown_by, secret, place) in self.transcript.secrets_shown() {
             let violation = Rule::SecretNeverShown
-                .broken(format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"));
+                .broken(format!("the `{shown_by}` plugin put the value of secret `{secret}` in {place} (redacted)"))
+                .of(shown_by.as_str());
             // The same value in the same kind of place is one breach, however often it shows.
             if !shown.contains(&violation) {
                 shown.push(violation);
@@ -43,7 +44,8 @@ impl Run<'_> {
             if !effects.is_empty() {
                 violations.push(
                     Rule::RefusalBeforeEffect
-                        .broken(format!("`{module}` refused in check after {}", effects.join("; "))),
+                        .broken(format!("`{module}` refused in check after {}", effects.join("; ")))
+                        .of(module),
                 );
             }
         }
@@ -59,9 +61,11 @@ impl Run<'_> {
         let shown = in_message || self.transcript.shows_any(&secrets);
         if shown {
             violations.push(
-                Rule::SecretNeverShown.broken(format!(
-                    "a secret value appeared in what `{module}` said, told or reported (redacted here)"
-                )),
+                Rule::SecretNeverShown
+                    .broken(format!(
+                        "a secret value appeared in what `{module}` said, told or reported (redacted here)"
+                    ))
+                    .of(module),
             );
         }
         violations

@@ -171,7 +171,13 @@ impl SummaryEvent {
             violations: report
                 .violations
                 .iter()
-                .map(|v| ViolationRecord { invariant: v.rule, detail: v.detail.clone() })
+                .map(|v| ViolationRecord {
+                    invariant: v.rule,
+                    detail: v.detail.clone(),
+                    module: v.module.clone(),
+                    container: v.container.clone(),
+                    remedy: v.remedy(),
+                })
                 .collect(),
             rules: report.rules.word(),
             rule_checks: crate::effect::Rule::MESH
