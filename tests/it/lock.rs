@@ -80,6 +80,8 @@ fn assert_kept_out(refused: &Ended, record: &Path, holder: &Ended) {
     assert_eq!(events.iter().filter(|e| e["event"] == "call").count(), 0, "no call: {events:?}");
     let held = events.iter().find(|e| e["event"] == "lock").expect("the record says who held the lock");
     assert_eq!(held["outcome"], "held", "{held}");
+    // Which lock: this machine's lock file, or the mesh's own.
+    assert!(held["scope"] == "machine" || held["scope"] == "mesh", "{held}");
     assert_eq!(held["holder"]["pid"].as_u64(), Some(u64::from(holder.pid)), "{held}");
     let end = events.last().unwrap();
     assert_eq!(end["event"], "end");
@@ -256,6 +258,9 @@ fn check_takes_no_lock_and_says_who_holds_it() {
         json!({"event": "end", "exit": 75, "code": "lock-held",
                "remedy": {"action": "wait-for-lock", "id": "5ca1ab1e00000000"}})
     );
+    // The mesh's own lock, fenced, as its `lock` command answered: which lock, by name.
+    let held = events(&dir.path().join("json.jsonl")).into_iter().find(|e| e["event"] == "lock").unwrap();
+    assert_eq!((&held["outcome"], &held["scope"]), (&json!("held"), &json!("mesh")), "{held}");
     // Another machine's run may still be running: unlock says so, and breaks it only with
     // `--force`, saying what becomes of that run.
     let unlock = |force: bool| {
@@ -319,7 +324,8 @@ async fn a_run_the_sweep_kills_leaves_the_simulated_mesh_locked_until_the_lock_i
     let host = crate::support::host();
     // Killed after its third call: nothing it asks afterwards reaches the mesh, its lock included.
     let killed = prepared.run(host, Some((2, FaultEffect::HostKilledAfter))).await;
-    let left = killed.mesh.lock_holder().await.unwrap().expect("the killed run's lock is left");
+    let (left, lock) = killed.mesh.lock_holder().await.unwrap().expect("the killed run's lock is left");
+    assert_eq!(lock, mesh_adopt_runtime::mesh::lock::LockScope::Simulated);
     assert_eq!(left.pid, std::process::id());
     let calls = killed.mesh.calls().len();
     // Run again as it is, the next run is kept out, naming the lock, and makes no call.

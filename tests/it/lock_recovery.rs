@@ -375,7 +375,10 @@ impl mesh_adopt_runtime::mesh::Mesh for KeepsHolder {
     }
     async fn lock_holder(
         &self,
-    ) -> Result<Option<mesh_adopt_runtime::mesh::lock::LockHolder>, mesh_adopt_runtime::mesh::MeshError> {
+    ) -> Result<
+        Option<(mesh_adopt_runtime::mesh::lock::LockHolder, mesh_adopt_runtime::mesh::lock::LockScope)>,
+        mesh_adopt_runtime::mesh::MeshError,
+    > {
         self.0.lock_holder().await
     }
 }
@@ -402,7 +405,7 @@ async fn the_holders_command_line_reaches_the_mesh_with_every_credentials_value_
     let report = run.run(&["postgres".to_string()], mesh_adopt_runtime::Mode::Adopt).await;
     assert!(report.succeeded(), "{:?}", report.modules);
     use mesh_adopt_runtime::mesh::Mesh as _;
-    let held = simulated.lock_holder().await.unwrap().expect("the lock the run took is held");
+    let (held, _) = simulated.lock_holder().await.unwrap().expect("the lock the run took is held");
     assert!(!held.command.contains(SUPERUSER), "{}", held.command);
     assert_eq!(held.command, "installer --token <secret store-superuser> --record /runs/<secret store-superuser>.rec");
 }

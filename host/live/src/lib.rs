@@ -34,7 +34,7 @@ use async_trait::async_trait;
 use tokio::io::AsyncWriteExt;
 
 use mesh_adopt_runtime::effect::MeshView;
-use mesh_adopt_runtime::mesh::lock::{LockBroken, LockHolder, Locking, Unlocked};
+use mesh_adopt_runtime::mesh::lock::{LockBroken, LockHolder, LockScope, Locking, Unlocked};
 use mesh_adopt_runtime::mesh::{Command, ContainerState, Mesh, MeshError, NodeImages, Payload, Response};
 
 use templates::Placeholder;
@@ -522,7 +522,7 @@ impl Mesh for LiveMesh {
         self.release_lock(id).await
     }
 
-    async fn lock_holder(&self) -> Result<Option<LockHolder>, MeshError> {
+    async fn lock_holder(&self) -> Result<Option<(LockHolder, LockScope)>, MeshError> {
         self.holder_of_lock().await
     }
 

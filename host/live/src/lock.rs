@@ -183,7 +183,7 @@ impl LiveMesh {
         })?;
         let placed = match machine.place(&lock_file_name(&self.reaching(), &holder.node), holder) {
             Ok(Placement::Placed(placed)) => placed,
-            Ok(Placement::Held(other)) => return Ok(Locking::Held(other)),
+            Ok(Placement::Held(other)) => return Ok(Locking::Held(other, LockScope::Machine)),
             Ok(Placement::Damaged(damaged)) => return Ok(Locking::Damaged(damaged)),
             Err(error) => return Err(MeshError::Failed(chain(&error))),
         };
@@ -203,11 +203,12 @@ impl LiveMesh {
                     machine: machine.clone(),
                     unlock: self.config.unlock.as_ref().map(|command| unlock_argv(command, &holder.id)),
                 });
-                let scope = if self.config.lock_fences { LockScope::Mesh } else { LockScope::Advisory };
-                Ok(Locking::Taken { scope })
+                Ok(Locking::Taken { scope: self.mesh_lock() })
             }
-            Some(HELD) => printed_holder(&argv, &done.stdout).map(Locking::Held),
-            Some(RELEASING) => printed_holder(&argv, &done.stdout).map(Locking::Releasing),
+            Some(HELD) => printed_holder(&argv, &done.stdout).map(|other| Locking::Held(other, self.mesh_lock())),
+            Some(RELEASING) => {
+                printed_holder(&argv, &done.stdout).map(|other| Locking::Releasing(other, self.mesh_lock()))
+            }
             code => Err(exited(&argv, code, &done.stderr)),
         }
     }
@@ -246,7 +247,14 @@ impl LiveMesh {
     /// Who holds the lock: the mesh's holder when `lock_holder` is configured and says one,
     /// else this machine's holder of a lock on this mesh, whatever its node. A damaged lock
     /// file of this machine's is an error naming it and how it is cleared.
-    pub(crate) async fn holder_of_lock(&self) -> Result<Option<LockHolder>, MeshError> {
+    /// The mesh's own lock, by what it keeps out: fenced or not, as the configuration declares.
+    fn mesh_lock(&self) -> LockScope {
+        if self.config.lock_fences { LockScope::Mesh } else { LockScope::Advisory }
+    }
+
+    /// Who holds the mesh's lock, and which lock: the mesh's own (its `lock_holder`), else this
+    /// machine's.
+    pub(crate) async fn holder_of_lock(&self) -> Result<Option<(LockHolder, LockScope)>, MeshError> {
         if let Some(command) = &self.config.lock_holder {
             let argv = command.fill(|_| String::new());
             let done = self.run(&argv, None, self.lock_command_timeout()).await?;
@@ -254,13 +262,13 @@ impl LiveMesh {
                 return Err(exited(&argv, done.code, &done.stderr));
             }
             if !done.stdout.trim().is_empty() {
-                return printed_holder(&argv, &done.stdout).map(Some);
+                return printed_holder(&argv, &done.stdout).map(|holder| Some((holder, self.mesh_lock())));
             }
         }
         let here = self.locks.as_ref().and_then(|locks| locks.held_under(&mesh_prefix(&self.reaching())));
         match here {
             None => Ok(None),
-            Some((_, LockFile::Held(holder))) => Ok(Some(holder)),
+            Some((_, LockFile::Held(holder))) => Ok(Some((holder, LockScope::Machine))),
             Some((file, LockFile::Damaged(damage))) => {
                 let damaged = mesh_adopt_runtime::mesh::lock::DamagedLock { file, damage };
                 Err(MeshError::Failed(format!(

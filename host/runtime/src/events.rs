@@ -1125,10 +1125,11 @@ impl std::fmt::Display for Divergence {
 pub struct LockEvent {
     /// What came of it.
     pub outcome: LockOutcome,
-    /// What the lock keeps out, when this run took it: `mesh` (the mesh's own, fenced),
-    /// `advisory` (the mesh's own, not fenced), `machine` (this machine's lock only: the mesh
-    /// has none), `simulated` (a model mesh's) or `none` (nothing keeps another run out);
-    /// `null` otherwise.
+    /// Which lock: for `taken`, what the lock this run took keeps out: `mesh` (the mesh's own,
+    /// fenced), `advisory` (the mesh's own, not fenced), `machine` (this machine's lock only:
+    /// the mesh has none), `simulated` (a model mesh's) or `none` (nothing keeps another run
+    /// out); for `held` and `waiting`, the lock the other run holds (`machine`: this machine's
+    /// lock file; `mesh`, `advisory`: the mesh's own; `simulated`); `null` otherwise.
     pub scope: Option<crate::model::lock::LockScope>,
     /// Who holds it: this run for `taken`, `releasing`, `released` and `failed`; the other
     /// holder for `held`, `waiting` and `broken` (`null` when the control plane named none);

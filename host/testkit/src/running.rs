@@ -86,7 +86,7 @@ impl Prepared {
     pub async fn run_again_unlocked(&self, host: &PluginHost, ran: &ScenarioRun) -> ScenarioRun {
         ran.mesh.clear_faults();
         let scenario_holder = self.setup.locked_by.as_ref().map(|held| held.id.as_str());
-        if let Ok(Some(left)) = ran.mesh.lock_holder().await
+        if let Ok(Some((left, _))) = ran.mesh.lock_holder().await
             && Some(left.id.as_str()) != scenario_holder
         {
             let _ = ran.mesh.unlock(&left.id).await;

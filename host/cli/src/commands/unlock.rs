@@ -123,7 +123,7 @@ async fn holder_with(mesh: &LiveMesh, id: &str) -> Option<LockHolder> {
         LockFile::Held(holder) => Some(holder),
         LockFile::Damaged(_) => None,
     });
-    let on_mesh = mesh.lock_holder().await.ok().flatten();
+    let on_mesh = mesh.lock_holder().await.ok().flatten().map(|(holder, _)| holder);
     here.chain(on_mesh).find(|holder| holder.id == id)
 }
 

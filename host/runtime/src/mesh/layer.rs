@@ -181,7 +181,7 @@ impl<L: Layer> Mesh for Layered<L> {
         self.inner.unlock(id).await
     }
 
-    async fn lock_holder(&self) -> Result<Option<super::lock::LockHolder>, MeshError> {
+    async fn lock_holder(&self) -> Result<Option<(super::lock::LockHolder, super::lock::LockScope)>, MeshError> {
         self.inner.lock_holder().await
     }
 

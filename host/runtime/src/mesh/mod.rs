@@ -271,7 +271,7 @@ pub trait Mesh: Send + Sync {
     }
 
     /// Who holds the lock now, without taking it: what `check` says. By default nobody.
-    async fn lock_holder(&self) -> Result<Option<lock::LockHolder>, MeshError> {
+    async fn lock_holder(&self) -> Result<Option<(lock::LockHolder, lock::LockScope)>, MeshError> {
         Ok(None)
     }
 

@@ -856,7 +856,7 @@ impl Mesh for SimulatedMesh {
             return Err(MeshError::Unavailable("the host was killed: nothing it asks reaches the mesh".into()));
         }
         match &world.lock {
-            Some(held) => Ok(Locking::Held(held.clone())),
+            Some(held) => Ok(Locking::Held(held.clone(), LockScope::Simulated)),
             None => {
                 world.lock = Some(holder.clone());
                 Ok(Locking::Taken { scope: LockScope::Simulated })
@@ -868,8 +868,8 @@ impl Mesh for SimulatedMesh {
         self.unlock_blocking(id)
     }
 
-    async fn lock_holder(&self) -> Result<Option<LockHolder>, MeshError> {
-        Ok(self.world().lock.clone())
+    async fn lock_holder(&self) -> Result<Option<(LockHolder, LockScope)>, MeshError> {
+        Ok(self.world().lock.clone().map(|holder| (holder, LockScope::Simulated)))
     }
 
     fn unlock_blocking(&self, id: &str) -> Result<Unlocked, MeshError> {

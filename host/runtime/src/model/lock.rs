@@ -124,12 +124,12 @@ pub enum Locking {
         /// Which lock guards the mesh.
         scope: LockScope,
     },
-    /// Another holds the lock: the run changes nothing.
-    Held(LockHolder),
+    /// Another holds the lock (which lock, by what it keeps out): the run changes nothing.
+    Held(LockHolder, LockScope),
     /// Another holds the lock and has asked for its release, which the control plane makes
     /// once a command sent under it ends: the lock is free soon, whether or not its holder's
     /// process still runs, so a run that waits for it goes on waiting.
-    Releasing(LockHolder),
+    Releasing(LockHolder, LockScope),
     /// This machine's lock file is damaged: it names no holder, so no run can tell who holds
     /// the lock, and none takes it until the operator clears the file.
     Damaged(DamagedLock),

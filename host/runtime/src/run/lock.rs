@@ -94,15 +94,15 @@ impl Run<'_> {
         let deadline = self.mesh.now().saturating_add(self.lock_timeout);
         let mut waiting = false;
         loop {
-            let (other, releasing) = match self.mesh.lock(&holder).await {
+            let (other, lock, releasing) = match self.mesh.lock(&holder).await {
                 Ok(Locking::Taken { scope }) => {
                     self.record_lock(LockOutcome::Taken, Some(scope), Some(&holder), None, None);
                     let released = scope == LockScope::None;
                     let transcript = self.transcript.clone();
                     return Ok(Some(HeldLock { mesh: self.mesh.clone(), holder, scope, transcript, released }));
                 }
-                Ok(Locking::Held(other)) => (other, false),
-                Ok(Locking::Releasing(other)) => (other, true),
+                Ok(Locking::Held(other, lock)) => (other, lock, false),
+                Ok(Locking::Releasing(other, lock)) => (other, lock, true),
                 Ok(Locking::Damaged(damaged)) => {
                     let why =
                         format!("this machine's lock `{}` is damaged: {}", damaged.file.display(), damaged.damage);
@@ -131,7 +131,7 @@ impl Run<'_> {
                         ),
                         false => format!("waiting up to {}s for it", self.lock_timeout.as_secs()),
                     };
-                    self.record_lock(LockOutcome::Waiting, None, Some(&other), Some(message), None);
+                    self.record_lock(LockOutcome::Waiting, Some(lock), Some(&other), Some(message), None);
                 }
                 self.mesh.sleep(LOCK_POLL.min(deadline.saturating_sub(self.mesh.now()))).await;
                 continue;
@@ -148,7 +148,7 @@ impl Run<'_> {
                 ),
                 (false, _, false) => (None, Some(Remedy::WaitForLock { id: other.id.clone() })),
             };
-            self.record_lock(LockOutcome::Held, None, Some(&other), message.clone(), remedy);
+            self.record_lock(LockOutcome::Held, Some(lock), Some(&other), message.clone(), remedy);
             let waited = match (waiting, gone) {
                 (true, true) => " (it stopped waiting: the holder's process is gone)".to_string(),
                 (true, false) => format!(" (waited {}s for it)", self.lock_timeout.as_secs()),
@@ -246,9 +246,9 @@ impl Run<'_> {
     /// could not be read.
     async fn say_lock_held(&self) {
         match self.mesh.lock_holder().await {
-            Ok(Some(holder)) => {
+            Ok(Some((holder, lock))) => {
                 let remedy = holder.process_gone().then(|| Remedy::Unlock { id: holder.id.clone(), force: false });
-                self.record_lock(LockOutcome::Held, None, Some(&holder), None, remedy);
+                self.record_lock(LockOutcome::Held, Some(lock), Some(&holder), None, remedy);
             }
             Ok(None) => {}
             Err(error) => {
