@@ -1860,6 +1860,71 @@ func (v *RereadEvent) UnmarshalJSON(data []byte) error {
 // Kind is "reread", the line's `event`.
 func (*RereadEvent) Kind() string { return "reread" }
 
+// MeshRead: A read of the mesh the host makes for itself.
+type MeshRead string
+
+const (
+	// MeshReadState: The mesh as preflight predicts from: the control plane's modules (`state`) and each
+	// container the run concerns (`inspect`).
+	MeshReadState MeshRead = "state"
+
+	// MeshReadImages: Which of the images the run's modules run the node has (`images`).
+	MeshReadImages MeshRead = "images"
+
+	// MeshReadLanded: The mesh after a push, until it is as predicted or the run's `--wait` is up.
+	MeshReadLanded MeshRead = "landed"
+
+	// MeshReadLock: The mesh's lock, asked for (`lock`).
+	MeshReadLock MeshRead = "lock"
+
+	// MeshReadLockHolder: Who holds the mesh's lock, as a check asks (`lock_holder`).
+	MeshReadLockHolder MeshRead = "lock_holder"
+
+	// MeshReadUnlock: The run's lock, let go (`unlock`).
+	MeshReadUnlock MeshRead = "unlock"
+)
+
+// UnmarshalJSON reads a MeshRead, refusing a value this version does not know.
+func (v *MeshRead) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	switch s {
+	case "state", "images", "landed", "lock", "lock_holder", "unlock":
+		*v = MeshRead(s)
+		return nil
+	}
+	return fmt.Errorf("not a MeshRead: %q", s)
+}
+
+// ReadingEvent: The host began a read of the mesh of its own (not a plugin's call): what a run waits
+// on before its next event, shown while it runs.
+type ReadingEvent struct {
+	// What it reads.
+	What MeshRead `json:"what"`
+
+	// The mesh's clock when it began, in milliseconds since the run began.
+	AtMs float64 `json:"at_ms"`
+
+	LineCut *LineCut `json:"line_cut,omitempty"`
+}
+
+// MarshalJSON writes the ReadingEvent with its `event`.
+func (v ReadingEvent) MarshalJSON() ([]byte, error) {
+	type fields ReadingEvent
+	return encodeObject("event", "reading", fields(v), nil)
+}
+
+// UnmarshalJSON reads a ReadingEvent strictly: no field it does not know, none it needs missing.
+func (v *ReadingEvent) UnmarshalJSON(data []byte) error {
+	type fields ReadingEvent
+	return decodeObject(data, "event", "reading", []string{"what", "at_ms"}, (*fields)(v), nil, nil)
+}
+
+// Kind is "reading", the line's `event`.
+func (*ReadingEvent) Kind() string { return "reading" }
+
 // SecretLeft: A secret carried into the control plane and not accepted: what an operator clears or
 // carries over.
 type SecretLeft struct {
@@ -2919,6 +2984,8 @@ func Decode(line []byte) (Event, error) {
 		event = new(CallEvent)
 	case "reread":
 		event = new(RereadEvent)
+	case "reading":
+		event = new(ReadingEvent)
 	case "outcome":
 		event = new(OutcomeEvent)
 	case "summary":

@@ -442,3 +442,27 @@ fn a_command_that_cannot_start_says_so_in_its_stream() {
     assert_eq!((error.schema, error.exit), (events::SCHEMA, 2));
     assert!(error.message.contains("/nonexistent/catalogue"), "{}", error.message);
 }
+
+/// The host's own reads of the mesh show in the stream as they begin, each before what it
+/// reads for: the lock before it is taken, the mesh's state before the effect predicted from
+/// it, the node after each push, the lock's release before it is let go.
+#[test]
+fn the_hosts_own_reads_of_the_mesh_stream_as_they_begin() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    let (_, demo, _) = streamed(dir.path(), &["run", "--catalog-source", DEMO_SOURCE]);
+    let marks: Vec<String> = demo
+        .values
+        .iter()
+        .filter_map(|e| match e["event"].as_str()? {
+            "reading" => Some(format!("reading {}", e["what"].as_str()?)),
+            "lock" => Some(format!("lock {}", e["outcome"].as_str()?)),
+            "effect" => Some("effect".into()),
+            _ => None,
+        })
+        .collect();
+    let at = |mark: &str| marks.iter().position(|m| m == mark).unwrap_or_else(|| panic!("no `{mark}` in {marks:?}"));
+    assert!(at("reading lock") < at("lock taken"), "{marks:?}");
+    assert!(at("lock taken") < at("reading state") && at("reading state") < at("effect"), "{marks:?}");
+    assert!(at("reading unlock") < at("lock released"), "{marks:?}");
+    assert_eq!(marks.iter().filter(|m| *m == "reading landed").count(), 3, "one a push: {marks:?}");
+}

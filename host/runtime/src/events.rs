@@ -174,6 +174,9 @@ pub enum Event {
     Call(CallEvent),
     /// Just before a push, the host read the mesh again and held it to the prediction.
     Reread(RereadEvent),
+    /// The host began a read of the mesh of its own (not a plugin's call): what a run waits
+    /// on before its next event, shown while it runs.
+    Reading(ReadingEvent),
     /// How one module's turn ended.
     Outcome(OutcomeEvent),
     /// The whole run: every module's outcome word, the container changes, the invariants.
@@ -335,6 +338,35 @@ pub struct SayEvent {
     pub line: String,
     /// The mesh's clock when it was said, in milliseconds since the run began.
     pub at_ms: f64,
+}
+
+/// A read of the mesh the host makes for itself, as it begins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ReadingEvent {
+    /// What it reads.
+    pub what: MeshRead,
+    /// The mesh's clock when it began, in milliseconds since the run began.
+    pub at_ms: f64,
+}
+
+/// A read of the mesh the host makes for itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MeshRead {
+    /// The mesh as preflight predicts from: the control plane's modules (`state`) and each
+    /// container the run concerns (`inspect`).
+    State,
+    /// Which of the images the run's modules run the node has (`images`).
+    Images,
+    /// The mesh after a push, until it is as predicted or the run's `--wait` is up.
+    Landed,
+    /// The mesh's lock, asked for (`lock`).
+    Lock,
+    /// Who holds the mesh's lock, as a check asks (`lock_holder`).
+    LockHolder,
+    /// The run's lock, let go (`unlock`).
+    Unlock,
 }
 
 /// The mesh read again just before a push (docs/push-rule.md): what differs from the

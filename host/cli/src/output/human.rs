@@ -101,7 +101,8 @@ pub fn shown(event: &Entry, verbose: bool, real_waits: bool) -> Shown {
                 visible(&request.words())
             )
         }
-        Entry::Call { .. } | Entry::Started { .. } => return Shown::Nothing,
+        // A read of the host's own is for a program reading the stream; a person sees its result.
+        Entry::Call { .. } | Entry::Started { .. } | Entry::Reading { .. } => return Shown::Nothing,
     })
 }
 

@@ -23,6 +23,13 @@ pub enum Entry {
         /// When, on the mesh's clock.
         at: Duration,
     },
+    /// The host began a read of the mesh of its own.
+    Reading {
+        /// What it reads.
+        what: events::MeshRead,
+        /// When it began, on the mesh's clock.
+        at: Duration,
+    },
     /// A host call is under way: what waits on it can show that it is waiting.
     Started {
         /// The module whose plugin made the call.
@@ -407,6 +414,7 @@ impl Entry {
                 texts
             }
             Entry::Started { .. }
+            | Entry::Reading { .. }
             | Entry::SayCut { .. }
             | Entry::SecretShown { .. }
             | Entry::Planned { .. }
@@ -425,6 +433,9 @@ impl Entry {
                 line: line.clone(),
                 at_ms: events::millis(*at),
             }),
+            Entry::Reading { what, at } => {
+                events::Event::Reading(events::ReadingEvent { what: *what, at_ms: events::millis(*at) })
+            }
             Entry::Started { module: m, request, at, timeout } => events::Event::Started(events::StartedEvent {
                 module: m.clone(),
                 request: request.clone(),

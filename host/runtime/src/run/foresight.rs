@@ -67,6 +67,7 @@ impl Run<'_> {
         }
         names.sort();
         names.dedup();
+        self.reading(crate::events::MeshRead::State);
         let mut view = self.mesh.view(&self.options.node, &names).await;
         // A push applies every module the node has, not only this run's: where the mesh
         // names them, their containers are read too, and held to the prediction at each push.
@@ -85,6 +86,7 @@ impl Run<'_> {
             names.extend(others);
             names.sort();
             names.dedup();
+            self.reading(crate::events::MeshRead::State);
             view = self.mesh.view(&self.options.node, &names).await;
         }
         view.node = self.options.node.clone();
@@ -164,6 +166,7 @@ impl Run<'_> {
             return Some(Vec::new());
         }
         let node = &self.options.node;
+        self.reading(crate::events::MeshRead::Images);
         match self.mesh.images(node, &asked).await {
             Ok(NodeImages::Present) => Some(Vec::new()),
             Ok(NodeImages::Missing(lacks)) => Some(crate::effect::missing_images(node, &run, &lacks)),
@@ -184,6 +187,7 @@ impl Run<'_> {
         };
         let names: Vec<String> = push.after.keys().cloned().collect();
         let started = self.mesh.now();
+        self.reading(crate::events::MeshRead::Landed);
         loop {
             let view = self.mesh.view(&self.options.node, &names).await;
             if !view.looked {

@@ -93,6 +93,8 @@ impl Run<'_> {
         let holder = LockHolder::this_process(&command, &self.options.node);
         let deadline = self.mesh.now().saturating_add(self.lock_timeout);
         let mut waiting = false;
+        // Once, however often a waiting run asks again.
+        self.reading(crate::events::MeshRead::Lock);
         loop {
             let (other, lock, releasing) = match self.mesh.lock(&holder).await {
                 Ok(Locking::Taken { scope }) => {
@@ -178,6 +180,8 @@ impl Run<'_> {
     async fn release(&self, holder: &LockHolder) -> Option<LockLeft> {
         let deadline = self.mesh.now().saturating_add(self.options.wait);
         let mut waited = false;
+        // Once, however often the release is asked again while the control plane ends what it ran.
+        self.reading(crate::events::MeshRead::Unlock);
         loop {
             let answer = self.mesh.unlock(&holder.id).await;
             let broken = |now: String| Some(format!("this run's lock `{}` had been broken: {now}", holder.id));
@@ -245,6 +249,7 @@ impl Run<'_> {
     /// What a check says of the mesh's lock: who holds it, when someone does, or why that
     /// could not be read.
     async fn say_lock_held(&self) {
+        self.reading(crate::events::MeshRead::LockHolder);
         match self.mesh.lock_holder().await {
             Ok(Some((holder, lock))) => {
                 let remedy = holder.process_gone().then(|| Remedy::Unlock { id: holder.id.clone(), force: false });

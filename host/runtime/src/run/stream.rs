@@ -65,6 +65,11 @@ impl Run<'_> {
         }
     }
 
+    /// A read of the mesh of the host's own, as it begins: what the run now waits on.
+    pub(super) fn reading(&self, what: events::MeshRead) {
+        self.transcript.record(crate::record::transcript::Entry::Reading { what, at: self.mesh.now() });
+    }
+
     /// A module's outcome to the stream, once: when it is final.
     pub(super) fn stream_outcome(&self, module: &str, outcome: &ModuleOutcome) {
         let mut streamed = self.streamed.lock().unwrap_or_else(|p| p.into_inner());
