@@ -409,3 +409,63 @@ async fn the_holders_command_line_reaches_the_mesh_with_every_credentials_value_
     assert!(!held.command.contains(SUPERUSER), "{}", held.command);
     assert_eq!(held.command, "installer --token <secret store-superuser> --record /runs/<secret store-superuser>.rec");
 }
+
+/// Interrupted while the mesh's `lock` command has taken the lock and not yet answered: the
+/// run lets it go under its id as it stops, so nothing is left and the next run adopts; when
+/// that release fails too, the `interrupted` event names the lock left.
+#[test]
+fn an_interrupt_after_the_mesh_took_the_lock_and_before_it_answered_leaves_no_lock_unnamed() {
+    for fails in [false, true] {
+        let standin = StandIn::new();
+        let config = locked_config(&standin);
+        std::fs::write(standin.path().join("slow-after-lock"), "20").unwrap();
+        if fails {
+            std::fs::write(standin.path().join("fail-unlock"), "the control plane is restarting").unwrap();
+        }
+        let dir = catalogue();
+        let child = run(&config, dir.path(), "run.jsonl", &[]).spawn();
+        let started = Instant::now();
+        while !standin.read("fence.log").contains("locked ") {
+            assert!(started.elapsed() < Duration::from_secs(60), "the lock was never taken");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let pid = child.id().to_string();
+        assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+        let stopped = ended(child);
+        assert_eq!(stopped.status, Some(130), "{}", stopped.said);
+        let last = events(&dir.path().join("run.jsonl")).pop().unwrap();
+        assert_eq!(last["event"], "interrupted", "{last}");
+        let id = standin.read("fence.log").lines().find_map(|l| l.strip_prefix("locked ")).unwrap().to_string();
+        if fails {
+            assert_eq!(last["lock_left"], id.as_str(), "{last}");
+            assert!(standin.path().join("lock.json").exists());
+        } else {
+            assert_eq!(last["lock_left"], Value::Null, "{last}");
+            assert!(!standin.path().join("lock.json").exists(), "the lock taken was left");
+            std::fs::remove_file(standin.path().join("slow-after-lock")).unwrap();
+            let next = run(&config, dir.path(), "next.jsonl", &[]).output();
+            assert_eq!(next.status.code(), Some(0), "{}", String::from_utf8_lossy(&next.stdout));
+        }
+    }
+}
+
+/// A `lock` command that took the lock and then gave no answer within its bound: the run
+/// fails without changing anything, and lets the lock go, so the next run is not kept out.
+#[test]
+fn a_lock_command_that_took_the_lock_and_timed_out_leaves_no_lock() {
+    let standin = StandIn::new();
+    let config = locked_config(&standin);
+    let quick = standin.path().join("mesh-adopt-quick.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&quick, format!("lock_command_timeout_seconds = 1\n{text}")).unwrap();
+    std::fs::write(standin.path().join("slow-after-lock"), "5").unwrap();
+    let dir = catalogue();
+    let out = run(&quick, dir.path(), "run.jsonl", &[]).output();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("the mesh's lock could not be taken: timed out"), "{said}");
+    assert!(standin.read("fence.log").contains("unlocked "), "{}", standin.read("fence.log"));
+    assert!(!standin.path().join("lock.json").exists(), "the lock the timed-out command took was left");
+    let end = events(&dir.path().join("run.jsonl")).pop().unwrap();
+    assert_eq!((&end["code"], &end["remedy"]["action"]), (&"lock-failed".into(), &"retry-later".into()), "{end}");
+}

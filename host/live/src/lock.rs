@@ -244,16 +244,14 @@ impl LiveMesh {
         })
     }
 
-    /// Who holds the lock: the mesh's holder when `lock_holder` is configured and says one,
-    /// else this machine's holder of a lock on this mesh, whatever its node. A damaged lock
-    /// file of this machine's is an error naming it and how it is cleared.
     /// The mesh's own lock, by what it keeps out: fenced or not, as the configuration declares.
     fn mesh_lock(&self) -> LockScope {
         if self.config.lock_fences { LockScope::Mesh } else { LockScope::Advisory }
     }
 
-    /// Who holds the mesh's lock, and which lock: the mesh's own (its `lock_holder`), else this
-    /// machine's.
+    /// Who holds the lock, and which: the mesh's holder when `lock_holder` is configured and
+    /// says one, else this machine's holder of a lock on this mesh, whatever its node. A
+    /// damaged lock file of this machine's is an error naming it and how it is cleared.
     pub(crate) async fn holder_of_lock(&self) -> Result<Option<(LockHolder, LockScope)>, MeshError> {
         if let Some(command) = &self.config.lock_holder {
             let argv = command.fill(|_| String::new());

@@ -51,6 +51,24 @@ impl Drop for HeldLock {
     }
 }
 
+/// A lock being asked for. The mesh may take it and the run be stopped before its answer comes
+/// back (an interrupt while the `lock` command runs): dropped unanswered, it lets the lock go
+/// once more under its id, and names it as left in the record's last event when that fails.
+struct Asking {
+    mesh: Arc<dyn Mesh>,
+    id: String,
+    transcript: Arc<Transcript>,
+    answered: bool,
+}
+
+impl Drop for Asking {
+    fn drop(&mut self) {
+        if !self.answered && self.mesh.unlock_blocking(&self.id).is_err() {
+            self.transcript.lock_left(&self.id);
+        }
+    }
+}
+
 /// What a lock's release as the run stopped says of the call under way: only a fenced lock's
 /// control plane promises to let the lock go once nothing sent under it runs.
 fn landing(scope: LockScope, answer: &Result<Unlocked, crate::mesh::MeshError>) -> Landing {
@@ -96,7 +114,15 @@ impl Run<'_> {
         // Once, however often a waiting run asks again.
         self.reading(crate::events::MeshRead::Lock);
         loop {
-            let (other, lock, releasing) = match self.mesh.lock(&holder).await {
+            let mut asking = Asking {
+                mesh: self.mesh.clone(),
+                id: holder.id.clone(),
+                transcript: self.transcript.clone(),
+                answered: false,
+            };
+            let answer = self.mesh.lock(&holder).await;
+            asking.answered = true;
+            let (other, lock, releasing) = match answer {
                 Ok(Locking::Taken { scope }) => {
                     self.record_lock(LockOutcome::Taken, Some(scope), Some(&holder), None, None);
                     let released = scope == LockScope::None;
@@ -114,9 +140,19 @@ impl Run<'_> {
                     return Err((Held::LockDamaged(damaged), because));
                 }
                 Err(error) => {
-                    let why = format!("the mesh's lock could not be taken: {error}");
-                    self.record_lock(LockOutcome::Failed, None, Some(&holder), Some(why.clone()), None);
-                    return Err((Held::LockFailed { why: why.clone() }, format!("{why}; nothing was done")));
+                    // The mesh may have taken the lock before it erred or stopped answering (a
+                    // `lock` command that timed out after taking it): it is let go under its id,
+                    // and named as left when that fails too.
+                    let left = self.mesh.unlock(&holder.id).await.is_err().then(|| holder.id.clone());
+                    let mut why = format!("the mesh's lock could not be taken: {error}");
+                    if let Some(id) = &left {
+                        why.push_str(&format!(
+                            "; it may have been taken under id `{id}`, and letting it go failed too"
+                        ));
+                    }
+                    let remedy = left.as_ref().map(|id| Remedy::Unlock { id: id.clone(), force: false });
+                    self.record_lock(LockOutcome::Failed, None, Some(&holder), Some(why.clone()), remedy);
+                    return Err((Held::LockFailed { why: why.clone(), left }, format!("{why}; nothing was done")));
                 }
             };
             // A lock whose holder is gone is freed by the operator alone: waiting for it would

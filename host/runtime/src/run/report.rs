@@ -262,10 +262,13 @@ pub enum Held {
         /// Who holds it.
         holder: crate::mesh::lock::LockHolder,
     },
-    /// The mesh's lock could not be taken: the mesh erred when asked.
+    /// The mesh's lock could not be taken: the mesh erred when asked (or did not answer).
     LockFailed {
         /// What went wrong, in words.
         why: String,
+        /// The lock's id, when the mesh may have taken it before it erred and letting it go
+        /// failed too: it is left, for `mesh-adopt unlock ID`.
+        left: Option<String>,
     },
     /// This machine's lock file names no holder (empty, cut short, not a lock's line, not a
     /// regular file): no run takes the lock until the operator clears it.
@@ -316,7 +319,8 @@ impl Held {
             Held::AlreadyRan => Remedy::BuildAnotherRun,
             Held::Locked { holder } if holder.process_gone() => Remedy::Unlock { id: holder.id.clone(), force: false },
             Held::Locked { holder } => Remedy::WaitForLock { id: holder.id.clone() },
-            Held::LockFailed { .. } => Remedy::RetryLater,
+            Held::LockFailed { left: Some(id), .. } => Remedy::Unlock { id: id.clone(), force: false },
+            Held::LockFailed { left: None, .. } => Remedy::RetryLater,
             Held::LockDamaged(damaged) => Remedy::ClearDamagedLock { file: damaged.file.clone() },
             Held::Options { error } => error.remedy(),
             Held::SecretsDisagree { secrets } => Remedy::InspectMesh {
