@@ -86,3 +86,33 @@ fn a_json_file_serves_as_standard_input_does_and_a_bad_document_is_refused_by_wh
         assert!(said.contains(says), "{said}");
     }
 }
+
+/// A control plane's answer the live mesh cut at `output_bytes` in the middle of a credential's
+/// value: what is left of the value at the cut goes as the value does, from the stream, the
+/// record and the words alike.
+#[test]
+fn what_is_left_of_a_value_where_a_mesh_cut_its_output_is_not_shown() {
+    let standin = crate::live::StandIn::new();
+    let config = standin.path().join("cut.toml");
+    let text_of = std::fs::read_to_string(standin.config(None)).unwrap();
+    std::fs::write(&config, format!("output_bytes = 4096\n{text_of}")).unwrap();
+    // 4096 is 292 times 14 and 8: the cut leaves `zzLiveSe` of the value at the answer's end.
+    let value = "zzLiveSecret9";
+    std::fs::write(standin.path().join("fail-carry"), format!("{value}-").repeat(600)).unwrap();
+    let dir = crate::lock::catalogue();
+    for json in [true, false] {
+        let record = dir.path().join(format!("run-{json}.jsonl"));
+        let ran = crate::lock::run(&config, dir.path(), record.file_name().unwrap().to_str().unwrap(), &[])
+            .args(["--credentials", "-"])
+            .args(json.then_some("--json"))
+            .stdin_bytes(document(value))
+            .output();
+        let (stdout, stderr) = (text(&ran.stdout), text(&ran.stderr));
+        assert_eq!(ran.status.code(), Some(1), "{stdout}{stderr}");
+        let recorded = std::fs::read_to_string(&record).unwrap();
+        assert!(recorded.contains("<secret store-superuser>"), "the answer was not redacted at all: {recorded}");
+        for (what, said) in [("stdout", &stdout), ("stderr", &stderr), ("the record", &recorded)] {
+            assert!(!said.contains("zzLive"), "{what} holds what is left of the value at the cut");
+        }
+    }
+}

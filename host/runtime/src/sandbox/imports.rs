@@ -202,10 +202,14 @@ impl RunState {
                     let answer = call(self).await;
                     self.deadline.in_call(None);
                     // What goes back into the plugin is scrubbed too: a secret's value must not
-                    // come back to it as a tell's output or a fetched body.
+                    // come back to it as a tell's output or a fetched body. A mesh bounds what it
+                    // keeps of a command's output (a live mesh's `output_bytes`), so a text of the
+                    // mesh's may end with what is left of a value it cut: that goes too.
                     match answer {
                         Ok(value) => Ok(value.scrubbed(&self.env.credentials)),
-                        Err(error) => Err(CallError { message: self.env.credentials.redact(error.message).0, ..error }),
+                        Err(error) => {
+                            Err(CallError { message: self.env.credentials.redact_cut(error.message).0, ..error })
+                        }
                     }
                 }
             }
@@ -216,7 +220,7 @@ impl RunState {
         let past_deadline = self.deadline.passed();
         let recorded = match &outcome {
             Ok(value) => Ok(value.recorded()),
-            Err(e) => Err(CallError { message: self.env.credentials.redact(e.message.clone()).0, ..e.clone() }),
+            Err(e) => Err(CallError { message: self.env.credentials.redact_cut(e.message.clone()).0, ..e.clone() }),
         };
         let command = match grant {
             Call::Tell { command } => command.known().cloned(),
@@ -355,8 +359,10 @@ impl Recorded for String {
         CallValue::Output(self.clone())
     }
 
+    /// A tell's output, which the mesh may have cut at its bound: what is left of a value at
+    /// its end goes with the values.
     fn scrubbed(self, credentials: &crate::catalogue::credentials::Credentials) -> Self {
-        credentials.redact(self).0
+        credentials.redact_cut(self).0
     }
 }
 
