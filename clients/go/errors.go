@@ -174,11 +174,19 @@ type InterruptedError struct {
 	InFlight *InFlight
 	// LockLeft is the run's lock id when it could not be let go (mesh-adopt unlock ID).
 	LockLeft string
+	// Unreported is true when the command ended before it wrote its `interrupted` event
+	// (killed past the grace, or by a signal before it could answer): Done and InFlight are
+	// then unknown, and the events read so far (the Result) are all there is; a lock it
+	// held is shown by the next run or `mesh-adopt check`.
+	Unreported bool
 	// Cause is the context's error, when the runner's context ended it.
 	Cause error
 }
 
 func (e *InterruptedError) Error() string {
+	if e.Unreported {
+		return fmt.Sprintf("interrupted by %s before it could say what it had done", e.Signal)
+	}
 	text := fmt.Sprintf("interrupted by %s after %d effects", e.Signal, len(e.Done))
 	if e.InFlight != nil {
 		text += fmt.Sprintf(", %s %s under way (%s)", e.InFlight.Op, strings.Join(e.InFlight.Args, " "), e.InFlight.Landing)
@@ -250,6 +258,11 @@ func errorOf(result *Result, stderr string, cause error) error {
 	}
 	if failed, ok := result.Last.(*ErrorEvent); ok {
 		return &UnusableError{Message: failed.Message, ErrorEvent: failed}
+	}
+	// The runner's context ended and the command did not finish its stream: it was stopped
+	// before it could say what it had done.
+	if _, ended := result.Last.(*EndEvent); cause != nil && !ended {
+		return &InterruptedError{Signal: "SIGINT", Unreported: true, Cause: cause}
 	}
 	if result.Exit == ExitOK {
 		return nil

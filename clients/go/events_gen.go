@@ -2322,6 +2322,9 @@ const (
 
 	// EndingEarlierModuleFailed: Another module of the run did not succeed first, so this one was left alone.
 	EndingEarlierModuleFailed Ending = "earlier-module-failed"
+
+	// EndingReplayDiverged: A replay's plugins did not make the calls its recording holds.
+	EndingReplayDiverged Ending = "replay-diverged"
 )
 
 // UnmarshalJSON reads a Ending, refusing a value this version does not know.
@@ -2331,7 +2334,7 @@ func (v *Ending) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	switch s {
-	case "refused", "plan-changed", "went-on-past-a-failure", "redacted", "mesh-moved", "mesh-unseen", "lock-broken", "lock-held", "lock-abandoned", "lock-failed", "lock-damaged", "lock-left", "secrets-disagree", "images-missing", "stale-plan", "rule-would-break", "rule-broken", "secret-shown", "already-ran", "bad-option", "unusable", "incomplete", "stopped", "earlier-module-failed":
+	case "refused", "plan-changed", "went-on-past-a-failure", "redacted", "mesh-moved", "mesh-unseen", "lock-broken", "lock-held", "lock-abandoned", "lock-failed", "lock-damaged", "lock-left", "secrets-disagree", "images-missing", "stale-plan", "rule-would-break", "rule-broken", "secret-shown", "already-ran", "bad-option", "unusable", "incomplete", "stopped", "earlier-module-failed", "replay-diverged":
 		*v = Ending(s)
 		return nil
 	}
@@ -2932,6 +2935,10 @@ type ErrorEvent struct {
 	// Always 2: a bad input or an output that cannot be written.
 	Exit uint8 `json:"exit"`
 
+	// What mends it, as data, where the error says (an option to give otherwise, a file to
+	// mend at a key, a plugin to build); `null` otherwise.
+	Remedy *Remedy `json:"remedy"`
+
 	// What it was caused by, outermost first.
 	Causes []string `json:"causes,omitempty"`
 
@@ -2947,8 +2954,11 @@ func (v ErrorEvent) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a ErrorEvent strictly: no field it does not know, none it needs missing.
 func (v *ErrorEvent) UnmarshalJSON(data []byte) error {
 	type fields ErrorEvent
-	return decodeObject(data, "event", "error", []string{"schema", "message", "exit"}, (*fields)(v), nil, nil)
+	return decodeObject(data, "event", "error", []string{"schema", "message", "exit", "remedy"}, (*fields)(v), nil, nil)
 }
+
+// RemedyOf is what mends what the ErrorEvent says, nil when the operator need not act.
+func (v *ErrorEvent) RemedyOf() *Remedy { return v.Remedy }
 
 // Kind is "error", the line's `event`.
 func (*ErrorEvent) Kind() string { return "error" }

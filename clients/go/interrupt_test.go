@@ -61,3 +61,25 @@ func assertNoLock(t *testing.T, mesh *standIn, state string) {
 		t.Errorf("check sees a lock: %s, held by %+v", lock.Outcome, lock.Holder)
 	}
 }
+
+// A context already ended when the command starts: the runner waits for the command to take
+// SIGINT over (its first line) before sending it, so the command stops as an interrupted
+// run does, and the error is an *InterruptedError wrapping the context's.
+func TestAContextEndedBeforeTheCommandStartedStopsItAsAnInterrupt(t *testing.T) {
+	mesh := newStandIn(t)
+	mesh.slow(t, "push", 30)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	began := time.Now()
+	result, err := runner(t, t.TempDir()).Run(ctx, mesh.options(t))
+	if time.Since(began) > 25*time.Second {
+		t.Fatalf("the run took %s to stop", time.Since(began))
+	}
+	if result.Exit != ExitInterrupted {
+		t.Fatalf("exit %d: the command did not answer the SIGINT as an interrupt", result.Exit)
+	}
+	var interrupted *InterruptedError
+	if !errors.As(err, &interrupted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("not an interrupt wrapping the context's error: %v (%#v)", err, err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -132,13 +133,23 @@ func (r *Runner) command(ctx context.Context, command string, opts Options) (*Re
 
 	stopped := make(chan struct{})
 	watched := make(chan struct{})
+	// The command answers SIGINT once it has taken it over, which it does before it writes
+	// its first line: a SIGINT sent earlier would end it at once, saying nothing.
+	heard := make(chan struct{})
 	go func() {
 		defer close(watched)
-		r.stopOnCancel(ctx, pid, stopped)
+		r.stopOnCancel(ctx, pid, heard, stopped)
 	}()
 
 	result := &Result{}
-	readErr := r.read(stdout, result, opts.OnEvent)
+	var once sync.Once
+	onEvent := func(event Event) {
+		once.Do(func() { close(heard) })
+		if opts.OnEvent != nil {
+			opts.OnEvent(event)
+		}
+	}
+	readErr := r.read(stdout, result, onEvent)
 	// The command may still write after a stream error: read to its end, so it is never
 	// held up writing to a pipe nobody reads.
 	_, _ = io.Copy(io.Discard, stdout)
@@ -163,21 +174,30 @@ func (r *Runner) command(ctx context.Context, command string, opts Options) (*Re
 	return result, errorOf(result, stderr.String(), cause)
 }
 
-// stopOnCancel sends the command's process group one SIGINT when ctx ends, then SIGKILL
+// stopOnCancel sends the command's process group one SIGINT when ctx ends, once the command
+// has written its first line (heard is closed: it answers SIGINT from then on), then SIGKILL
 // after the grace, unless the command ended first (stopped is closed).
-func (r *Runner) stopOnCancel(ctx context.Context, pid int, stopped <-chan struct{}) {
+func (r *Runner) stopOnCancel(ctx context.Context, pid int, heard, stopped <-chan struct{}) {
 	select {
 	case <-stopped:
 		return
 	case <-ctx.Done():
 	}
-	_ = syscall.Kill(-pid, syscall.SIGINT)
 	grace := r.Grace
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
+	select {
+	case <-stopped:
+		return
+	case <-heard:
+		_ = syscall.Kill(-pid, syscall.SIGINT)
+	case <-timer.C:
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return
+	}
 	select {
 	case <-stopped:
 	case <-timer.C:

@@ -56,3 +56,19 @@ fn a_megabyte_of_output_is_cut_in_the_stream_and_kept_whole_in_the_record() {
     assert!(said.contains("was cut to fit a `--json` line"), "{said}");
     assert!(said.contains(&format!("({left_out} bytes left out)")), "{said}");
 }
+
+/// The one `error` line of a command that could not start is bounded too, and its words the
+/// schema fixes are kept: a catalogue path of 130,000 bytes, named in the message.
+#[test]
+fn an_error_line_naming_a_huge_path_is_bounded_and_valid() {
+    let path = format!("/tmp/{}", "a".repeat(130_000));
+    let out = mesh_adopt().args(["check", "--json", "--catalogue", &path]).output();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{}", &stdout[..200.min(stdout.len())]);
+    assert!(stdout.len() <= 65_536, "{} bytes", stdout.len());
+    let line: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(invalid(&line), None);
+    assert_eq!((&line["event"], &line["exit"]), (&"error".into(), &2.into()));
+    assert!(line["line_cut"]["bytes_left_out"].as_u64().unwrap() > 60_000, "{}", line["line_cut"]);
+}

@@ -153,8 +153,9 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitStatus {
         text.push_str(&format!("\n  Caused by: {cause}"));
     }
     // What mends it, where a typed error of the runtime's or the live mesh's says.
-    if let Some(remedy) = crate::output::remedy::of_error(error) {
-        text.push_str(&format!("\n  remedy: {}", crate::output::remedy::words(&remedy)));
+    let remedy = crate::output::remedy::of_error(error);
+    if let Some(remedy) = &remedy {
+        text.push_str(&format!("\n  remedy: {}", crate::output::remedy::words(remedy)));
     }
     crate::errln!("{text}");
     if json {
@@ -164,8 +165,10 @@ fn report_error(error: &anyhow::Error, json: bool) -> ExitStatus {
             message: error.to_string(),
             causes: error.chain().skip(1).map(|c| c.to_string()).collect(),
             exit: ExitStatus::Unusable.code(),
+            remedy,
         });
-        crate::output::emit(&serde_json::to_string(&line).expect("an event serialises"));
+        let line = serde_json::to_string(&line).expect("an event serialises");
+        crate::output::emit(&mesh_adopt_runtime::record::line_bound::bounded(&line));
     }
     ExitStatus::Unusable
 }

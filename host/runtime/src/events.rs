@@ -66,9 +66,13 @@ fn outcomes_hold_together(schema: &mut serde_json::Value) {
             "if": {"properties": {"outcome": {"const": "unusable"}}, "required": ["outcome"]},
             "then": {
                 "if": {"properties": {"input": {"const": "stopped"}}, "required": ["input"]},
-                "then": {"required": ["stop"]},
+                "then": {"required": ["stop"], "properties": {"stop": {"not": {"type": "null"}}}},
                 "else": {"properties": {"stop": false}}
             }
+        },
+        {
+            "if": {"properties": {"succeeded": {"const": true}}, "required": ["succeeded"]},
+            "then": {"properties": {"secrets_left": false}}
         }
     ]);
     let outcome = schema["oneOf"]
@@ -76,6 +80,16 @@ fn outcomes_hold_together(schema: &mut serde_json::Value) {
         .and_then(|kinds| kinds.iter_mut().find(|kind| kind["properties"]["event"]["const"] == "outcome"))
         .expect("the schema has an `outcome` event");
     outcome["allOf"] = rules;
+    // An `end` says why exactly when its exit is not 0.
+    let end = schema["oneOf"]
+        .as_array_mut()
+        .and_then(|kinds| kinds.iter_mut().find(|kind| kind["properties"]["event"]["const"] == "end"))
+        .expect("the schema has an `end` event");
+    end["allOf"] = json!([{
+        "if": {"properties": {"exit": {"const": 0}}, "required": ["exit"]},
+        "then": {"properties": {"code": {"type": "null"}, "remedy": {"type": "null"}}},
+        "else": {"properties": {"code": {"not": {"type": "null"}}}}
+    }]);
 }
 
 /// The field a `--json` line cut to its bound carries: `{"bytes_left_out": N, "at": […]}`.
@@ -91,7 +105,7 @@ fn lines_may_be_cut(schema: &mut serde_json::Value) {
         "type": "object",
         "properties": {
             "bytes_left_out": {"type": "integer", "minimum": 1},
-            "at": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+            "at": {"type": "array", "items": {"type": "string", "pattern": "^(/([^/~]|~[01])*)*$"}, "minItems": 1}
         },
         "required": ["bytes_left_out", "at"],
         "additionalProperties": false
@@ -864,6 +878,7 @@ pub struct SummaryEvent {
     /// Every module succeeded and every invariant held.
     pub succeeded: bool,
     /// The exit status the run's outcomes give (see the `end` event for the process's).
+    #[schemars(extend("enum" = [0, 1, 2, 75]))]
     pub exit: u8,
     /// The mesh backend the run acted on, in words.
     pub mesh: String,
@@ -1232,7 +1247,11 @@ pub struct ErrorEvent {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub causes: Vec<String>,
     /// Always 2: a bad input or an output that cannot be written.
+    #[schemars(extend("const" = 2))]
     pub exit: u8,
+    /// What mends it, as data, where the error says (an option to give otherwise, a file to
+    /// mend at a key, a plugin to build); `null` otherwise.
+    pub remedy: Option<crate::remedy::Remedy>,
 }
 
 /// The exit status of a run interrupted: what a shell gives a program ended by SIGINT.
@@ -1247,6 +1266,7 @@ pub struct InterruptedEvent {
     #[schemars(extend("enum" = ["SIGINT", "SIGTERM", "cancelled"]))]
     pub signal: String,
     /// The process's exit status: 130.
+    #[schemars(extend("const" = 130))]
     pub exit: u8,
     /// The effects (carries and tells) that had reached the mesh, in order.
     pub done: Vec<Effect>,
@@ -1255,6 +1275,7 @@ pub struct InterruptedEvent {
     pub in_flight: Option<InFlight>,
     /// The run's lock id, when it could not be let go as the run stopped: `mesh-adopt unlock
     /// ID` breaks it; `null` when it was let go, or none was held.
+    #[schemars(regex(pattern = "^[0-9a-f]{1,64}$"))]
     pub lock_left: Option<String>,
 }
 

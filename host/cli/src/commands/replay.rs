@@ -101,7 +101,11 @@ pub async fn replay(mut args: ReplayArgs) -> Result<ExitStatus> {
         (None, _) => ExitStatus::Success,
         (Some(_), _) => ExitStatus::Failed,
     };
-    output.finish(&run, &report, &[verdict], status);
+    let ending = match status {
+        ExitStatus::Failed => Some((mesh_adopt_runtime::report::Ending::ReplayDiverged, None)),
+        _ => report.ending().map(|code| (code, report.remedy())),
+    };
+    output.finish_as(&run, &report, &[verdict], status, ending);
     match divergence {
         None => output.line(&format!(
             "\nreplayed {} calls: the plugin made every recorded call, in order{}",

@@ -104,11 +104,23 @@ impl Output {
     /// `after` (a replay's verdict), then the run's last event with the exit status, so a
     /// finished record can be told from an interrupted one.
     pub fn finish(&self, run: &Run<'_>, report: &RunReport, after: &[events::Event], exit: ExitStatus) {
+        self.finish_as(run, report, after, exit, report.ending().map(|code| (code, report.remedy())));
+    }
+
+    /// [`Output::finish`] with the ending the command says (a replay's verdict is its own).
+    pub fn finish_as(
+        &self,
+        run: &Run<'_>,
+        report: &RunReport,
+        after: &[events::Event],
+        exit: ExitStatus,
+        ending: Option<(mesh_adopt_runtime::report::Ending, Option<mesh_adopt_runtime::Remedy>)>,
+    ) {
         self.progress.clear();
         for event in after {
             self.record_and_emit(event);
         }
-        run.end(exit.code());
+        run.end_as(exit.code(), ending);
         if let Style::Human { .. } = self.style {
             summary::print_summary(report);
             let on_baseline = self.on_baseline.lock().unwrap_or_else(|p| p.into_inner());

@@ -60,11 +60,13 @@ pub enum Ending {
     Stopped,
     /// Another module of the run did not succeed first, so this one was left alone.
     EarlierModuleFailed,
+    /// A replay's plugins did not make the calls its recording holds.
+    ReplayDiverged,
 }
 
 impl Ending {
     /// Every code, in the order docs/events.md's table lists them.
-    pub const ALL: [Ending; 24] = [
+    pub const ALL: [Ending; 25] = [
         Ending::Refused,
         Ending::PlanChanged,
         Ending::WentOnPastAFailure,
@@ -89,6 +91,7 @@ impl Ending {
         Ending::Incomplete,
         Ending::Stopped,
         Ending::EarlierModuleFailed,
+        Ending::ReplayDiverged,
     ];
 
     /// The host's codes for a module's refusal: a plugin that refuses with one is stopped, so an
@@ -129,6 +132,7 @@ impl Ending {
             Ending::Incomplete => "incomplete",
             Ending::Stopped => "stopped",
             Ending::EarlierModuleFailed => "earlier-module-failed",
+            Ending::ReplayDiverged => "replay-diverged",
         }
     }
 

@@ -89,8 +89,14 @@ impl Run<'_> {
     /// A stream has one last line, after its header: a second `end` or `interrupted`, or one
     /// before [`Run::run`] began, is not written.
     pub fn end(&self, exit: u8) {
+        let ending = self.ending.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        self.end_as(exit, ending);
+    }
+
+    /// [`Run::end`], the run's ending said by its caller: a command whose verdict is its own
+    /// (a replay that diverged) ends with its own code. An exit of 0 carries none.
+    pub fn end_as(&self, exit: u8, ending: Option<(crate::model::ending::Ending, Option<crate::remedy::Remedy>)>) {
         if self.began() && !self.ended.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            let ending = self.ending.lock().unwrap_or_else(|p| p.into_inner()).clone();
             let (code, remedy) = match ending {
                 Some((code, remedy)) if exit != 0 => (Some(code), remedy),
                 _ => (None, None),
