@@ -109,9 +109,10 @@ test-go:
     cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath "${CARGO_TARGET_DIR:-../../target}")/debug/mesh-adopt}" go test -count=1 ./...
 
 # Capture the Go client's sample streams again (clients/go/testdata/*.jsonl: a success, a
-# refusal, a lock held, an interrupt), from real runs of the built command, as test-go runs it.
+# refusal, a rule broken, a lock held, an interrupt), from real runs of the built
+# command, as test-go runs it.
 go-streams:
-    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath "${CARGO_TARGET_DIR:-../../target}")/debug/mesh-adopt}" MESHADOPT_UPDATE_TESTDATA=1 go test -count=1 -run 'TestRunAdopts|TestARefusal|TestASecondRun|TestACancelledRun' .
+    cd clients/go && GOPROXY=off GOFLAGS=-mod=mod MESH_ADOPT_BIN="${MESH_ADOPT_BIN:-$(realpath "${CARGO_TARGET_DIR:-../../target}")/debug/mesh-adopt}" MESHADOPT_UPDATE_TESTDATA=1 go test -count=1 -run 'TestRunAdopts|TestARefusal|TestARuleBroken|TestASecondRun|TestACancelledRun' .
 
 # The JavaScript and Python SDKs' unit tests, with the toolchains they are built with.
 test-langs: setup-langs

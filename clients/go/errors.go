@@ -133,8 +133,14 @@ func (e *UnusableError) Error() string {
 
 // RuleBrokenError: a rule of the mesh broke, predicted in preflight or verified after a push.
 type RuleBrokenError struct {
-	// Violations are the rules broken, each with what broke it.
+	// Violations are the rules broken, each with what broke it: its module and container,
+	// where one did and one is concerned, and its remedy.
 	Violations []ViolationRecord
+	// Code is the end event's: rule-would-break (predicted: nothing was done) or rule-broken
+	// (found after a push).
+	Code Ending
+	// Remedy is the end event's: what mends it.
+	Remedy *Remedy
 }
 
 func (e *RuleBrokenError) Error() string {
@@ -299,7 +305,11 @@ func errorOf(result *Result, stderr string, cause error) error {
 		}
 	}
 	if result.Summary != nil && len(result.Summary.Violations) > 0 {
-		return &RuleBrokenError{Violations: result.Summary.Violations}
+		err := &RuleBrokenError{Violations: result.Summary.Violations, Code: EndingRuleBroken}
+		if end != nil && end.Code != nil {
+			err.Code, err.Remedy = *end.Code, end.Remedy
+		}
+		return err
 	}
 	if result.Exit == ExitLockHeld {
 		return &LockHeldError{Code: EndingLockHeld, Exit: result.Exit}

@@ -2076,9 +2076,9 @@ type OutcomeRefused struct {
 	// plugin's own, whose words say its remedy.
 	Remedy *Remedy `json:"remedy"`
 
-	// The refusal's kind, kebab-case and stable: the plugin's code, or the host's
-	// (`plan-changed`, `went-on-past-a-failure`) where the host refuses for it. Absent for
-	// a plugin of contract 0.1.0, whose refusals have none.
+	// The refusal's kind, kebab-case and stable: the plugin's code, or one of the host's
+	// refusal codes (docs/events.md's codes) where the host refuses for it. Absent for a
+	// plugin of contract 0.1.0, whose refusals have none.
 	Code *string `json:"code,omitempty"`
 }
 

@@ -2,7 +2,10 @@ package meshadopt
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -84,5 +87,66 @@ func TestUnusableCredentialsAreAnUnusableError(t *testing.T) {
 	var unusable *UnusableError
 	if !errors.As(err, &unusable) || result.Exit != ExitBadInput {
 		t.Fatalf("%v (%#v), exit %d", err, err, result.Exit)
+	}
+}
+
+// A catalogue whose module would mount what genesis's store holds: preflight predicts the
+// rule broken and does nothing; the error names the rule, the module and the container, and
+// the end's code says it was predicted.
+func TestARuleBrokenIsARuleBrokenError(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "catalogue")
+	copyTree(t, catalogue(t), dir)
+	manifest := filepath.Join(dir, "modules", "mesh-vault", "manifest.json")
+	var m map[string]interface{}
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["resources"].([]interface{})[0].(map[string]interface{})["volumes"] = []string{"/var/lib/mesh/store:/var/lib/vault"}
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(manifest, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(t.TempDir(), "rule-broken.jsonl")
+	result, err := runner(t, t.TempDir()).Run(ctx, Options{
+		Catalogue: dir, CatalogSource: catalogSource, Credentials: credentials(t), Record: record,
+	})
+	var broken *RuleBrokenError
+	if !errors.As(err, &broken) || result.Exit != ExitFailed || broken.Code != EndingRuleWouldBreak {
+		t.Fatalf("not a rule predicted broken: %v (%#v), exit %d", err, err, result.Exit)
+	}
+	v := broken.Violations[0]
+	if v.Invariant != RuleGenesisVolumesHeldOnce || v.Module == nil || *v.Module != "mesh-vault" || v.Container == nil || *v.Container != "mesh-vault" {
+		t.Fatalf("%+v", v)
+	}
+	capture(t, record, "rule-broken")
+}
+
+// copyTree copies the directory from to to, files and all.
+func copyTree(t testing.TB, from, to string) {
+	err := filepath.WalkDir(from, func(path string, entry fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		target := filepath.Join(to, rel)
+		if entry.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

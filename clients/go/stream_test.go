@@ -3,6 +3,7 @@ package meshadopt
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"math/big"
 	"os"
@@ -20,7 +21,7 @@ func TestCapturedStreamsDecodeAndEncodeBackTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"success", "refusal", "lock-held", "interrupted"} {
+	for _, want := range []string{"success", "refusal", "rule-broken", "lock-held", "interrupted"} {
 		if !containsSuffix(files, want+".jsonl") {
 			t.Errorf("testdata/%s.jsonl is missing: run `just go-streams`", want)
 		}
@@ -49,6 +50,9 @@ func TestCapturedStreamsDecodeAndEncodeBackTheSame(t *testing.T) {
 			if !sameJSON(t, line, again) {
 				t.Errorf("%s:%d: encoded back differently:\n read  %s\n wrote %s", file, number, line, again)
 			}
+		}
+		if err := lines.Err(); err != nil {
+			t.Errorf("%s: after line %d: %v", file, number, err)
 		}
 		if number == 0 {
 			t.Errorf("%s is empty", file)
@@ -158,5 +162,37 @@ func TestALineAtTheBoundIsReadWholeAndALongerOneIsAnError(t *testing.T) {
 	err := (&Runner{}).read(strings.NewReader(longer), &Result{}, nil)
 	if stream, ok := err.(*StreamError); !ok || stream.Line != 1 {
 		t.Fatalf("%v", err)
+	}
+}
+
+// A mebibyte of a command's output on the stand-ins: the runner reads every `--json` line at
+// bufio.Scanner's default buffer and decodes it strictly, the line that carried it says it
+// was cut, and the record keeps it whole (a record is not read with a bounded scanner).
+func TestAMegabyteOfOutputIsReadWithTheDefaultScanner(t *testing.T) {
+	mesh := newStandIn(t)
+	if err := os.WriteFile(filepath.Join(mesh.state, "flood-assign"), []byte("1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	options := mesh.options(t)
+	options.Record = filepath.Join(t.TempDir(), "cut.jsonl")
+	var cut []Event
+	options.OnEvent = func(e Event) {
+		if call, ok := e.(*CallEvent); ok && call.LineCut != nil {
+			cut = append(cut, e)
+		}
+	}
+	result, err := runner(t, t.TempDir()).Run(context.Background(), options)
+	if err != nil || result.Exit != ExitOK {
+		t.Fatalf("%v, exit %d", err, result.Exit)
+	}
+	if len(cut) != 1 || cut[0].(*CallEvent).LineCut.BytesLeftOut == 0 {
+		t.Fatalf("%d lines cut", len(cut))
+	}
+	whole, err := os.ReadFile(options.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(whole, bytes.Repeat([]byte("x"), 200<<10)) {
+		t.Fatal("the record does not keep the output whole")
 	}
 }

@@ -738,9 +738,9 @@ pub enum Outcome {
     Refused {
         /// In which export.
         during: Export,
-        /// The refusal's kind, kebab-case and stable: the plugin's code, or the host's
-        /// (`plan-changed`, `went-on-past-a-failure`) where the host refuses for it. Absent for
-        /// a plugin of contract 0.1.0, whose refusals have none.
+        /// The refusal's kind, kebab-case and stable: the plugin's code, or one of the host's
+        /// refusal codes (docs/events.md's codes) where the host refuses for it. Absent for a
+        /// plugin of contract 0.1.0, whose refusals have none.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
         /// The refusal's words.
