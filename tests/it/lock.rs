@@ -544,3 +544,32 @@ fn a_lock_command_answering_a_holder_whose_id_is_no_lock_id_is_refused_as_malfor
     assert!(said.contains("its id `../../etc` is not a lock id"), "{said}");
     assert!(!standin.read("argv.log").contains("module add"), "{}", standin.read("argv.log"));
 }
+
+/// On a current-thread runtime and the simulator, whose clock is virtual, a run kept out by
+/// another's lock with a 5 s `lock_timeout` waits 5 s of the operator's time, then is kept out.
+#[test]
+fn a_lock_timeout_waits_in_real_time_on_the_simulator() {
+    use mesh_adopt_runtime::mesh::Mesh as _;
+    use mesh_adopt_runtime::mesh::simulated::{SimSetup, SimulatedMesh};
+    use mesh_adopt_runtime::{Catalogue, Credentials, Foundation, Mode, Run};
+    let dir = crate::support::example_catalogue(&crate::support::plugin("adopt_postgres"));
+    let foundation = Foundation::load(&dir.path().join("foundation.json")).unwrap();
+    let catalogue = Catalogue::at(dir.path());
+    let mesh = std::sync::Arc::new(SimulatedMesh::new(SimSetup::new(foundation.clone(), "node-1")));
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let other = mesh_adopt_runtime::mesh::lock::LockHolder::this_process("mesh-adopt run", "node-1");
+        assert!(matches!(mesh.lock(&other).await, Ok(mesh_adopt_runtime::mesh::lock::Locking::Taken { .. })));
+        let run = Run::builder(crate::support::host(), &catalogue, &foundation, mesh.clone())
+            .credentials(std::sync::Arc::new(Credentials::open(&dir.path().join("genesis/credentials"))))
+            .options(crate::support::TestMesh::new().options)
+            .lock_timeout(Duration::from_secs(5))
+            .build();
+        let began = Instant::now();
+        let report = run.run(&["postgres".to_string()], Mode::Adopt).await;
+        let waited = began.elapsed();
+        assert!(matches!(&report.held, Some(mesh_adopt_runtime::Held::Locked { holder }) if holder.id == other.id));
+        assert_eq!(report.exit_code(), 75);
+        assert!(waited >= Duration::from_millis(4_900) && waited < Duration::from_secs(9), "waited {waited:?}");
+    });
+}

@@ -109,7 +109,9 @@ impl Run<'_> {
         // other operator's check. No secret goes there, whatever the command line held.
         let command = self.credentials.redact(self.lock_command.clone()).0;
         let holder = LockHolder::this_process(&command, &self.options.node);
-        let deadline = self.mesh.now().saturating_add(self.lock_timeout);
+        // Another run holds the lock in real time, whatever this mesh's clock (a simulator's
+        // runs in virtual time): the wait is for the operator's seconds.
+        let deadline = std::time::Instant::now() + self.lock_timeout;
         let mut waiting = false;
         // Once, however often a waiting run asks again.
         self.reading(crate::events::MeshRead::Lock);
@@ -158,7 +160,7 @@ impl Run<'_> {
             // A lock whose holder is gone is freed by the operator alone: waiting for it would
             // only use up the timeout. One being released goes soon, whoever held it.
             let gone = !releasing && other.process_gone();
-            if self.mesh.now() < deadline && !gone {
+            if std::time::Instant::now() < deadline && !gone {
                 if !waiting {
                     waiting = true;
                     let message = match releasing {
@@ -171,7 +173,8 @@ impl Run<'_> {
                     };
                     self.record_lock(LockOutcome::Waiting, Some(lock), Some(&other), Some(message), None);
                 }
-                self.mesh.sleep(LOCK_POLL.min(deadline.saturating_sub(self.mesh.now()))).await;
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                futures_timer::Delay::new(LOCK_POLL.min(left)).await;
                 continue;
             }
             let (message, remedy) = match (gone, waiting, releasing) {
