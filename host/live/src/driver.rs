@@ -40,23 +40,47 @@ fn handle() -> &'static Handle {
 /// Runs `work` on the driver's thread and waits for it from any executor. Dropping the
 /// returned future stops the work there (what it holds is dropped: a process group killer,
 /// a child killed on drop), as dropping the work itself would.
-pub async fn on_driver<T: Send + 'static>(work: impl Future<Output = T> + Send + 'static) -> Result<T, String> {
+pub async fn on_driver<T: Send + 'static>(work: impl Future<Output = T> + Send + 'static) -> Result<T, DriverError> {
     Aborting(handle().spawn(work)).await
 }
 
 /// Runs blocking `work` on the driver's pool of blocking threads.
-pub async fn blocking_on_driver<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, String> {
+pub async fn blocking_on_driver<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, DriverError> {
     Aborting(handle().spawn_blocking(work)).await
+}
+
+/// Why work given to the driver's thread did not come back with its answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DriverError {
+    /// The work panicked there: a fault of this program's.
+    #[error("its work on the live mesh's thread panicked: {0}")]
+    Panicked(String),
+    /// The work was cancelled there before it ended (the program is ending).
+    #[error("its work on the live mesh's thread was cancelled")]
+    Cancelled,
 }
 
 /// A task aborted when the future waiting on it is dropped.
 struct Aborting<T>(JoinHandle<T>);
 
 impl<T> Future for Aborting<T> {
-    type Output = Result<T, String>;
+    type Output = Result<T, DriverError>;
 
     fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        std::pin::Pin::new(&mut self.0).poll(cx).map(|done| done.map_err(|e| e.to_string()))
+        std::pin::Pin::new(&mut self.0).poll(cx).map(|done| {
+            done.map_err(|e| match e.try_into_panic() {
+                Ok(panic) => DriverError::Panicked(
+                    panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default(),
+                ),
+                Err(_) => DriverError::Cancelled,
+            })
+        })
     }
 }
 

@@ -95,19 +95,42 @@ impl LockHolder {
     /// it; an error says what is wrong with it.
     /// An id that is not a lock id (see [`is_lock_id`]) is refused: `mesh-adopt unlock` could
     /// never name it.
-    pub fn from_line(text: &str) -> Result<LockHolder, String> {
-        let line = text.lines().find(|l| !l.trim().is_empty()).ok_or("it printed no holder")?;
-        let holder: LockHolder =
-            serde_json::from_str(line).map_err(|e| format!("`{line}` is not a lock holder: {e}"))?;
+    pub fn from_line(text: &str) -> Result<LockHolder, HolderLineError> {
+        let line = text.lines().find(|l| !l.trim().is_empty()).ok_or(HolderLineError::None)?;
+        let holder: LockHolder = serde_json::from_str(line)
+            .map_err(|e| HolderLineError::NotAHolder { line: line.to_string(), why: e.to_string() })?;
         if !is_lock_id(&holder.id) {
-            return Err(format!(
-                "`{line}` is not a lock holder: its id `{}` is not a lock id (1 to 64 hexadecimal digits), so the \
-                 lock could not be broken by it",
-                holder.id
-            ));
+            return Err(HolderLineError::NotALockId { line: line.to_string(), id: holder.id });
         }
         Ok(holder)
     }
+}
+
+/// Why a line is not a lock's holder, as a `lock` command must print one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HolderLineError {
+    /// Nothing but blank lines.
+    #[error("it printed no holder")]
+    None,
+    /// A line that is not a holder's JSON.
+    #[error("`{line}` is not a lock holder: {why}")]
+    NotAHolder {
+        /// The line.
+        line: String,
+        /// What the JSON reader said.
+        why: String,
+    },
+    /// A holder whose id no `mesh-adopt unlock` could name.
+    #[error(
+        "`{line}` is not a lock holder: its id `{id}` is not a lock id (1 to 64 hexadecimal digits), so the lock \
+         could not be broken by it"
+    )]
+    NotALockId {
+        /// The line.
+        line: String,
+        /// The id it gave.
+        id: String,
+    },
 }
 
 /// Whether `id` is a lock id: 1 to 64 hexadecimal digits, as [`LockHolder::this_process`]
@@ -449,8 +472,8 @@ mod tests {
         let line = holder.to_line();
         assert!(!line.contains('\n'));
         assert_eq!(LockHolder::from_line(&format!("\n{line}\n")), Ok(holder));
-        assert!(LockHolder::from_line("").unwrap_err().contains("printed no holder"));
-        assert!(LockHolder::from_line("held by someone").unwrap_err().contains("is not a lock holder"));
+        assert_eq!(LockHolder::from_line(""), Err(HolderLineError::None));
+        assert!(matches!(LockHolder::from_line("held by someone"), Err(HolderLineError::NotAHolder { .. })));
     }
 
     #[test]
@@ -491,7 +514,9 @@ mod tests {
         let mut holder = LockHolder::this_process("mesh-adopt run", "node-1");
         holder.id = "../../etc".into();
         let why = LockHolder::from_line(&holder.to_line()).unwrap_err();
-        assert!(why.contains("its id `../../etc` is not a lock id"), "{why}");
+        assert!(matches!(&why, HolderLineError::NotALockId { id, .. } if id == "../../etc"), "{why}");
+        assert!(why.to_string().contains("its id `../../etc` is not a lock id"), "{why}");
+
         assert!(is_lock_id("5ca1ab1e00000000") && !is_lock_id("") && !is_lock_id(&"a".repeat(65)));
     }
 }
