@@ -466,3 +466,22 @@ fn the_hosts_own_reads_of_the_mesh_stream_as_they_begin() {
     assert!(at("reading unlock") < at("lock released"), "{marks:?}");
     assert_eq!(marks.iter().filter(|m| *m == "reading landed").count(), 3, "one a push: {marks:?}");
 }
+
+/// A module unusable for a run option is the option's to mend: the run's end says `bad-option`
+/// and the option to give otherwise, not the modules to mend.
+#[test]
+fn an_option_a_module_cannot_keep_ends_the_run_as_a_bad_option_with_its_remedy() {
+    let dir = example_catalogue(&plugin("adopt_postgres"));
+    for (args, remedy) in [
+        (["--wait", "5s"], json!({"action": "set-option", "option": "--wait", "must": "a wait of at least 11s"})),
+        (
+            ["--plugin-wall-time", "60s"],
+            json!({"action": "set-limit", "limit": "wall_time", "must": "more than 1620s"}),
+        ),
+    ] {
+        let (_, stream, _) = streamed(dir.path(), &["run", "--catalog-source", DEMO_SOURCE, args[0], args[1]]);
+        assert_eq!(stream.exit(), 2);
+        let end = stream.values.last().unwrap();
+        assert_eq!((&end["code"], &end["remedy"]), (&json!("bad-option"), &remedy), "{args:?}: {end}");
+    }
+}

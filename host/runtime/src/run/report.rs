@@ -89,6 +89,19 @@ impl ModuleOutcome {
                     .unwrap_or(Ending::Refused),
             ),
             ModuleOutcome::Incomplete { .. } => Some(Ending::Incomplete),
+            // A module unusable for a run option (a `--wait` its node cannot keep, limits its
+            // plan outlasts) is the option's to mend.
+            ModuleOutcome::Unusable(Unusable {
+                cause:
+                    Some(
+                        crate::Error::RunOption(_)
+                        | crate::Error::Module(
+                            crate::run::problem::ModuleError::Wait { .. }
+                            | crate::run::problem::ModuleError::PlanOutlastsWallTime { .. },
+                        ),
+                    ),
+                ..
+            }) => Some(Ending::BadOption),
             ModuleOutcome::Unusable(_) => Some(Ending::Unusable),
             ModuleOutcome::Failed(_) => Some(Ending::Stopped),
             ModuleOutcome::NotRun { code, .. } => Some(*code),
@@ -445,8 +458,13 @@ impl RunReport {
         if self.succeeded() {
             return None;
         }
+        // A hold on problems in modules is mended as the first of them says, where it says.
         if let Some(held) = &self.held {
-            return Some(held.remedy());
+            let first = self.modules.iter().find_map(|(_, o)| (!o.succeeded()).then(|| o.remedy()).flatten());
+            return match (held, first) {
+                (Held::Problems { .. }, Some(remedy)) => Some(remedy),
+                _ => Some(held.remedy()),
+            };
         }
         if let Some(left) = &self.lock_left {
             return Some(left.remedy());
