@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::live::StandIn;
 use crate::lock::{catalogue, ended, events, locked_config, run};
-use crate::support::{mesh_adopt, root};
+use crate::support::root;
 
 /// Waits up to a minute for `done`, naming `what` when it does not come.
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
@@ -227,11 +227,7 @@ fn an_unlock_that_fails_or_hangs_at_a_runs_end_fails_the_run_naming_the_lock_and
         // Both locks are left, and the next run is told so; the operator's unlock breaks them.
         assert!(standin.path().join("lock.json").exists(), "{fault}");
         std::fs::remove_file(standin.path().join(fault)).unwrap();
-        let unlocked = mesh_adopt()
-            .args(["unlock", &id, "--config"])
-            .arg(&quick)
-            .env("XDG_STATE_HOME", dir.path().join("state"))
-            .output();
+        let unlocked = crate::lock::unlock(&quick, dir.path(), &id, false);
         assert_eq!(unlocked.status.code(), Some(0), "{fault}: {}", String::from_utf8_lossy(&unlocked.stderr));
         assert_eq!(std::fs::read_dir(dir.path().join("state/mesh-adopt/locks")).unwrap().count(), 0, "{fault}");
     }

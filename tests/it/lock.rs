@@ -52,6 +52,17 @@ pub(crate) fn run(config: &Path, catalogue: &Path, record: &str, args: &[&str]) 
         .catalogue(catalogue)
 }
 
+/// `mesh-adopt unlock ID [--force] --config CONFIG`, with the state directory of the runs made
+/// in `catalogue` (this machine's locks are kept there).
+pub(crate) fn unlock(config: &Path, catalogue: &Path, id: &str, force: bool) -> Output {
+    mesh_adopt()
+        .args(["unlock", id, "--config"])
+        .arg(config)
+        .args(force.then_some("--force"))
+        .env("XDG_STATE_HOME", catalogue.join("state"))
+        .output()
+}
+
 /// The events of a record.
 pub(crate) fn events(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
@@ -194,20 +205,13 @@ fn a_run_killed_outright_leaves_its_lock_named_as_such_until_unlock_breaks_it() 
     assert!(said.contains("its process is gone, and left the lock behind"), "{said}");
     assert!(said.contains(&format!("break the lock with `mesh-adopt unlock {id}`")), "{said}");
     // The operator breaks it, with the same state directory as the runs.
-    let unlock = |id: &str| {
-        mesh_adopt()
-            .args(["unlock", id, "--config"])
-            .arg(&config)
-            .env("XDG_STATE_HOME", dir.path().join("state"))
-            .output()
-    };
-    let broken = unlock(&id);
+    let broken = unlock(&config, dir.path(), &id, false);
     let told = String::from_utf8_lossy(&broken.stdout);
     assert_eq!(broken.status.code(), Some(0), "{told}{}", String::from_utf8_lossy(&broken.stderr));
     assert!(told.contains(&format!("released lock `{id}`, held by process {}", killed.id())), "{told}");
     assert!(!standin.path().join("lock.json").exists());
     // Broken once; a second time there is nothing to break.
-    let again = unlock(&id);
+    let again = unlock(&config, dir.path(), &id, false);
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains(&format!("no lock `{id}` is held")));
     let adopted = run(&config, dir.path(), "adopted.jsonl", &[]).output();
@@ -263,21 +267,13 @@ fn check_takes_no_lock_and_says_who_holds_it() {
     assert_eq!((&held["outcome"], &held["scope"]), (&json!("held"), &json!("mesh")), "{held}");
     // Another machine's run may still be running: unlock says so, and breaks it only with
     // `--force`, saying what becomes of that run.
-    let unlock = |force: bool| {
-        mesh_adopt()
-            .args(["unlock", "5ca1ab1e00000000", "--config"])
-            .arg(&config)
-            .args(force.then_some("--force"))
-            .env("XDG_STATE_HOME", dir.path().join("state"))
-            .output()
-    };
-    let asked = unlock(false);
+    let asked = unlock(&config, dir.path(), "5ca1ab1e00000000", false);
     let said = String::from_utf8_lossy(&asked.stderr);
     assert_eq!(asked.status.code(), Some(1), "{said}");
     assert!(said.contains("on another machine, which this one cannot see: its run may still be running"), "{said}");
     assert!(said.contains("`mesh-adopt unlock 5ca1ab1e00000000 --force`"), "{said}");
     assert!(standin.path().join("lock.json").exists(), "the lock was broken without --force");
-    let broken = unlock(true);
+    let broken = unlock(&config, dir.path(), "5ca1ab1e00000000", true);
     assert_eq!(broken.status.code(), Some(0), "{}", String::from_utf8_lossy(&broken.stderr));
     assert!(!standin.path().join("lock.json").exists());
 }
@@ -486,13 +482,7 @@ fn unlock_breaks_a_lock_whose_process_id_now_names_a_process_started_after_it_wa
     // The id the holder had, given again after the machine lost power and came back: a live
     // process of another program, started long after the lock was taken.
     let mut other = std::process::Command::new("sleep").arg("30").spawn().unwrap();
-    let unlock = |config: &Path, id: &str| {
-        mesh_adopt()
-            .args(["unlock", id, "--config"])
-            .arg(config)
-            .env("XDG_STATE_HOME", dir.path().join("state"))
-            .output()
-    };
+    let unlock = |config: &Path, id: &str| unlock(config, dir.path(), id, false);
     let long_ago = "2020-01-01T00:00:00Z";
     // Taken now, by a process that started before: that run still runs, and its lock is kept.
     let now = mesh_adopt_runtime::mesh::lock::LockHolder::this_process("mesh-adopt run", "node-1").since;

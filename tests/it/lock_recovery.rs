@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::live::StandIn;
-use crate::lock::{catalogue, ended, events, held_here_by, locked_config, run};
+use crate::lock::{catalogue, ended, events, held_here_by, locked_config, run, unlock};
 use crate::support::{SUPERUSER, mesh_adopt};
 
 /// This machine's lock file for the stand-ins reached by `config` from `dir`'s catalogue: a run
@@ -223,14 +223,7 @@ fn a_holder_on_another_machine_of_this_hosts_name_is_not_judged_from_here() {
     holder["machine"] = "0123456789abcdef0123456789abcdef".into();
     std::fs::write(standin.path().join("lock.json"), format!("{holder}\n")).unwrap();
     let dir = catalogue();
-    let unlock = |force: bool| {
-        mesh_adopt()
-            .args(["unlock", "5ca1ab1e00000009", "--config"])
-            .arg(&config)
-            .args(force.then_some("--force"))
-            .env("XDG_STATE_HOME", dir.path().join("state"))
-            .output()
-    };
+    let unlock = |force: bool| unlock(&config, dir.path(), "5ca1ab1e00000009", force);
     let asked = unlock(false);
     let said = String::from_utf8_lossy(&asked.stderr);
     assert_eq!(asked.status.code(), Some(1), "{said}");

@@ -317,6 +317,17 @@ impl PluginHost {
         if let Some(plugin) = self.load_if_known(path, metadata, pin)? {
             return Ok(plugin);
         }
+        self.load_unknown(path, metadata, pin)
+    }
+
+    /// Reads, digests, checks and compiles (or takes from the cache) a plugin that
+    /// [`PluginHost::load_if_known`] did not know, and remembers its digest by the file.
+    fn load_unknown(
+        &self,
+        path: &Path,
+        metadata: Option<&std::fs::Metadata>,
+        pin: Option<&str>,
+    ) -> Result<Plugin, PluginError> {
         let identity = metadata.map(FileIdentity::of);
         let bytes = read_plugin(path)?;
         // Before any digest of it is taken, shown or recorded: the file may be anything.
@@ -354,9 +365,10 @@ impl PluginHost {
         std::thread::Builder::new()
             .name("mesh-adopt-compile".into())
             .spawn(move || {
-                // Nobody to tell when the run was cancelled: the plugin is kept all the same.
+                // Nobody to tell when the run was cancelled: the plugin is kept all the same. What
+                // the host knew was looked up before the thread was started.
                 let loaded = match &metadata {
-                    Some(metadata) => host.load_pinned_as(&path, Some(metadata), pin.as_deref()),
+                    Some(metadata) => host.load_unknown(&path, Some(metadata), pin.as_deref()),
                     None => host.load_pinned(&path, pin.as_deref()),
                 };
                 let _ = sender.send(loaded);
